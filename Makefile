@@ -1,0 +1,35 @@
+# The front door: `make demo` and `make test` work on a fresh machine.
+PRESET ?= ci
+BUILD_DIR := build/$(PRESET)
+RELEASE_BIN := build/release/relforge
+
+.PHONY: all deps build test demo bench format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	cmake --preset $(PRESET)
+	cmake --build --preset $(PRESET)
+
+test: build
+	ctest --preset $(PRESET)
+
+release: deps
+	cmake --preset release
+	cmake --build --preset release
+
+demo: release
+	@bash scripts/demo.sh $(RELEASE_BIN)
+
+bench: release
+	@bash bench/run.sh build/release
+
+format:
+	find core platform packaging matrix builders signing channels release ci_relay triage runner_images cli tests bench \
+	  -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
+
+clean:
+	rm -rf build

@@ -1,0 +1,33 @@
+#pragma once
+// What every command handler needs from the outside world: streams, the environment, and the
+// place to leave its exit code. main() builds the real one; tests build one over string streams.
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/error.hpp"
+
+namespace relforge::cli {
+
+struct Runtime {
+  std::ostream& out;
+  std::ostream& err;
+  std::istream& in;
+  std::function<std::optional<std::string>(const std::string&)> getenv;
+  bool json = false;
+  int exit_code = 0;
+};
+
+// Adds the `--json` flag every command carries.
+void add_json_flag(CLI::App& command, Runtime& runtime);
+
+// Renders a failure to stderr (text, or a JSON object with --json) and records its exit code.
+void report_error(Runtime& runtime, const Error& error);
+
+// Runs a handler's result through report_error; sets exit code 0 on success.
+void finish(Runtime& runtime, const Status& status);
+
+}  // namespace relforge::cli

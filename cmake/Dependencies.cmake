@@ -1,0 +1,19 @@
+# Every external dependency is found here, once. Modules link the imported targets.
+find_package(PkgConfig REQUIRED)
+
+find_package(CLI11 CONFIG REQUIRED)            # CLI11::CLI11
+find_package(nlohmann_json CONFIG REQUIRED)    # nlohmann_json::nlohmann_json
+find_package(tomlplusplus REQUIRED)            # tomlplusplus::tomlplusplus
+find_package(tl-expected REQUIRED)             # tl::expected
+find_package(CURL REQUIRED)                    # CURL::libcurl
+find_package(SQLite3 REQUIRED)                 # SQLite::SQLite3
+find_package(OpenSSL REQUIRED)                 # OpenSSL::Crypto, OpenSSL::SSL
+pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2)   # PkgConfig::LIBGIT2
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)     # PkgConfig::LIBZIP
+
+if(RELFORGE_BUILD_TESTS)
+  find_package(GTest CONFIG REQUIRED)          # GTest::gtest_main, GTest::gmock
+endif()
+if(RELFORGE_BUILD_BENCH)
+  find_package(benchmark REQUIRED)             # benchmark::benchmark
+endif()

@@ -1,0 +1,36 @@
+# relforge_module(NAME DEPS <targets...>): a static library `relforge_NAME` (alias relforge::NAME)
+# from every .cpp in the folder NAME/. Include paths are from the repository root.
+function(relforge_module name)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  add_library(relforge_${name} STATIC ${sources})
+  set_target_properties(relforge_${name} PROPERTIES LINKER_LANGUAGE CXX)
+  add_library(relforge::${name} ALIAS relforge_${name})
+  target_include_directories(relforge_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(relforge_${name} PUBLIC ${ARG_DEPS})
+  relforge_warnings(relforge_${name})
+endfunction()
+
+# relforge_test(MODULE DEPS <targets...>): one GoogleTest binary per module from tests/MODULE/*.cpp,
+# registered with ctest under the labels `unit;MODULE`.
+function(relforge_test module)
+  cmake_parse_arguments(ARG "" "" "DEPS;LABELS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  if(NOT sources)
+    return()
+  endif()
+  set(target relforge_${module}_tests)
+  add_executable(${target} ${sources})
+  target_link_libraries(${target} PRIVATE ${ARG_DEPS} GTest::gtest_main GTest::gmock)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
+  relforge_warnings(${target})
+  target_compile_definitions(${target} PRIVATE
+    RELFORGE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    RELFORGE_BINARY="$<TARGET_FILE:relforge>")
+  add_dependencies(${target} relforge)
+  set(labels unit ${module})
+  if(ARG_LABELS)
+    set(labels ${ARG_LABELS})
+  endif()
+  gtest_discover_tests(${target} PROPERTIES LABELS "${labels}" DISCOVERY_TIMEOUT 60)
+endfunction()

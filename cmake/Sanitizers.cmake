@@ -1,0 +1,5 @@
+# RELFORGE_SANITIZE=ON builds everything with ASan + UBSan (the `asan` preset).
+if(RELFORGE_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

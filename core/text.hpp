@@ -1,0 +1,23 @@
+#pragma once
+// Small string helpers shared by every module (ASCII only; inputs here are identifiers and tags).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace relforge::core {
+
+std::string to_lower(std::string_view text);
+std::string_view trim(std::string_view text);
+std::vector<std::string_view> split(std::string_view text, char separator);
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
+std::string replace_all(std::string_view text, std::string_view from, std::string_view to);
+
+// Levenshtein distance, for "did you mean" suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word` when it is close enough to be a plausible typo.
+std::optional<std::string> closest_match(std::string_view word,
+                                         const std::vector<std::string>& candidates);
+
+}  // namespace relforge::core

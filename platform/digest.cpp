@@ -1,0 +1,99 @@
+#include "platform/digest.hpp"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <cassert>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace relforge::platform {
+
+struct Sha256::Impl {
+  EVP_MD_CTX* ctx = nullptr;
+};
+
+Sha256::Sha256() : m_impl(std::make_unique<Impl>()) {
+  m_impl->ctx = EVP_MD_CTX_new();
+  assert(m_impl->ctx != nullptr);
+  const int ok = EVP_DigestInit_ex(m_impl->ctx, EVP_sha256(), nullptr);
+  assert(ok == 1);
+  (void)ok;
+}
+
+Sha256::~Sha256() { EVP_MD_CTX_free(m_impl->ctx); }
+
+void Sha256::update(std::string_view bytes) {
+  EVP_DigestUpdate(m_impl->ctx, bytes.data(), bytes.size());
+}
+
+Sha256Digest Sha256::finish() {
+  Sha256Digest digest{};
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(m_impl->ctx, digest.data(), &length);
+  assert(length == digest.size());
+  return digest;
+}
+
+Sha256Digest sha256(std::string_view bytes) {
+  Sha256 hasher;
+  hasher.update(bytes);
+  return hasher.finish();
+}
+
+Result<Sha256Digest> sha256_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const auto category = errno == ENOENT ? ErrorCategory::not_found : ErrorCategory::io;
+    return fail(category, "cannot open " + path.string() + ": " + std::strerror(errno));
+  }
+  Sha256 hasher;
+  std::vector<char> buffer(1 << 20);
+  while (true) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string message = "cannot read " + path.string() + ": " + std::strerror(errno);
+      ::close(fd);
+      return fail(ErrorCategory::io, message);
+    }
+    if (n == 0) break;
+    hasher.update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+  ::close(fd);
+  return hasher.finish();
+}
+
+std::string to_hex(const Sha256Digest& digest) {
+  static constexpr char k_digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(digest.size() * 2);
+  for (const std::uint8_t byte : digest) {
+    out += k_digits[byte >> 4];
+    out += k_digits[byte & 0x0f];
+  }
+  return out;
+}
+
+std::string base64url_nopad(std::string_view bytes) {
+  // EVP_EncodeBlock writes standard base64 with padding; translate to the URL-safe alphabet.
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  const int length = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                     reinterpret_cast<const unsigned char*>(bytes.data()),
+                                     static_cast<int>(bytes.size()));
+  out.resize(static_cast<std::size_t>(length));
+  while (!out.empty() && out.back() == '=') out.pop_back();
+  for (char& c : out) {
+    if (c == '+') c = '-';
+    else if (c == '/') c = '_';
+  }
+  return out;
+}
+
+std::string base64url_nopad(const Sha256Digest& digest) {
+  return base64url_nopad(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+}
+
+}  // namespace relforge::platform

@@ -1,0 +1,39 @@
+#pragma once
+// SHA-256 through OpenSSL EVP, streaming (bounded memory for any file size), and the
+// base64url-without-padding encoding that wheel RECORD files and DSSE use.
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace relforge::platform {
+
+using Sha256Digest = std::array<std::uint8_t, 32>;
+
+class Sha256 {
+public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+
+  void update(std::string_view bytes);
+  Sha256Digest finish();  // the hasher is spent afterwards
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+Sha256Digest sha256(std::string_view bytes);
+Result<Sha256Digest> sha256_file(const std::filesystem::path& path);
+
+std::string to_hex(const Sha256Digest& digest);
+std::string base64url_nopad(std::string_view bytes);
+std::string base64url_nopad(const Sha256Digest& digest);
+
+}  // namespace relforge::platform

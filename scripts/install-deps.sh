@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian package that relforge's build, tests and demo need.
+# Idempotent: packages already present are skipped; `apt-get update` runs at most once.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git clang-format
+  # libraries (cmake/Dependencies.cmake)
+  libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libexpected-dev
+  libcurl4-openssl-dev libsqlite3-dev libssl-dev libgit2-dev libzip-dev libelf-dev
+  libcpp-httplib-dev libre2-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # oracles and real clients the tests drive
+  python3 python3-packaging python3-wheel python3-pip python3-venv
+  sqlite3 openssl curl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
