@@ -4,6 +4,11 @@ function(relforge_warnings target)
                                            -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
                                            -Wdouble-promotion -Wformat=2
                                            -Wimplicit-fallthrough)
+  # GCC 12 reports -Wrestrict inside libstdc++'s std::string at -O2/-O3 (GCC bug 105329), a false
+  # positive in code we do not own.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE -Wno-restrict)
+  endif()
   if(RELFORGE_WARNINGS_AS_ERRORS)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
