@@ -1,10 +1,262 @@
+// `relforge version sort|compare|match|normalize`: PEP 440 as packaging 23.0 (pip) sees it.
+#include <algorithm>
+#include <iterator>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "core/text.hpp"
+#include "packaging/specifier.hpp"
+#include "packaging/version.hpp"
 
 namespace relforge::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using packaging::PreReleases;
+using packaging::Version;
+
+enum class SortDirection { ascending, descending };
+
+struct VersionSortOptions {
+  std::string input;  // one version a line; blank lines are skipped
+  SortDirection direction = SortDirection::ascending;
+};
+
+struct VersionCompareOptions {
+  std::string a;
+  std::string b;
+};
+
+struct VersionMatchOptions {
+  std::string specifiers;
+  std::vector<std::string> versions;
+  PreReleases prereleases = PreReleases::by_specifier;
+};
+
+struct VersionNormalizeOptions {
+  std::vector<std::string> versions;
+};
+
+struct Parsed {
+  std::string text;  // as given, surrounding whitespace stripped
+  Version version;
+};
+
+struct MatchOutput {
+  std::string specifiers;  // str(SpecifierSet)
+  bool prereleases_allowed = false;
+  std::vector<std::string> matches;
+  std::vector<std::string> rejected;
+};
+
+// Parses every item so one run reports every bad one, not only the first.
+Result<std::vector<Parsed>> parse_all(const std::vector<std::string>& items,
+                                      const std::vector<std::string>& where,
+                                      std::string_view noun = "arguments") {
+  std::vector<Parsed> parsed;
+  std::vector<std::string> problems;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    auto version = packaging::parse_version(items[i]);
+    if (!version) {
+      problems.push_back(where.empty() ? version.error().message()
+                                       : where[i] + ": " + version.error().message());
+      continue;
+    }
+    parsed.push_back({std::string(packaging::strip_python_space(items[i])), std::move(*version)});
+  }
+  if (problems.size() == 1) return fail(ErrorCategory::invalid_input, problems.front());
+  if (!problems.empty()) {
+    constexpr std::size_t k_shown = 10;
+    std::vector<std::string> shown(problems.begin(), problems.begin() + std::min(problems.size(), k_shown));
+    if (problems.size() > k_shown)
+      shown.push_back("... and " + std::to_string(problems.size() - k_shown) + " more");
+    return fail(ErrorCategory::invalid_input,
+                std::to_string(problems.size()) + " of " + std::to_string(items.size()) + " " +
+                    std::string(noun) + " are not PEP 440 versions:\n  " + core::join(shown, "\n  "));
+  }
+  return parsed;
+}
+
+Result<std::vector<std::string>> run_version_sort(const VersionSortOptions& options) {
+  std::vector<std::string> lines, where;
+  std::istringstream in(options.input);
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    if (packaging::strip_python_space(line).empty()) continue;
+    lines.push_back(line);
+    where.push_back("stdin line " + std::to_string(number));
+  }
+  auto parsed = parse_all(lines, where, "lines");
+  if (!parsed) return tl::unexpected(parsed.error());
+  // Stable in both directions: versions that compare equal (1.0, 1.0.0) keep their input order.
+  if (options.direction == SortDirection::ascending) {
+    std::stable_sort(parsed->begin(), parsed->end(),
+                     [](const Parsed& x, const Parsed& y) { return x.version < y.version; });
+  } else {
+    std::stable_sort(parsed->begin(), parsed->end(),
+                     [](const Parsed& x, const Parsed& y) { return y.version < x.version; });
+  }
+  std::vector<std::string> sorted;
+  sorted.reserve(parsed->size());
+  for (auto& item : *parsed) sorted.push_back(std::move(item.text));
+  return sorted;
+}
+
+Result<std::string> run_version_compare(const VersionCompareOptions& options) {
+  auto parsed = parse_all({options.a, options.b}, {"argument A", "argument B"});
+  if (!parsed) return tl::unexpected(parsed.error());
+  const auto order = (*parsed)[0].version <=> (*parsed)[1].version;
+  return std::string(order < 0 ? "<" : order > 0 ? ">" : "==");
+}
+
+Result<MatchOutput> run_version_match(const VersionMatchOptions& options) {
+  auto set = packaging::parse_specifier_set(options.specifiers);
+  if (!set) return tl::unexpected(set.error());
+  auto parsed = parse_all(options.versions, {});
+  if (!parsed) return tl::unexpected(parsed.error());
+  std::vector<Version> versions;
+  versions.reserve(parsed->size());
+  for (const auto& item : *parsed) versions.push_back(item.version);
+  MatchOutput output;
+  output.specifiers = set->to_string();
+  output.prereleases_allowed = options.prereleases == PreReleases::allow || set->mentions_prerelease();
+  const std::vector<std::size_t> kept = set->filter(versions, options.prereleases);
+  for (std::size_t i = 0, k = 0; i < parsed->size(); ++i) {
+    const bool match = k < kept.size() && kept[k] == i;
+    (match ? output.matches : output.rejected).push_back((*parsed)[i].text);
+    if (match) ++k;
+  }
+  return output;
+}
+
+Result<std::vector<Parsed>> run_version_normalize(const VersionNormalizeOptions& options) {
+  return parse_all(options.versions, {});
+}
+
+Json version_json(const Parsed& item) {
+  const Version& v = item.version;
+  Json pre = nullptr;
+  if (v.pre) {
+    const char* kind = v.pre->kind == packaging::PreReleaseKind::a   ? "a"
+                       : v.pre->kind == packaging::PreReleaseKind::b ? "b"
+                                                                     : "rc";
+    pre = Json::array({kind, v.pre->number});
+  }
+  return {{"input", item.text},
+          {"normalized", v.to_string()},
+          {"public", v.public_string()},
+          {"base", v.base_string()},
+          {"epoch", v.epoch},
+          {"release", v.release},
+          {"pre", pre},
+          {"post", v.post ? Json(*v.post) : Json(nullptr)},
+          {"dev", v.dev ? Json(*v.dev) : Json(nullptr)},
+          {"local", v.has_local() ? Json(v.local_string()) : Json(nullptr)},
+          {"is_prerelease", v.is_prerelease()},
+          {"is_postrelease", v.is_postrelease()}};
+}
+
+void register_sort(CLI::App& group, Runtime& runtime) {
+  auto reverse = std::make_shared<bool>(false);
+  CLI::App* command = group.add_subcommand(
+      "sort", "Sort the versions on stdin (one a line) in PEP 440 order; --json prints a JSON array");
+  command->add_flag("--reverse,-r", *reverse, "Newest first");
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, reverse] {
+    VersionSortOptions options;
+    options.input.assign(std::istreambuf_iterator<char>(runtime.in), std::istreambuf_iterator<char>());
+    options.direction = *reverse ? SortDirection::descending : SortDirection::ascending;
+    const auto sorted = run_version_sort(options);
+    if (!sorted) return report_error(runtime, sorted.error());
+    if (runtime.json) {
+      runtime.out << Json(*sorted).dump(2) << '\n';
+    } else {
+      for (const auto& line : *sorted) runtime.out << line << '\n';
+    }
+    finish(runtime, {});
+  });
+}
+
+void register_compare(CLI::App& group, Runtime& runtime) {
+  auto options = std::make_shared<VersionCompareOptions>();
+  CLI::App* command = group.add_subcommand("compare", "Compare two versions: prints <, == or >");
+  command->add_option("a", options->a, "The first version")->required();
+  command->add_option("b", options->b, "The second version")->required();
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, options] {
+    const auto result = run_version_compare(*options);
+    if (!result) return report_error(runtime, result.error());
+    if (runtime.json) {
+      runtime.out << Json{{"a", options->a}, {"b", options->b}, {"result", *result}}.dump(2) << '\n';
+    } else {
+      runtime.out << *result << '\n';
+    }
+    finish(runtime, {});
+  });
+}
+
+void register_match(CLI::App& group, Runtime& runtime) {
+  auto options = std::make_shared<VersionMatchOptions>();
+  auto pre = std::make_shared<bool>(false);
+  CLI::App* command = group.add_subcommand(
+      "match", "Print the versions a specifier set admits, as pip would; exit 1 when none does");
+  command->add_option("specifiers", options->specifiers, "Comma-separated specifiers, e.g. '>=2.6,<2.8'")
+      ->required();
+  command->add_option("versions", options->versions, "Versions to test")->required();
+  command->add_flag("--pre", *pre, "Admit pre-releases even when no specifier names one (pip --pre)");
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, options, pre] {
+    options->prereleases = *pre ? PreReleases::allow : PreReleases::by_specifier;
+    const auto result = run_version_match(*options);
+    if (!result) return report_error(runtime, result.error());
+    if (runtime.json) {
+      const Json body = {{"specifiers", result->specifiers},
+                         {"prereleases", result->prereleases_allowed},
+                         {"matches", result->matches},
+                         {"rejected", result->rejected}};
+      runtime.out << body.dump(2) << '\n';
+    } else {
+      for (const auto& version : result->matches) runtime.out << version << '\n';
+    }
+    finish(runtime, {});
+    if (result->matches.empty()) runtime.exit_code = k_exit_false;
+  });
+}
+
+void register_normalize(CLI::App& group, Runtime& runtime) {
+  auto options = std::make_shared<VersionNormalizeOptions>();
+  CLI::App* command = group.add_subcommand(
+      "normalize", "Print each version in PEP 440 normal form (1.0-RC1 -> 1.0rc1); --json adds its parts");
+  command->add_option("versions", options->versions, "Versions to normalise")->required();
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, options] {
+    const auto parsed = run_version_normalize(*options);
+    if (!parsed) return report_error(runtime, parsed.error());
+    if (runtime.json) {
+      Json all = Json::array();
+      for (const auto& item : *parsed) all.push_back(version_json(item));
+      runtime.out << all.dump(2) << '\n';
+    } else {
+      for (const auto& item : *parsed) runtime.out << item.version.to_string() << '\n';
+    }
+    finish(runtime, {});
+  });
+}
+
+}  // namespace
 
 void register_version(CLI::App& group, Runtime& runtime) {
-  (void)group;
-  (void)runtime;
+  register_sort(group, runtime);
+  register_compare(group, runtime);
+  register_match(group, runtime);
+  register_normalize(group, runtime);
 }
 
 }  // namespace relforge::cli
