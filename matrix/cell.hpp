@@ -1,19 +1,48 @@
 #pragma once
-// One expanded matrix cell: an ordered list of named fields (axes, value attributes, derived
-// fields) plus its stable id and its build identifier for selectors.
+// One expanded matrix cell: its stable id, its build identifier for selectors, and the values of
+// the expansion's fields (axes, `axis.attr` attributes, include keys, derived fields, channel).
+// A cell's text and offsets live in one buffer: 100,000 cells cost one allocation each, not twenty.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace relforge::matrix {
 
-struct Cell {
-  std::string id;        // stable across runs and config reorderings of unrelated cells
-  std::string build_id;  // cibuildwheel-style identifier that --select/--skip match
-  std::vector<std::pair<std::string, std::string>> fields;
+// The ordered field names every cell of one expansion shares.
+using FieldNames = std::vector<std::string>;
 
-  const std::string* find(std::string_view name) const;
+class Cell {
+public:
+  Cell() = default;
+  // `values[i]` belongs to `(*names)[i]`; there must be one value per name.
+  Cell(std::shared_ptr<const FieldNames> names, std::string_view id, std::string_view build_id,
+       const std::vector<std::string>& values);
+
+  // Stable across runs and config reorderings of unrelated cells.
+  std::string_view id() const { return piece(0); }
+  // The cibuildwheel-style identifier that --select/--skip match.
+  std::string_view build_id() const { return piece(1); }
+
+  std::size_t size() const { return count() < 2 ? 0 : count() - 2; }
+  const std::string& name(std::size_t i) const { return (*m_names)[i]; }
+  std::string_view value(std::size_t i) const { return piece(i + 2); }
+  const std::shared_ptr<const FieldNames>& names() const { return m_names; }
+  // The value of a field, or of "id"/"build_id"; nullopt when the cell has no such field.
+  std::optional<std::string_view> find(std::string_view name) const;
+  std::vector<std::string> values() const;
+
+private:
+  std::uint32_t word(std::size_t i) const;  // the i-th uint32 of the header
+  std::uint32_t count() const { return m_data.empty() ? 0 : word(0); }
+  std::string_view piece(std::size_t i) const;
+
+  std::shared_ptr<const FieldNames> m_names;
+  // [count][end of each piece, count of them][id, build_id, then every value, back to back]
+  std::string m_data;
 };
 
 }  // namespace relforge::matrix

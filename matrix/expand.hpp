@@ -1,0 +1,32 @@
+#pragma once
+// MatrixSpec → cells for one channel: the product of the axes (zip groups advance together),
+// then exclude, then include (GitHub Actions semantics), then derived fields, ids and build ids.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "matrix/cell.hpp"
+#include "matrix/config.hpp"
+
+namespace relforge::matrix {
+
+struct Expansion {
+  std::string channel;
+  std::shared_ptr<const FieldNames> names;  // shared by every cell
+  std::vector<Cell> cells;
+  std::size_t combinations = 0;  // the product on this channel, before exclude
+  std::size_t excluded = 0;
+  std::size_t included = 0;  // new combinations added by include
+};
+
+// The largest product expand() agrees to enumerate (a guard against a runaway config).
+inline constexpr std::size_t k_max_combinations = 20'000'000;
+
+// Fails with invalid_input on an unknown channel or duplicate cell ids (naming both combinations),
+// and with nothing_selected when no cell remains.
+Result<Expansion> expand(const MatrixSpec& spec, std::string_view channel);
+
+}  // namespace relforge::matrix

@@ -1,0 +1,92 @@
+#include "matrix/matcher.hpp"
+
+#include <array>
+
+#include "packaging/specifier.hpp"
+
+namespace relforge::matrix {
+
+bool is_specifier_text(std::string_view text) {
+  static constexpr std::array<std::string_view, 6> k_operators = {"==", "!=", "<", ">", "~=", "==="};
+  for (const auto op : k_operators) {
+    if (text.substr(0, op.size()) == op) return true;
+  }
+  return false;
+}
+
+std::optional<packaging::Version> version_of(std::string_view text, Leading leading) {
+  if (text.empty()) return std::nullopt;
+  // Cheap pre-check: every PEP 440 version starts with a digit, 'v', or an epoch digit.
+  const char first = text.front();
+  if (!(first >= '0' && first <= '9') && first != 'v' && first != 'V') return std::nullopt;
+  if (auto whole = packaging::parse_version(text)) return std::move(*whole);
+  if (leading == Leading::not_allowed) return std::nullopt;
+  for (std::size_t size = text.size() - 1; size > 0; --size) {
+    if (auto part = packaging::parse_version(text.substr(0, size))) return std::move(*part);
+  }
+  return std::nullopt;
+}
+
+Result<Matcher> Matcher::parse(const std::vector<std::string>& alternatives) {
+  Matcher matcher;
+  matcher.m_texts = alternatives;
+  for (const auto& text : alternatives) {
+    Alternative alternative;
+    if (is_specifier_text(text)) {
+      auto specifier = packaging::parse_specifier_set(text);
+      if (!specifier) {
+        return fail(ErrorCategory::invalid_input,
+                    "bad specifier '" + text + "': " + specifier.error().message());
+      }
+      alternative.specifier = std::make_shared<const packaging::SpecifierSet>(std::move(*specifier));
+    } else {
+      alternative.glob.emplace(text);
+    }
+    matcher.m_alternatives.push_back(std::move(alternative));
+  }
+  return matcher;
+}
+
+bool Matcher::matches(std::string_view text, const packaging::Version* version) const {
+  for (const auto& alternative : m_alternatives) {
+    if (alternative.glob) {
+      if (alternative.glob->matches(text)) return true;
+    } else if (version != nullptr &&
+               alternative.specifier->contains(*version, packaging::PreReleases::allow)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Matcher::matches_text(std::string_view text) const {
+  if (!has_specifier()) return matches(text, nullptr);
+  const auto version = version_of(text, Leading::not_allowed);
+  return matches(text, version ? &*version : nullptr);
+}
+
+bool Matcher::has_specifier() const {
+  for (const auto& alternative : m_alternatives) {
+    if (alternative.specifier) return true;
+  }
+  return false;
+}
+
+const std::string* Matcher::literal() const {
+  if (m_texts.size() != 1 || is_specifier_text(m_texts[0]) || !is_literal_pattern(m_texts[0])) {
+    return nullptr;
+  }
+  return &m_texts[0];
+}
+
+std::string Matcher::describe() const {
+  if (m_texts.size() == 1) return "'" + m_texts[0] + "'";
+  std::string out = "[";
+  for (std::size_t i = 0; i < m_texts.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += "'" + m_texts[i] + "'";
+  }
+  return out + "]";
+}
+
+}  // namespace relforge::matrix

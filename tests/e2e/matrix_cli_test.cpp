@@ -1,0 +1,328 @@
+// `relforge matrix` end to end: the real binary on the fixtures in tests/fixtures/matrix/.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/run.hpp"
+
+namespace relforge::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path k_fixtures = source_path("tests/fixtures/matrix");
+
+// Runs relforge in the fixtures folder, so messages name the fixture as given.
+RunResult matrix(const std::string& args, const std::string& env = "") {
+  return run_shell("cd " + shell_quote(k_fixtures.string()) + " && " + env + " " +
+                   shell_quote(RELFORGE_BINARY) + " matrix " + args);
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    out.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           ("relforge-matrix-e2e-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+struct DiagnosticCase {
+  const char* args;
+  int exit_code;
+  const char* message;  // the whole first stderr line after "relforge: error: "
+};
+
+class MatrixDiagnostics : public ::testing::TestWithParam<DiagnosticCase> {};
+
+TEST_P(MatrixDiagnostics, ExitCodeMessageAndEmptyStdout) {
+  const auto& c = GetParam();
+  const auto result = matrix(c.args);
+  EXPECT_EQ(result.exit_code, c.exit_code) << result.err;
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err, std::string("relforge: error: ") + c.message + "\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, MatrixDiagnostics,
+    ::testing::Values(
+        DiagnosticCase{"expand --config unknown-key.toml", 2,
+                       "unknown-key.toml:5:10: unknown key 'exlude' in [matrix]; did you mean 'exclude'?"},
+        DiagnosticCase{
+            "expand --config unknown-axis.toml", 2,
+            "unknown-axis.toml:6:1: [[matrix.exclude]] names 'pyhton', which is not an axis; did you mean "
+            "'python'?"},
+        DiagnosticCase{
+            "expand --config zip-unequal.toml", 2,
+            "zip-unequal.toml:8:1: [[matrix.zip]] axes have unequal lengths on channel 'nightly': 'python' "
+            "has 2, 'image' has 3 values; zipped axes need the same number of values"},
+        DiagnosticCase{
+            "expand --config zip-twice.toml", 2,
+            "zip-twice.toml:13:1: axis 'image' is in two [[matrix.zip]] groups (lines 11 and 13); an axis "
+            "belongs to at most one group"},
+        DiagnosticCase{
+            "expand --config duplicate-id.toml", 2,
+            "duplicate-id.toml:2:6: duplicate cell id 'linux' on channel 'nightly': produced by os=linux "
+            "python=3.12 and by os=linux python=3.13; make [matrix] id include what tells them apart"},
+        DiagnosticCase{
+            "expand --config empty.toml", 3,
+            "the matrix in empty.toml has no cells on channel 'nightly' (2 combinations, 2 excluded)"},
+        DiagnosticCase{
+            "expand --config bad-value.toml", 2,
+            "bad-value.toml:4:18: a value of axis 'python' must be a string or a table with 'value', not a "
+            "float (quote it: TOML reads 3.10 as the number 3.1)"},
+        DiagnosticCase{"expand --config no-values.toml", 2,
+                       "no-values.toml:4:10: axis 'python' has no values: list at least one"},
+        DiagnosticCase{
+            "expand --config unknown-channel.toml", 2,
+            "unknown-channel.toml:4:48: unknown channel 'nighly' in the channels of python '3.15'; did you "
+            "mean 'nightly'? (the channels are 'nightly', 'test' and 'release')"},
+        DiagnosticCase{"expand --config good.toml --channel stable", 2,
+                       "unknown channel 'stable'; expected one of: nightly, test, release (good.toml defines "
+                       "'nightly', 'test' and 'release')"},
+        DiagnosticCase{
+            "expand --config template-unknown.toml", 2,
+            "template-unknown.toml:7:12: field 'tag': template 'cp{pyton|nodot}': unknown name 'pyton'; "
+            "did you mean 'python'?"},
+        DiagnosticCase{
+            "expand --config bad-toml.toml", 2,
+            "bad-toml.toml:3:15: invalid TOML: Error while parsing string: unescaped control characters "
+            "other than TAB (U+0009) are explicitly prohibited"},
+        DiagnosticCase{"expand --config good.toml --select 'cp39-*'", 3,
+                       "no cell matches --select 'cp39-*' (18 cells on channel 'nightly' before selection)"},
+        DiagnosticCase{"expand --config good.toml --format yaml", 2,
+                       "unknown format 'yaml'; expected table, json, github or ids"},
+        DiagnosticCase{
+            "expand --config good.toml --format github --shard-size 300", 2,
+            "--shard-size must be between 1 and 256 (GitHub Actions runs at most 256 jobs per matrix)"},
+        DiagnosticCase{
+            "expand --config missing.toml", 4,
+            "config file 'missing.toml' does not exist (pass --config, or create relforge.toml: see "
+            "docs/config.md)"},
+        DiagnosticCase{"diff --config good.toml --against unknown-key.toml", 2,
+                       "unknown-key.toml:5:10: unknown key 'exlude' in [matrix]; did you mean 'exclude'?"},
+        DiagnosticCase{"names --config large.toml --version 1.0", 2,
+                       "wheel names need the project name: set [project] name"},
+        DiagnosticCase{"names --config good.toml --version 1.0+local", 2,
+                       "--version '1.0+local' already has a local label, and cell 'linux-py3.12-cpu' adds "
+                       "local_version 'cpu'"}));
+
+TEST(MatrixCli, BadSpecifierIsExitTwoWithPosition) {
+  const auto result = matrix("expand --config bad-specifier.toml");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(
+      result.err.rfind("relforge: error: bad-specifier.toml:7:10: [[matrix.exclude]] 'python': bad specifier "
+                       "'>=3.x': ",
+                       0),
+      0u)
+      << result.err;
+}
+
+TEST(MatrixCli, ErrorsAsJsonWithJsonFlag) {
+  const auto result = matrix("expand --config empty.toml --json");
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_EQ(result.out, "");
+  const auto body = nlohmann::json::parse(result.err);
+  EXPECT_EQ(body["error"]["category"], "nothing_selected");
+  EXPECT_EQ(body["error"]["exit_code"], 3);
+}
+
+TEST(MatrixCli, JsonConflictsWithAnotherFormat) {
+  const auto result = matrix("expand --config good.toml --format table --json");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(nlohmann::json::parse(result.err)["error"]["message"],
+            "--json conflicts with --format table; use one");
+}
+
+TEST(MatrixCli, TableIsTheDefaultAndEndsWithTheCount) {
+  const auto result = matrix("expand --config good.toml");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto rows = lines(result.out);
+  ASSERT_EQ(rows.size(), 20u);
+  EXPECT_EQ(rows.front().rfind(
+                "id                       build_id                              os           python", 0),
+            0u)
+      << rows.front();
+  EXPECT_EQ(rows[1].rfind("linux-py3.12-cpu         cp312-manylinux_2_28_x86_64-cpu", 0), 0u) << rows[1];
+  EXPECT_EQ(rows.back(), "18 cells (channel nightly)");
+  EXPECT_EQ(result.err, "");
+}
+
+TEST(MatrixCli, ReadsRelforgeTomlInTheCurrentDirectoryByDefault) {
+  TempDir dir;
+  fs::copy_file(k_fixtures / "good.toml", dir.path / "relforge.toml");
+  const auto result =
+      run_shell("cd " + shell_quote(dir.path.string()) + " && " + shell_quote(RELFORGE_BINARY) +
+                " matrix expand --format ids --channel release");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(lines(result.out).size(), 10u);
+}
+
+TEST(MatrixCli, JsonFlagEqualsFormatJson) {
+  const auto a = matrix("expand --config good.toml --json");
+  const auto b = matrix("expand --config good.toml --format json");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  const auto cells = nlohmann::ordered_json::parse(a.out);
+  ASSERT_EQ(cells.size(), 18u);
+  EXPECT_EQ(cells[0]["id"], "linux-py3.12-cpu");
+  EXPECT_EQ(cells[0]["build_id"], "cp312-manylinux_2_28_x86_64-cpu");
+  EXPECT_EQ(cells[0]["accel.type"], "cpu");
+  EXPECT_EQ(cells[0]["channel"], "nightly");
+  EXPECT_EQ(cells[0].size(), 14u);  // id, build_id, 3 axes, 3 attributes, 5 derived fields, channel
+}
+
+TEST(MatrixCli, ChannelsAndSelectors) {
+  EXPECT_EQ(lines(matrix("expand --config good.toml --format ids --channel release").out).size(), 10u);
+  EXPECT_EQ(lines(matrix("expand --config good.toml --format ids --os 'mac*'").out),
+            (std::vector<std::string>{"macos-arm64-py3.12-cpu", "macos-arm64-py3.14t-cpu",
+                                      "macos-arm64-py3.15-cpu"}));
+  EXPECT_EQ(
+      lines(matrix("expand --config good.toml --format ids --select 'cp31{2,5}-win*' --skip '*-cu130'").out),
+      (std::vector<std::string>{"windows-py3.12-cpu", "windows-py3.15-cpu"}));
+}
+
+TEST(MatrixCli, GithubFormatIsOneCompactInclude) {
+  const auto result = matrix("expand --config good.toml --format github --channel release");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  ASSERT_EQ(lines(result.out).size(), 1u);
+  const auto body = nlohmann::ordered_json::parse(result.out);
+  ASSERT_EQ(body["include"].size(), 10u);
+  EXPECT_EQ(body["include"][8], (nlohmann::ordered_json{{"id", "macos-arm64-py3.12-cpu"},
+                                                        {"python", "3.12"},
+                                                        {"accel", "cpu"},
+                                                        {"installation", "pip3 install torch==2.13.0"}}));
+  EXPECT_EQ(result.err, "");
+}
+
+TEST(MatrixCli, GithubFormatShardsAbove256WithANote) {
+  const auto result = matrix("expand --config large.toml --format github");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto documents = lines(result.out);
+  ASSERT_EQ(documents.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(documents[0])["include"].size(), 256u);
+  EXPECT_EQ(nlohmann::json::parse(documents[1])["include"].size(), 44u);
+  EXPECT_NE(
+      result.err.find("relforge: note: 300 cells exceed the shard size 256: split into 2 GitHub matrices"),
+      std::string::npos)
+      << result.err;
+  EXPECT_EQ(lines(matrix("expand --config large.toml --format github --shard-size 100").out).size(), 3u);
+}
+
+TEST(MatrixCli, GithubOutputAppendsTheMatrix) {
+  TempDir dir;
+  const auto file = dir.path / "github_output";
+  std::ofstream(file) << "earlier=1\n";
+  const auto result = matrix("expand --config good.toml --format ids --github-output",
+                             "GITHUB_OUTPUT=" + shell_quote(file.string()));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(lines(result.out).size(), 18u);
+  const auto written = lines(slurp(file));
+  ASSERT_EQ(written.size(), 2u);
+  EXPECT_EQ(written[0], "earlier=1");
+  ASSERT_EQ(written[1].rfind("matrix={\"include\":[", 0), 0u);
+  EXPECT_EQ(nlohmann::json::parse(written[1].substr(7))["include"].size(), 18u);
+}
+
+TEST(MatrixCli, GithubOutputWhenSharded) {
+  TempDir dir;
+  const auto file = dir.path / "github_output";
+  const auto result = matrix("expand --config large.toml --format ids --github-output --shard-size 128",
+                             "GITHUB_OUTPUT=" + shell_quote(file.string()));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto written = lines(slurp(file));
+  ASSERT_EQ(written.size(), 5u);
+  EXPECT_EQ(written[0].rfind("matrix-0={\"include\":[", 0), 0u);
+  EXPECT_EQ(written[1].rfind("matrix-1={\"include\":[", 0), 0u);
+  EXPECT_EQ(nlohmann::json::parse(written[2].substr(9))["include"].size(), 44u);
+  EXPECT_EQ(written[3], "shard-count=3");
+  EXPECT_EQ(written[4], "shards=[0,1,2]");
+}
+
+TEST(MatrixCli, GithubOutputWithoutTheVariableFails) {
+  const auto result = matrix("expand --config good.toml --github-output", "env -u GITHUB_OUTPUT");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err,
+            "relforge: error: --github-output needs $GITHUB_OUTPUT, the file GitHub Actions provides; it "
+            "is not set\n");
+}
+
+TEST(MatrixCli, DiffText) {
+  const auto result = matrix("diff --config good.toml --against before.toml --channel release");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "- linux-py3.11-cpu\n"
+            "- linux-py3.11-cu130\n"
+            "- windows-py3.11-cpu\n"
+            "- windows-py3.11-cu130\n"
+            "- macos-arm64-py3.11-cpu\n"
+            "~ macos-arm64-py3.12-cpu\n"
+            "    installation: 'pip3 install torch==2.12.0' -> 'pip3 install torch==2.13.0'\n"
+            "~ macos-arm64-py3.14t-cpu\n"
+            "    installation: 'pip3 install torch==2.12.0' -> 'pip3 install torch==2.13.0'\n"
+            "0 added, 5 removed, 2 changed\n");
+}
+
+TEST(MatrixCli, DiffJson) {
+  const auto result = matrix("diff --config good.toml --against before.toml --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto body = nlohmann::json::parse(result.out);
+  EXPECT_EQ(body["added"].size(), 8u);  // ROCm and Python 3.15 cells on nightly
+  EXPECT_EQ(body["removed"].size(), 5u);
+  EXPECT_EQ(body["changed"].size(), 0u);
+  EXPECT_EQ(body["added"][0]["id"], "linux-py3.12-rocm7.2");
+}
+
+TEST(MatrixCli, DiffNeedsAgainst) {
+  const auto result = matrix("diff --config good.toml");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.out, "");
+  EXPECT_NE(result.err.find("--against is required"), std::string::npos) << result.err;
+}
+
+TEST(MatrixCli, NamesText) {
+  const auto result = matrix("names --config good.toml --version 2.14.0 --channel test --os macos-arm64");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "torch-2.14.0-cp312-cp312-macosx_11_0_arm64.whl\n"
+            "torch-2.14.0-cp314-cp314t-macosx_11_0_arm64.whl\n"
+            "torch-2.14.0-cp315-cp315-macosx_11_0_arm64.whl\n");
+}
+
+TEST(MatrixCli, NamesJsonWithSelection) {
+  const auto result = matrix("names --config good.toml --version 2.14.0 --select 'cp314t-manylinux*' --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto body = nlohmann::json::parse(result.out);
+  ASSERT_EQ(body.size(), 3u);
+  EXPECT_EQ(body[1],
+            (nlohmann::json{{"id", "linux-py3.14t-cu130"},
+                            {"build_id", "cp314t-manylinux_2_28_x86_64-cu130"},
+                            {"filename", "torch-2.14.0+cu130-cp314-cp314t-manylinux_2_28_x86_64.whl"}}));
+}
+
+TEST(MatrixCli, NamesNeedsVersion) {
+  const auto result = matrix("names --config good.toml");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.out, "");
+}
+
+}  // namespace
+}  // namespace relforge::test
