@@ -12,10 +12,26 @@
 namespace relforge::cli {
 namespace {
 
-constexpr std::array k_groups = {
-    CommandGroup{"matrix", "Expand, compare and name the build matrix from relforge.toml", register_matrix},
-    CommandGroup{"version", "PEP 440 versions: sort, compare, match against specifiers", register_version},
-    CommandGroup{"wheel", "PEP 427 wheel file names and tags", register_wheel},
+using enum CommandShape;
+constexpr std::array k_commands = {
+    CommandEntry{"matrix", "Expand, compare and name the build matrix from relforge.toml", group, register_matrix},
+    CommandEntry{"version", "PEP 440 versions: sort, compare, match; the version of a build", group, register_version},
+    CommandEntry{"wheel", "PEP 427 wheel file names and tags; wheel repair", group, register_wheel},
+    CommandEntry{"runners", "Describe the runners that can take builds", group, register_runners},
+    CommandEntry{"build", "Build the selected matrix cells into wheels", leaf, register_build},
+    CommandEntry{"ci", "Emit CI configuration (GitHub Actions workflows)", group, register_ci},
+    CommandEntry{"keys", "Generate signing keys", group, register_keys},
+    CommandEntry{"sign", "Sign files: Sigstore bundle with in-toto/SLSA provenance", leaf, register_sign},
+    CommandEntry{"verify", "Verify Sigstore bundles against files and a public key", leaf, register_verify},
+    CommandEntry{"publish", "Publish wheels to a channel and refresh its indexes", leaf, register_publish},
+    CommandEntry{"promote", "Copy exact release files from one channel to another", leaf, register_promote},
+    CommandEntry{"prune", "Remove old nightly files under a retention policy", leaf, register_prune},
+    CommandEntry{"yank", "Mark a file or version as yanked (PEP 592)", leaf, register_yank},
+    CommandEntry{"index", "Rebuild and check channel indexes", group, register_index},
+    CommandEntry{"serve", "Serve the channels as a package index over HTTP", leaf, register_serve},
+    CommandEntry{"release", "Cut release branches, pick changes, tag candidates", group, register_release},
+    CommandEntry{"relay", "The cross-repository CI relay: serve, inspect, replay", group, register_relay},
+    CommandEntry{"triage", "Classify failure logs, cluster failures, find flaky tests", group, register_triage},
 };
 
 // CLI11 reports a mistyped command as "A subcommand is required"; name the word and suggest one.
@@ -49,10 +65,10 @@ std::optional<Error> check_command_words(const CLI::App& app, int argc, const ch
 
 void register_commands(CLI::App& app, Runtime& runtime) {
   app.require_subcommand(1);
-  for (const auto& group : k_groups) {
-    CLI::App* sub = app.add_subcommand(group.name, group.summary);
-    sub->require_subcommand(1);
-    group.register_group(*sub, runtime);
+  for (const auto& entry : k_commands) {
+    CLI::App* sub = app.add_subcommand(entry.name, entry.summary);
+    if (entry.shape == CommandShape::group) sub->require_subcommand(1);
+    entry.register_command(*sub, runtime);
   }
 }
 

@@ -7,15 +7,42 @@
 
 namespace relforge::cli {
 
-struct CommandGroup {
+// A row of the command table: a group (`relforge matrix expand`) requires one of its
+// subcommands; a leaf (`relforge build`) is a command by itself.
+enum class CommandShape { group, leaf };
+
+struct CommandEntry {
   const char* name;
   const char* summary;
-  void (*register_group)(CLI::App& group, Runtime& runtime);
+  CommandShape shape;
+  void (*register_command)(CLI::App& command, Runtime& runtime);
 };
 
+// Foundation: the matrix and the packaging standards (cli/matrix_commands.cpp, ...).
 void register_matrix(CLI::App& group, Runtime& runtime);
 void register_version(CLI::App& group, Runtime& runtime);
 void register_wheel(CLI::App& group, Runtime& runtime);
+// Builds (cli/build_commands.cpp).
+void register_runners(CLI::App& group, Runtime& runtime);
+void register_build(CLI::App& command, Runtime& runtime);
+void register_ci(CLI::App& group, Runtime& runtime);
+void register_wheel_repair(CLI::App& wheel_group, Runtime& runtime);  // `wheel repair`
+// Signing (cli/signing_commands.cpp) and channels (cli/channel_commands.cpp).
+void register_keys(CLI::App& group, Runtime& runtime);
+void register_sign(CLI::App& command, Runtime& runtime);
+void register_verify(CLI::App& command, Runtime& runtime);
+void register_publish(CLI::App& command, Runtime& runtime);
+void register_promote(CLI::App& command, Runtime& runtime);
+void register_prune(CLI::App& command, Runtime& runtime);
+void register_yank(CLI::App& command, Runtime& runtime);
+void register_index(CLI::App& group, Runtime& runtime);
+void register_serve(CLI::App& command, Runtime& runtime);
+// Release management (cli/release_commands.cpp).
+void register_release(CLI::App& group, Runtime& runtime);
+void register_version_current(CLI::App& version_group, Runtime& runtime);  // `version current`
+// CI relay (cli/relay_commands.cpp) and triage (cli/triage_commands.cpp).
+void register_relay(CLI::App& group, Runtime& runtime);
+void register_triage(CLI::App& group, Runtime& runtime);
 
 // Builds the whole command tree over `runtime`.
 void register_commands(CLI::App& app, Runtime& runtime);

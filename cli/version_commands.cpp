@@ -257,6 +257,7 @@ void register_version(CLI::App& group, Runtime& runtime) {
   register_compare(group, runtime);
   register_match(group, runtime);
   register_normalize(group, runtime);
+  register_version_current(group, runtime);
 }
 
 }  // namespace relforge::cli

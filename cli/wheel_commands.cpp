@@ -206,6 +206,7 @@ void register_tags(CLI::App& group, Runtime& runtime) {
 void register_wheel(CLI::App& group, Runtime& runtime) {
   register_parse(group, runtime);
   register_tags(group, runtime);
+  register_wheel_repair(group, runtime);
 }
 
 }  // namespace relforge::cli

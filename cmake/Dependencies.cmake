@@ -10,6 +10,11 @@ find_package(SQLite3 REQUIRED)                 # SQLite::SQLite3
 find_package(OpenSSL REQUIRED)                 # OpenSSL::Crypto, OpenSSL::SSL
 pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2)   # PkgConfig::LIBGIT2
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)     # PkgConfig::LIBZIP
+pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)     # PkgConfig::LIBELF
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)  # PkgConfig::HTTPLIB (header-only)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)           # PkgConfig::RE2
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)                 # Threads::Threads
 
 if(RELFORGE_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)          # GTest::gtest_main, GTest::gmock

@@ -1,0 +1,10 @@
+#include "cli/commands.hpp"
+
+namespace relforge::cli {
+
+void register_triage(CLI::App& command, Runtime& runtime) {
+  (void)command;
+  (void)runtime;
+}
+
+}  // namespace relforge::cli
