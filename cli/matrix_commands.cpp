@@ -42,12 +42,14 @@ struct MatrixExpandOptions {
   std::string format = "table";
   std::optional<std::size_t> shard_size;     // default: GitHub's 256-job limit
   std::optional<std::string> github_output;  // the $GITHUB_OUTPUT file to append to
+  std::vector<std::string> fields;           // --fields: table and github columns
 };
 
 struct MatrixExpandOutput {
   matrix::Expansion expansion;
   matrix::Format format = matrix::Format::table;
-  std::vector<std::string> emit_fields;  // [matrix.emit] fields
+  std::vector<std::string> emit_fields;  // [matrix.emit] fields, or --fields
+  std::vector<std::string> table_fields;  // --fields; empty: the table's default columns
   std::size_t shard_size = matrix::k_github_max_jobs;
   std::vector<std::string> notes;  // for stderr
 };
@@ -68,6 +70,11 @@ Result<MatrixExpandOutput> run_matrix_expand(const MatrixExpandOptions& options)
   if (!expansion) return tl::unexpected(expansion.error());
   output.expansion = std::move(*expansion);
   output.emit_fields = std::move(spec.emit_fields);
+  if (!options.fields.empty()) {
+    if (auto ok = matrix::check_fields(output.expansion, options.fields); !ok) return tl::unexpected(ok.error());
+    output.emit_fields = options.fields;
+    output.table_fields = options.fields;
+  }
   const std::size_t shards = matrix::github_shard_count(output.expansion, output.shard_size);
   if ((output.format == matrix::Format::github || options.github_output) && shards > 1) {
     output.notes.push_back(
@@ -90,7 +97,7 @@ void print_expand(Runtime& runtime, const MatrixExpandOutput& output) {
   for (const auto& note : output.notes) runtime.err << "relforge: note: " << note << '\n';
   switch (output.format) {
     case matrix::Format::table:
-      matrix::emit_table(runtime.out, output.expansion);
+      matrix::emit_table(runtime.out, output.expansion, output.table_fields);
       break;
     case matrix::Format::json:
       matrix::emit_json(runtime.out, output.expansion);
@@ -162,6 +169,9 @@ void register_matrix(CLI::App& group, Runtime& runtime) {
     auto* shard =
         command->add_option("--shard-size", *shard_size,
                             "Cells per GitHub matrix before splitting (default 256, the GitHub limit)");
+    command->add_option("--fields", options->fields,
+                        "Columns for table and github output, in order (comma-separated or repeated)")
+        ->delimiter(',');
     command->add_flag("--github-output", *github_output,
                       "Append matrix=<json> (or matrix-N=, shard-count=, shards=) to $GITHUB_OUTPUT");
     add_json_flag(*command, runtime);

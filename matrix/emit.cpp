@@ -1,5 +1,7 @@
 #include "matrix/emit.hpp"
 
+#include "core/text.hpp"
+
 #include <algorithm>
 #include <ostream>
 
@@ -113,14 +115,26 @@ void append_json_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
-void emit_table(std::ostream& out, const Expansion& expansion) {
+void emit_table(std::ostream& out, const Expansion& expansion, const std::vector<std::string>& fields) {
   const auto& names = *expansion.names;
-  const bool build_ids_differ = std::any_of(expansion.cells.begin(), expansion.cells.end(),
-                                            [](const Cell& cell) { return cell.build_id() != cell.id(); });
-  std::vector<std::size_t> slots{names.size()};
-  if (build_ids_differ) slots.push_back(names.size() + 1);
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] != "channel") slots.push_back(i);  // the last line names the channel
+  std::vector<std::size_t> slots;
+  std::size_t hidden_attributes = 0;
+  if (!fields.empty()) {
+    slots = field_slots(expansion, fields);
+  } else {
+    const bool build_ids_differ = std::any_of(expansion.cells.begin(), expansion.cells.end(),
+                                              [](const Cell& cell) { return cell.build_id() != cell.id(); });
+    slots.push_back(names.size());
+    if (build_ids_differ) slots.push_back(names.size() + 1);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == "channel") continue;  // the last line names the channel
+      // Attributes feed the derived fields; a table of every one is too wide to read.
+      if (names[i].find('.') != std::string::npos) {
+        ++hidden_attributes;
+        continue;
+      }
+      slots.push_back(i);
+    }
   }
   std::vector<std::size_t> widths;
   for (const std::size_t slot : slots) {
@@ -145,7 +159,25 @@ void emit_table(std::ostream& out, const Expansion& expansion) {
     add_row([&](std::size_t slot) { return slot_value(cell, slot); });
   }
   out << expansion.cells.size() << (expansion.cells.size() == 1 ? " cell" : " cells") << " (channel "
-      << expansion.channel << ")\n";
+      << expansion.channel;
+  if (hidden_attributes > 0) {
+    out << "; " << hidden_attributes << " attribute column" << (hidden_attributes == 1 ? "" : "s")
+        << " not shown: --fields or --format json";
+  }
+  out << ")\n";
+}
+
+Status check_fields(const Expansion& expansion, const std::vector<std::string>& fields) {
+  std::vector<std::string> known{"id", "build_id"};
+  known.insert(known.end(), expansion.names->begin(), expansion.names->end());
+  for (const auto& field : fields) {
+    if (std::find(known.begin(), known.end(), field) != known.end()) continue;
+    std::string message = "unknown field '" + field + "' in --fields";
+    if (auto suggestion = core::closest_match(field, known)) message += "; did you mean '" + *suggestion + "'?";
+    message += " (fields: " + core::join(known, ", ") + ")";
+    return fail(ErrorCategory::invalid_input, message);
+  }
+  return {};
 }
 
 void emit_json(std::ostream& out, const Expansion& expansion) {

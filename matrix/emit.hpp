@@ -19,9 +19,15 @@ Result<Format> parse_format(std::string_view name);  // "table", "json", "github
 // GitHub Actions refuses a matrix of more than 256 configurations.
 inline constexpr std::size_t k_github_max_jobs = 256;
 
-// Header, one aligned row per cell (id and build_id first, then every field but channel; an empty
-// value shows as "-"), and a last line "N cells (channel C)".
-void emit_table(std::ostream& out, const Expansion& expansion);
+// Header, one aligned row per cell and a last line "N cells (channel C)"; an empty value shows as
+// "-". Columns: `fields` when given (checked by check_fields), else id, build_id (when it differs)
+// and every axis and derived field; value attributes (`axis.attr`) are then left out and the last
+// line says how many.
+void emit_table(std::ostream& out, const Expansion& expansion, const std::vector<std::string>& fields = {});
+
+// invalid_input naming the first of `fields` that is neither a field of the expansion nor
+// id/build_id, with a suggestion.
+Status check_fields(const Expansion& expansion, const std::vector<std::string>& fields);
 // A JSON array of objects: id, build_id, then every field in order.
 void emit_json(std::ostream& out, const Expansion& expansion);
 void emit_ids(std::ostream& out, const Expansion& expansion);

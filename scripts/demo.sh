@@ -2,5 +2,16 @@
 # The main job on the bundled examples: the build matrix, as a table.
 set -euo pipefail
 bin=${1:-build/release/relforge}
-echo "== minitensor nightly matrix (examples/minitensor/relforge.toml)"
-"$bin" matrix expand --config examples/minitensor/relforge.toml --channel nightly
+echo "== minitensor: the nightly build matrix (examples/minitensor/relforge.toml)"
+"$bin" matrix expand --config examples/minitensor/relforge.toml --channel nightly \
+  --fields id,build_id,build_name,container_image,runner
+echo
+echo "== minitensor: the wheels nightly 0.1.0.dev20261130 will produce (CPython 3.12)"
+"$bin" matrix names --config examples/minitensor/relforge.toml --version 0.1.0.dev20261130 --select 'cp312-*'
+echo
+echo "== PyTorch's published wheel matrix (examples/pytorch/relforge.toml), cells per OS and channel"
+for channel in nightly test release; do
+  printf '%-8s' "$channel"
+  "$bin" matrix expand --config examples/pytorch/relforge.toml --channel "$channel" --fields os --format table \
+    | sed '1d;$d' | sort | uniq -c | awk '{printf "  %s %s", $2, $1} END {print ""}'
+done

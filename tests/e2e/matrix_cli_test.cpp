@@ -161,8 +161,27 @@ TEST(MatrixCli, TableIsTheDefaultAndEndsWithTheCount) {
             0u)
       << rows.front();
   EXPECT_EQ(rows[1].rfind("linux-py3.12-cpu         cp312-manylinux_2_28_x86_64-cpu", 0), 0u) << rows[1];
-  EXPECT_EQ(rows.back(), "18 cells (channel nightly)");
+  EXPECT_EQ(rows.back(), "18 cells (channel nightly; 3 attribute columns not shown: --fields or --format json)");
   EXPECT_EQ(result.err, "");
+}
+
+TEST(MatrixCli, FieldsChooseTheColumnsAndUnknownOnesAreRejected) {
+  const auto chosen = matrix("expand --config good.toml --select 'cp312-*' --fields id,python");
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+  const auto rows = lines(chosen.out);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows.front(), "id                      python");
+  const auto github = matrix("expand --config good.toml --select 'cp312-*' --format github --fields python,id");
+  ASSERT_EQ(github.exit_code, 0) << github.err;
+  const auto document = nlohmann::ordered_json::parse(github.out);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : document["include"][0].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"python", "id"}));
+  const auto bad = matrix("expand --config good.toml --fields id,pyton");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("unknown field 'pyton' in --fields; did you mean 'python'?"), std::string::npos)
+      << bad.err;
 }
 
 TEST(MatrixCli, ReadsRelforgeTomlInTheCurrentDirectoryByDefault) {

@@ -45,19 +45,38 @@ TEST(Format, ParsesTheFourNames) {
   EXPECT_EQ(bad.error().message(), "unknown format 'yaml'; expected table, json, github or ids");
 }
 
-TEST(EmitTable, AlignedColumnsIdsFirstDashForEmptyAndCountLine) {
+TEST(EmitTable, AlignedColumnsIdsFirstAttributesCountedNotShown) {
   std::ostringstream out;
   emit_table(out, sample());
-  EXPECT_EQ(
-      out.str(),
-      "id                      build_id  os             python  accel  accel.version  quote\n"
-      "linux-3.12-cpu          cp312     linux          3.12    cpu    -              say \"hi\"\\linux\n"
-      "linux-3.13-cpu          cp313     linux          3.13    cpu    -              say \"hi\"\\linux\n"
-      "windows-arm64-3.12-cpu  cp312     windows-arm64  3.12    cpu    -              say "
-      "\"hi\"\\windows-arm64\n"
-      "windows-arm64-3.13-cpu  cp313     windows-arm64  3.13    cpu    -              say "
-      "\"hi\"\\windows-arm64\n"
-      "4 cells (channel nightly)\n");
+  EXPECT_EQ(out.str(),
+            "id                      build_id  os             python  accel  quote\n"
+            "linux-3.12-cpu          cp312     linux          3.12    cpu    say \"hi\"\\linux\n"
+            "linux-3.13-cpu          cp313     linux          3.13    cpu    say \"hi\"\\linux\n"
+            "windows-arm64-3.12-cpu  cp312     windows-arm64  3.12    cpu    say \"hi\"\\windows-arm64\n"
+            "windows-arm64-3.13-cpu  cp313     windows-arm64  3.13    cpu    say \"hi\"\\windows-arm64\n"
+            "4 cells (channel nightly; 1 attribute column not shown: --fields or --format json)\n");
+}
+
+TEST(EmitTable, ChosenFieldsInTheirOrderWithDashForEmpty) {
+  std::ostringstream out;
+  emit_table(out, sample(), {"accel.version", "id"});
+  EXPECT_EQ(out.str(),
+            "accel.version  id\n"
+            "-              linux-3.12-cpu\n"
+            "-              linux-3.13-cpu\n"
+            "-              windows-arm64-3.12-cpu\n"
+            "-              windows-arm64-3.13-cpu\n"
+            "4 cells (channel nightly)\n");
+}
+
+TEST(EmitTable, UnknownFieldIsRejectedWithASuggestion) {
+  const auto status = check_fields(sample(), {"id", "acel"});
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(status.error().message().find("unknown field 'acel' in --fields; did you mean 'accel'?"),
+            std::string::npos)
+      << status.error().message();
+  EXPECT_TRUE(check_fields(sample(), {"build_id", "accel.version", "channel"}));
 }
 
 TEST(EmitTable, OmitsBuildIdWhenEqualToId) {
