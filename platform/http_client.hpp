@@ -12,16 +12,16 @@ namespace relforge::platform {
 
 struct HttpClientRequest {
   std::string method = "GET";
-  std::string url;
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
+  std::string url{};
+  std::vector<std::pair<std::string, std::string>> headers{};
+  std::string body{};
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
 };
 
 struct HttpClientResponse {
   long status = 0;
-  std::multimap<std::string, std::string> headers;  // names lower-cased
-  std::string body;
+  std::multimap<std::string, std::string> headers{};  // names lower-cased
+  std::string body{};
 };
 
 // A transport failure (refused, timeout, DNS) is a network error; any HTTP status is a response.

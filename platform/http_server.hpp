@@ -15,13 +15,13 @@
 namespace relforge::platform {
 
 struct HttpRequest {
-  std::string method;
-  std::string path;                              // decoded path, without the query
-  std::vector<std::string> matches;              // regex capture groups of the route
-  std::multimap<std::string, std::string> headers;  // names lower-cased
-  std::multimap<std::string, std::string> query;
-  std::string body;                              // raw bytes, exactly as received
-  std::string remote_addr;
+  std::string method{};
+  std::string path{};                                 // decoded path, without the query
+  std::vector<std::string> matches{};                 // regex capture groups of the route
+  std::multimap<std::string, std::string> headers{};  // names lower-cased
+  std::multimap<std::string, std::string> query{};
+  std::string body{};  // raw bytes, exactly as received
+  std::string remote_addr{};
 
   std::optional<std::string> header(const std::string& lower_case_name) const;
   std::optional<std::string> query_value(const std::string& name) const;
@@ -30,9 +30,9 @@ struct HttpRequest {
 struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
-  std::string body;
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::optional<std::filesystem::path> file;  // when set, the file is streamed as the body
+  std::string body{};
+  std::vector<std::pair<std::string, std::string>> headers{};
+  std::optional<std::filesystem::path> file{};  // when set, the file is streamed as the body
 
   static HttpResponse text(int status, std::string body);
   static HttpResponse json(int status, std::string body);
@@ -48,6 +48,7 @@ public:
   HttpServer& operator=(const HttpServer&) = delete;
 
   // `path_regex` must match the whole path; capture groups land in HttpRequest::matches.
+  // Register every route before serve(). A path matched only under other methods gets 405.
   void route(const std::string& method, const std::string& path_regex, HttpHandler handler);
   void set_max_body_bytes(std::size_t limit);  // larger bodies get 413 before any handler runs
 

@@ -1,6 +1,7 @@
 #pragma once
 // SQLite through RAII handles: a Database (WAL, foreign keys, busy timeout), prepared Statements
 // with typed binds and columns, transactions that roll back unless committed, and migrations.
+#include <concepts>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -56,6 +57,12 @@ public:
   Statement& bind(int index, std::string_view text);
   Statement& bind_blob(int index, std::string_view bytes);
   Statement& bind_null(int index);
+  Statement& bind_optional(int index, const std::optional<std::string>& text);  // nullopt: NULL
+  // Any other integer type (int, size_t, bool) binds as a 64-bit integer.
+  template <std::integral T>
+  Statement& bind(int index, T value) {
+    return bind(index, static_cast<std::int64_t>(value));
+  }
 
   // Advances to the next row: true when a row is available, false when done.
   Result<bool> step();
@@ -67,6 +74,8 @@ public:
   double column_double(int column) const;
   std::string column_text(int column) const;
   std::optional<std::string> column_optional_text(int column) const;
+  std::string column_blob(int column) const;  // the raw bytes, same as column_text
+  int column_count() const;
 
 private:
   friend class Database;
