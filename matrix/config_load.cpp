@@ -13,7 +13,9 @@
 namespace relforge::matrix {
 namespace {
 
-const std::vector<std::string> k_top_keys = {"project", "matrix"};
+// [build], [runners], [[runner]] and [recipe] belong to builders/, which reads them itself.
+const std::vector<std::string> k_top_keys = {"project", "matrix", "build", "runners", "runner", "recipe",
+                                             "release"};  // [release]: read by release/ (docs/release.md)
 const std::vector<std::string> k_project_keys = {"name"};
 const std::vector<std::string> k_matrix_keys = {"channels", "id",      "build_id", "vars",  "axis",
                                                 "zip",      "exclude", "include",  "field", "emit"};

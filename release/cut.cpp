@@ -1,0 +1,166 @@
+#include "release/cut.hpp"
+
+#include <map>
+
+#include "core/text.hpp"
+#include "release/state.hpp"
+
+namespace relforge::release {
+namespace {
+
+std::size_t count_occurrences(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size()))
+    ++count;
+  return count;
+}
+
+std::string expand(const std::string& text, const Series& series) {
+  return core::replace_all(core::replace_all(text, "{version}", series.text()), "{branch}", series.branch());
+}
+
+// The release-only changes: version file, channel file, string replacements.
+Result<std::map<std::string, std::string>> release_only_files(const Repository& repo,
+                                                              const ReleaseConfig& config,
+                                                              const std::string& from, const Series& series,
+                                                              const std::string& release_version,
+                                                              std::vector<FileChange>& changes) {
+  std::map<std::string, std::string> files;
+  auto old_version = repo.read_file(from, config.version_file);
+  if (!old_version) return tl::unexpected(old_version.error());
+  files[config.version_file] = release_version + "\n";
+  changes.push_back(
+      {config.version_file, std::string(core::trim(old_version->value_or(""))) + " -> " + release_version});
+  if (!config.channel_file.empty()) {
+    auto channel = repo.read_file(from, config.channel_file);
+    if (!channel) return tl::unexpected(channel.error());
+    if (!*channel) {
+      return fail(ErrorCategory::not_found, "channel file '" + config.channel_file +
+                                                "' (from [release] channel_file) "
+                                                "is missing at the cut commit: add it or fix relforge.toml");
+    }
+    files[config.channel_file] = "test\n";
+    changes.push_back({config.channel_file, std::string(core::trim(**channel)) + " -> test"});
+  }
+  for (const auto& replacement : config.replacements) {
+    std::string text;
+    if (auto pending = files.find(replacement.file); pending != files.end()) {
+      text = pending->second;
+    } else {
+      auto content = repo.read_file(from, replacement.file);
+      if (!content) return tl::unexpected(content.error());
+      if (!*content) {
+        return fail(ErrorCategory::not_found, "'" + replacement.file +
+                                                  "' named in [[release.replace]] is missing at "
+                                                  "the cut commit: fix relforge.toml");
+      }
+      text = **content;
+    }
+    const std::string to = expand(replacement.to, series);
+    const std::size_t count = count_occurrences(text, replacement.from);
+    if (count == 0) {
+      // A replacement that matches nothing is a stale config, not a no-op.
+      return fail(ErrorCategory::invalid_input, "'" + replacement.from + "' does not occur in '" +
+                                                    replacement.file +
+                                                    "' ([[release.replace]]): update relforge.toml");
+    }
+    files[replacement.file] = core::replace_all(text, replacement.from, to);
+    changes.push_back(
+        {replacement.file, std::to_string(count) + " x '" + replacement.from + "' -> '" + to + "'"});
+  }
+  return files;
+}
+
+}  // namespace
+
+Result<CutResult> run_release_cut(const Repository& repo, const ReleaseConfig& config,
+                                  const CutOptions& options) {
+  auto series = parse_series(options.series);
+  if (!series) return tl::unexpected(series.error());
+  CutResult result;
+  result.series = series->text();
+  result.branch = series->branch();
+  result.orig_ref = "refs/heads/orig/" + series->branch();
+  if (options.dry_run == DryRun::no) {
+    if (auto ok = require_clean(repo, "cut " + result.branch); !ok) return tl::unexpected(ok.error());
+  }
+  for (const auto& ref : {series->branch_ref(), result.orig_ref}) {
+    auto existing = repo.ref_target(ref);
+    if (!existing) return tl::unexpected(existing.error());
+    if (*existing) {
+      return fail(ErrorCategory::conflict, ref + " already exists (at " + existing->value().substr(0, 12) +
+                                               "): release " + result.series +
+                                               " was already cut; use 'relforge "
+                                               "release status " +
+                                               result.series + "'");
+    }
+  }
+  const std::string main_ref = "refs/heads/" + config.main_branch;
+  auto main_head = repo.ref_target(main_ref);
+  if (!main_head) return tl::unexpected(main_head.error());
+  if (!*main_head)
+    return fail(ErrorCategory::not_found, "no branch '" + config.main_branch + "' ([release] main_branch)");
+  if (options.from) {
+    result.from_ref = *options.from;
+  } else {
+    auto lkg = repo.resolve_commit(config.last_known_good);
+    result.from_ref = lkg ? config.last_known_good : config.main_branch;
+  }
+  auto from = repo.resolve_commit(result.from_ref);
+  if (!from) return tl::unexpected(from.error());
+  result.from_sha = *from;
+
+  auto main_version = version_at(repo, config, **main_head, config.main_branch);
+  if (!main_version) return tl::unexpected(main_version.error());
+  result.release_version = result.series + ".0";
+  result.main_version = std::to_string(series->major) + "." + std::to_string(series->minor + 1) + ".0a0";
+  auto release_version = packaging::parse_version(result.release_version);
+  if (*release_version < *main_version) {
+    return fail(ErrorCategory::invalid_input, "cutting " + result.series +
+                                                  " would take the version backwards: " + config.main_branch +
+                                                  " is already at " + main_version->to_string());
+  }
+  if (auto at_from = version_at(repo, config, result.from_sha, result.from_ref); !at_from)
+    return tl::unexpected(at_from.error());
+
+  auto& rc = result.release_commit;
+  rc.branch = result.branch;
+  rc.parent = result.from_sha;
+  rc.message = "[RELEASE-ONLY CHANGES] Branch Cut for Release " + result.series + "\n";
+  auto files = release_only_files(repo, config, result.from_sha, *series, result.release_version, rc.changes);
+  if (!files) return tl::unexpected(files.error());
+  auto& mc = result.main_commit;
+  mc.branch = config.main_branch;
+  mc.parent = **main_head;
+  mc.message = "Bump version to " + result.main_version + "\n";
+  mc.changes.push_back({config.version_file, main_version->to_string() + " -> " + result.main_version});
+  if (options.dry_run == DryRun::yes) return result;
+
+  // Objects first (harmless if a later step fails), refs last.
+  auto release_sha = repo.write_commit(rc.parent, *files, rc.message);
+  if (!release_sha) return tl::unexpected(release_sha.error());
+  auto main_sha =
+      repo.write_commit(mc.parent, {{config.version_file, result.main_version + "\n"}}, mc.message);
+  if (!main_sha) return tl::unexpected(main_sha.error());
+  const std::string log = "relforge release cut " + result.series;
+  if (auto ok = repo.create_ref(result.orig_ref, result.from_sha, log); !ok)
+    return tl::unexpected(ok.error());
+  if (auto ok = repo.create_ref(series->branch_ref(), *release_sha, log); !ok)
+    return tl::unexpected(ok.error());
+  if (auto ok = repo.advance_branch(main_ref, mc.parent, *main_sha, log); !ok)
+    return tl::unexpected(ok.error());
+  rc.sha = *release_sha;
+  mc.sha = *main_sha;
+  result.executed = true;
+  if (options.push) {
+    const std::vector<std::string> specs = {series->branch_ref() + ":" + series->branch_ref(),
+                                            result.orig_ref + ":" + result.orig_ref,
+                                            main_ref + ":" + main_ref};
+    if (auto ok = repo.push(*options.push, specs); !ok)
+      return with_context(Result<CutResult>(tl::unexpected(ok.error())), "the cut is done locally");
+    result.pushed = specs;
+  }
+  return result;
+}
+
+}  // namespace relforge::release

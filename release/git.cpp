@@ -1,0 +1,410 @@
+#include "release/git.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include <git2.h>
+
+namespace relforge::release {
+namespace {
+
+template <typename T, void (*Free)(T*)>
+struct Deleter {
+  void operator()(T* p) const { Free(p); }
+};
+template <typename T, void (*Free)(T*)>
+using Owned = std::unique_ptr<T, Deleter<T, Free>>;
+
+using CommitPtr = Owned<git_commit, git_commit_free>;
+using TreePtr = Owned<git_tree, git_tree_free>;
+using IndexPtr = Owned<git_index, git_index_free>;
+using RefPtr = Owned<git_reference, git_reference_free>;
+using SigPtr = Owned<git_signature, git_signature_free>;
+using ObjectPtr = Owned<git_object, git_object_free>;
+using RemotePtr = Owned<git_remote, git_remote_free>;
+
+void init_once() {
+  static std::once_flag flag;
+  std::call_once(flag, [] { git_libgit2_init(); });
+}
+
+std::string last_error() {
+  const git_error* error = git_error_last();
+  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
+}
+
+tl::unexpected<Error> git_fail(ErrorCategory category, const std::string& what) {
+  return fail(category, what + ": " + last_error());
+}
+
+std::string oid_hex(const git_oid& oid) {
+  char buffer[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buffer, sizeof buffer, &oid);
+  return buffer;
+}
+
+Result<git_oid> parse_oid(const std::string& hex) {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, hex.c_str()) != 0)
+    return fail(ErrorCategory::internal, "not a full object id: " + hex);
+  return oid;
+}
+
+Result<CommitPtr> lookup_commit(git_repository* repo, const std::string& sha) {
+  auto oid = parse_oid(sha);
+  if (!oid) return tl::unexpected(oid.error());
+  git_commit* commit = nullptr;
+  if (git_commit_lookup(&commit, repo, &*oid) != 0)
+    return git_fail(ErrorCategory::not_found, "no commit " + sha);
+  return CommitPtr(commit);
+}
+
+Result<SigPtr> default_signature(git_repository* repo) {
+  git_signature* sig = nullptr;
+  if (git_signature_default(&sig, repo) != 0) {
+    return fail(ErrorCategory::invalid_input,
+                "git has no identity for commits and tags: set user.name and user.email (git config)");
+  }
+  return SigPtr(sig);
+}
+
+}  // namespace
+
+Result<Repository> Repository::open(const std::filesystem::path& path) {
+  init_once();
+  git_repository* repo = nullptr;
+  if (git_repository_open_ext(&repo, path.c_str(), 0, nullptr) != 0) {
+    return fail(ErrorCategory::not_found, "'" + path.string() +
+                                              "' is not inside a git repository: run relforge from the "
+                                              "project's checkout or pass --repo DIR");
+  }
+  if (git_repository_is_bare(repo)) {
+    git_repository_free(repo);
+    return fail(ErrorCategory::invalid_input, "'" + path.string() + "' is a bare repository: use a checkout");
+  }
+  return Repository(repo);
+}
+
+Repository::Repository(Repository&& other) noexcept : m_repo(std::exchange(other.m_repo, nullptr)) {}
+Repository& Repository::operator=(Repository&& other) noexcept {
+  if (this != &other) {
+    if (m_repo != nullptr) git_repository_free(m_repo);
+    m_repo = std::exchange(other.m_repo, nullptr);
+  }
+  return *this;
+}
+Repository::~Repository() {
+  if (m_repo != nullptr) git_repository_free(m_repo);
+}
+
+std::filesystem::path Repository::workdir() const {
+  return git_repository_workdir(m_repo);
+}
+std::filesystem::path Repository::git_dir() const {
+  return git_repository_path(m_repo);
+}
+
+Result<std::string> Repository::resolve_commit(std::string_view spec) const {
+  git_object* object = nullptr;
+  const std::string text(spec);
+  if (git_revparse_single(&object, m_repo, text.c_str()) != 0) {
+    return fail(ErrorCategory::not_found, "unknown revision '" + text + "': no such commit, branch or tag");
+  }
+  ObjectPtr owned(object);
+  git_object* peeled = nullptr;
+  if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) != 0) {
+    return fail(ErrorCategory::invalid_input, "'" + text + "' does not name a commit");
+  }
+  ObjectPtr peeled_owned(peeled);
+  return oid_hex(*git_object_id(peeled));
+}
+
+Result<std::optional<std::string>> Repository::ref_target(const std::string& ref) const {
+  git_oid oid;
+  const int rc = git_reference_name_to_id(&oid, m_repo, ref.c_str());
+  if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
+  if (rc != 0) return git_fail(ErrorCategory::io, "reading ref " + ref);
+  git_object* object = nullptr;
+  if (git_object_lookup(&object, m_repo, &oid, GIT_OBJECT_ANY) != 0) return git_fail(ErrorCategory::io, ref);
+  ObjectPtr owned(object);
+  git_object* peeled = nullptr;
+  if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) != 0) return git_fail(ErrorCategory::io, ref);
+  ObjectPtr peeled_owned(peeled);
+  return std::optional<std::string>(oid_hex(*git_object_id(peeled)));
+}
+
+std::optional<std::string> Repository::head_branch() const {
+  git_reference* head = nullptr;
+  if (git_repository_head(&head, m_repo) != 0) return std::nullopt;
+  RefPtr owned(head);
+  if (!git_reference_is_branch(head)) return std::nullopt;
+  return std::string(git_reference_shorthand(head));
+}
+
+std::vector<std::string> Repository::list_refs(const std::string& glob) const {
+  std::vector<std::string> names;
+  git_reference_iterator* iterator = nullptr;
+  if (git_reference_iterator_glob_new(&iterator, m_repo, glob.c_str()) != 0) return names;
+  const char* name = nullptr;
+  while (git_reference_next_name(&name, iterator) == 0) names.emplace_back(name);
+  git_reference_iterator_free(iterator);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<std::optional<std::string>> Repository::read_file(const std::string& commit,
+                                                         const std::string& path) const {
+  auto c = lookup_commit(m_repo, commit);
+  if (!c) return tl::unexpected(c.error());
+  git_tree* tree = nullptr;
+  if (git_commit_tree(&tree, c->get()) != 0) return git_fail(ErrorCategory::io, "reading tree of " + commit);
+  TreePtr owned_tree(tree);
+  git_tree_entry* entry = nullptr;
+  if (git_tree_entry_bypath(&entry, tree, path.c_str()) != 0) return std::optional<std::string>();
+  Owned<git_tree_entry, git_tree_entry_free> owned_entry(entry);
+  if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return std::optional<std::string>();
+  git_blob* blob = nullptr;
+  if (git_blob_lookup(&blob, m_repo, git_tree_entry_id(entry)) != 0) return git_fail(ErrorCategory::io, path);
+  Owned<git_blob, git_blob_free> owned_blob(blob);
+  const auto* data = static_cast<const char*>(git_blob_rawcontent(blob));
+  return std::optional<std::string>(std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob))));
+}
+
+Result<CommitInfo> Repository::commit_info(const std::string& commit) const {
+  auto c = lookup_commit(m_repo, commit);
+  if (!c) return tl::unexpected(c.error());
+  const git_signature* author = git_commit_author(c->get());
+  CommitInfo info;
+  info.sha = commit;
+  info.message = git_commit_message(c->get());
+  info.author_name = author->name;
+  info.author_email = author->email;
+  info.author_time = author->when.time;
+  info.author_offset = author->when.offset;
+  return info;
+}
+
+Result<bool> Repository::is_descendant_or_equal(const std::string& commit,
+                                                const std::string& ancestor) const {
+  if (commit == ancestor) return true;
+  auto a = parse_oid(commit);
+  auto b = parse_oid(ancestor);
+  if (!a || !b) return fail(ErrorCategory::internal, "bad object id");
+  const int rc = git_graph_descendant_of(m_repo, &*a, &*b);
+  if (rc < 0) return git_fail(ErrorCategory::io, "walking history");
+  return rc == 1;
+}
+
+Result<std::vector<std::string>> Repository::dirty_paths() const {
+  git_status_options options;
+  git_status_options_init(&options, GIT_STATUS_OPTIONS_VERSION);
+  options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+  options.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+  git_status_list* list = nullptr;
+  if (git_status_list_new(&list, m_repo, &options) != 0) return git_fail(ErrorCategory::io, "reading status");
+  Owned<git_status_list, git_status_list_free> owned(list);
+  std::set<std::string> paths;
+  for (std::size_t i = 0; i < git_status_list_entrycount(list); ++i) {
+    const git_status_entry* entry = git_status_byindex(list, i);
+    if (entry->status == GIT_STATUS_CURRENT || (entry->status & GIT_STATUS_IGNORED) != 0) continue;
+    const git_diff_delta* delta =
+        entry->head_to_index != nullptr ? entry->head_to_index : entry->index_to_workdir;
+    if (delta != nullptr)
+      paths.insert(delta->new_file.path != nullptr ? delta->new_file.path : delta->old_file.path);
+  }
+  return std::vector<std::string>(paths.begin(), paths.end());
+}
+
+Result<std::string> Repository::write_commit(const std::string& parent,
+                                             const std::map<std::string, std::string>& files,
+                                             const std::string& message) const {
+  auto c = lookup_commit(m_repo, parent);
+  if (!c) return tl::unexpected(c.error());
+  git_tree* tree = nullptr;
+  if (git_commit_tree(&tree, c->get()) != 0) return git_fail(ErrorCategory::io, "reading tree of " + parent);
+  TreePtr owned_tree(tree);
+  git_index* index = nullptr;
+  if (git_index_new(&index) != 0) return git_fail(ErrorCategory::internal, "creating an index");
+  IndexPtr owned_index(index);
+  if (git_index_read_tree(index, tree) != 0) return git_fail(ErrorCategory::io, "reading tree");
+  for (const auto& [path, content] : files) {
+    git_oid blob;
+    if (git_blob_create_from_buffer(&blob, m_repo, content.data(), content.size()) != 0)
+      return git_fail(ErrorCategory::io, "writing " + path);
+    git_index_entry entry;
+    std::memset(&entry, 0, sizeof entry);
+    const git_index_entry* existing = git_index_get_bypath(index, path.c_str(), 0);
+    entry.mode = existing != nullptr ? existing->mode : static_cast<std::uint32_t>(GIT_FILEMODE_BLOB);
+    entry.id = blob;
+    entry.path = path.c_str();
+    if (git_index_add(index, &entry) != 0) return git_fail(ErrorCategory::io, "staging " + path);
+  }
+  git_oid tree_id;
+  if (git_index_write_tree_to(&tree_id, index, m_repo) != 0)
+    return git_fail(ErrorCategory::io, "writing tree");
+  git_tree* new_tree = nullptr;
+  if (git_tree_lookup(&new_tree, m_repo, &tree_id) != 0) return git_fail(ErrorCategory::io, "reading tree");
+  TreePtr owned_new(new_tree);
+  auto sig = default_signature(m_repo);
+  if (!sig) return tl::unexpected(sig.error());
+  git_oid commit_id;
+  const git_commit* parents[] = {c->get()};
+  if (git_commit_create(&commit_id, m_repo, nullptr, sig->get(), sig->get(), nullptr, message.c_str(),
+                        new_tree, 1, parents) != 0)
+    return git_fail(ErrorCategory::io, "writing commit");
+  return oid_hex(commit_id);
+}
+
+Result<CherryPick> Repository::cherry_pick(const std::string& commit, const std::string& onto) const {
+  auto theirs = lookup_commit(m_repo, commit);
+  if (!theirs) return tl::unexpected(theirs.error());
+  auto ours = lookup_commit(m_repo, onto);
+  if (!ours) return tl::unexpected(ours.error());
+  if (git_commit_parentcount(theirs->get()) != 1) {
+    return fail(
+        ErrorCategory::invalid_input,
+        "commit " + commit + " is a merge or a root commit: pick the single commit that landed on main");
+  }
+  git_index* index = nullptr;
+  if (git_cherrypick_commit(&index, m_repo, theirs->get(), ours->get(), 0, nullptr) != 0)
+    return git_fail(ErrorCategory::io, "cherry-picking " + commit);
+  IndexPtr owned(index);
+  CherryPick result;
+  if (git_index_has_conflicts(index)) {
+    git_index_conflict_iterator* iterator = nullptr;
+    if (git_index_conflict_iterator_new(&iterator, index) != 0)
+      return git_fail(ErrorCategory::io, "conflicts");
+    std::set<std::string> paths;
+    const git_index_entry *ancestor = nullptr, *our = nullptr, *their = nullptr;
+    while (git_index_conflict_next(&ancestor, &our, &their, iterator) == 0) {
+      const git_index_entry* any = our != nullptr ? our : their != nullptr ? their : ancestor;
+      if (any != nullptr) paths.insert(any->path);
+    }
+    git_index_conflict_iterator_free(iterator);
+    result.conflicts.assign(paths.begin(), paths.end());
+    return result;
+  }
+  git_oid tree_id;
+  if (git_index_write_tree_to(&tree_id, index, m_repo) != 0)
+    return git_fail(ErrorCategory::io, "writing tree");
+  result.tree = oid_hex(tree_id);
+  return result;
+}
+
+Result<std::string> Repository::write_commit_with_tree(const std::string& parent, const std::string& tree,
+                                                       const std::string& author_from,
+                                                       const std::string& message) const {
+  auto p = lookup_commit(m_repo, parent);
+  if (!p) return tl::unexpected(p.error());
+  auto original = lookup_commit(m_repo, author_from);
+  if (!original) return tl::unexpected(original.error());
+  auto tree_oid = parse_oid(tree);
+  if (!tree_oid) return tl::unexpected(tree_oid.error());
+  git_tree* t = nullptr;
+  if (git_tree_lookup(&t, m_repo, &*tree_oid) != 0) return git_fail(ErrorCategory::io, "reading tree");
+  TreePtr owned(t);
+  auto committer = default_signature(m_repo);
+  if (!committer) return tl::unexpected(committer.error());
+  git_oid id;
+  const git_commit* parents[] = {p->get()};
+  if (git_commit_create(&id, m_repo, nullptr, git_commit_author(original->get()), committer->get(), nullptr,
+                        message.c_str(), t, 1, parents) != 0)
+    return git_fail(ErrorCategory::io, "writing commit");
+  return oid_hex(id);
+}
+
+Status Repository::create_ref(const std::string& ref, const std::string& commit,
+                              const std::string& log) const {
+  auto oid = parse_oid(commit);
+  if (!oid) return tl::unexpected(oid.error());
+  git_reference* created = nullptr;
+  const int rc = git_reference_create(&created, m_repo, ref.c_str(), &*oid, 0, log.c_str());
+  if (rc == GIT_EEXISTS) return fail(ErrorCategory::conflict, ref + " already exists");
+  if (rc != 0) return git_fail(ErrorCategory::io, "creating " + ref);
+  git_reference_free(created);
+  return {};
+}
+
+Status Repository::advance_branch(const std::string& ref, const std::string& expected,
+                                  const std::string& commit, const std::string& log) const {
+  auto new_oid = parse_oid(commit);
+  auto old_oid = parse_oid(expected);
+  if (!new_oid || !old_oid) return fail(ErrorCategory::internal, "bad object id");
+  const auto head = head_branch();
+  if (head && "refs/heads/" + *head == ref) {
+    // HEAD is on this branch: bring index and work tree along (they were checked clean).
+    auto target = lookup_commit(m_repo, commit);
+    if (!target) return tl::unexpected(target.error());
+    git_checkout_options options;
+    git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION);
+    options.checkout_strategy = GIT_CHECKOUT_SAFE;
+    if (git_checkout_tree(m_repo, reinterpret_cast<const git_object*>(target->get()), &options) != 0)
+      return git_fail(ErrorCategory::conflict, "updating the work tree to " + commit);
+  }
+  git_reference* updated = nullptr;
+  if (git_reference_create_matching(&updated, m_repo, ref.c_str(), &*new_oid, 1, &*old_oid, log.c_str()) != 0)
+    return git_fail(ErrorCategory::conflict, "moving " + ref + " (did it move meanwhile?)");
+  git_reference_free(updated);
+  return {};
+}
+
+Status Repository::create_annotated_tag(const std::string& name, const std::string& commit,
+                                        const std::string& message) const {
+  git_object* target = nullptr;
+  auto oid = parse_oid(commit);
+  if (!oid) return tl::unexpected(oid.error());
+  if (git_object_lookup(&target, m_repo, &*oid, GIT_OBJECT_COMMIT) != 0)
+    return git_fail(ErrorCategory::not_found, commit);
+  ObjectPtr owned(target);
+  auto sig = default_signature(m_repo);
+  if (!sig) return tl::unexpected(sig.error());
+  git_oid tag_id;
+  const int rc = git_tag_create(&tag_id, m_repo, name.c_str(), target, sig->get(), message.c_str(), 0);
+  if (rc == GIT_EEXISTS) return fail(ErrorCategory::conflict, "tag " + name + " already exists");
+  if (rc != 0) return git_fail(ErrorCategory::io, "creating tag " + name);
+  return {};
+}
+
+namespace {
+int on_push_update(const char* refname, const char* status, void* data) {
+  if (status != nullptr)
+    static_cast<std::vector<std::string>*>(data)->push_back(std::string(refname) + ": " + status);
+  return 0;
+}
+}  // namespace
+
+Status Repository::push(const std::string& remote_name, const std::vector<std::string>& refspecs) const {
+  git_remote* remote = nullptr;
+  if (git_remote_lookup(&remote, m_repo, remote_name.c_str()) != 0 &&
+      git_remote_create_anonymous(&remote, m_repo, remote_name.c_str()) != 0)
+    return git_fail(ErrorCategory::invalid_input, "unknown remote '" + remote_name + "'");
+  RemotePtr owned(remote);
+  std::vector<char*> specs;
+  for (const auto& spec : refspecs) specs.push_back(const_cast<char*>(spec.c_str()));
+  git_strarray array{specs.data(), specs.size()};
+  std::vector<std::string> rejected;
+  git_push_options options;
+  git_push_options_init(&options, GIT_PUSH_OPTIONS_VERSION);
+  options.callbacks.push_update_reference = on_push_update;
+  options.callbacks.payload = &rejected;
+  if (const int rc = git_remote_push(remote, &array, &options); rc != 0) {
+    const std::string why = last_error();
+    // The remote has commits we lack (not a fast-forward): a conflict, not a transport failure.
+    const bool rejected_ref = rc == GIT_ENONFASTFORWARD || why.find("fast") != std::string::npos ||
+                              why.find("not present locally") != std::string::npos;
+    const auto category = rejected_ref ? ErrorCategory::conflict : ErrorCategory::network;
+    return fail(category, "pushing to '" + remote_name + "' failed: " + why +
+                              "; nothing was changed locally; fetch and reconcile, then push again");
+  }
+  if (!rejected.empty()) {
+    std::string list;
+    for (const auto& r : rejected) list += (list.empty() ? "" : "; ") + r;
+    return fail(ErrorCategory::conflict, "the remote '" + remote_name + "' rejected: " + list);
+  }
+  return {};
+}
+
+}  // namespace relforge::release

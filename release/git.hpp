@@ -1,0 +1,84 @@
+#pragma once
+// The git operations release/ needs, through libgit2 only: resolve refs, read files at a commit,
+// write commits and refs without touching other branches, cherry-pick in memory, tag and push.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+
+struct git_repository;
+
+namespace relforge::release {
+
+// A cherry-pick computed in memory: either the tree of the result or the conflicting paths.
+struct CherryPick {
+  std::optional<std::string> tree;     // tree id when the pick applies cleanly
+  std::vector<std::string> conflicts;  // paths with conflicts (sorted) otherwise
+};
+
+struct CommitInfo {
+  std::string sha;
+  std::string message;
+  std::string author_name;
+  std::string author_email;
+  std::int64_t author_time = 0;
+  int author_offset = 0;  // minutes east of UTC
+};
+
+class Repository {
+public:
+  // Opens the repository containing `path` (searching upward); not_found when there is none.
+  static Result<Repository> open(const std::filesystem::path& path);
+
+  Repository(Repository&&) noexcept;
+  Repository& operator=(Repository&&) noexcept;
+  ~Repository();
+
+  std::filesystem::path workdir() const;
+  std::filesystem::path git_dir() const;
+
+  // Any revision spelling git accepts ("main", "v1.0^{}", a short SHA) → full commit id.
+  Result<std::string> resolve_commit(std::string_view spec) const;
+  // The commit a full ref name ("refs/heads/x") points at, or nullopt when it does not exist.
+  Result<std::optional<std::string>> ref_target(const std::string& ref) const;
+  // The short name of the branch HEAD is on; nullopt when detached or unborn.
+  std::optional<std::string> head_branch() const;
+  std::vector<std::string> list_refs(const std::string& glob) const;  // full names, sorted
+
+  Result<std::optional<std::string>> read_file(const std::string& commit, const std::string& path) const;
+  Result<CommitInfo> commit_info(const std::string& commit) const;
+  Result<bool> is_descendant_or_equal(const std::string& commit, const std::string& ancestor) const;
+  // Tracked files modified, staged or deleted (untracked files do not count).
+  Result<std::vector<std::string>> dirty_paths() const;
+
+  // Writes a commit on top of `parent` whose tree is the parent's with `files` replaced; no ref moves.
+  Result<std::string> write_commit(const std::string& parent, const std::map<std::string, std::string>& files,
+                                   const std::string& message) const;
+  Result<CherryPick> cherry_pick(const std::string& commit, const std::string& onto) const;
+  // Writes a commit with `tree`, one parent, the original author of `author_from`, and `message`.
+  Result<std::string> write_commit_with_tree(const std::string& parent, const std::string& tree,
+                                             const std::string& author_from,
+                                             const std::string& message) const;
+
+  // Creates `ref`; conflict when it exists.
+  Status create_ref(const std::string& ref, const std::string& commit, const std::string& log) const;
+  // Moves branch `ref` from `expected` to `commit`; when HEAD is on it, index and work tree follow.
+  Status advance_branch(const std::string& ref, const std::string& expected, const std::string& commit,
+                        const std::string& log) const;
+  Status create_annotated_tag(const std::string& name, const std::string& commit,
+                              const std::string& message) const;
+  // Pushes `refspecs` to a remote name or URL; conflict when the remote rejects a ref.
+  Status push(const std::string& remote, const std::vector<std::string>& refspecs) const;
+
+private:
+  explicit Repository(git_repository* repo) : m_repo(repo) {}
+  git_repository* m_repo = nullptr;
+};
+
+}  // namespace relforge::release

@@ -1,0 +1,45 @@
+#pragma once
+// Cherry-picks onto release/X.Y through the ledger: request (with a criterion), approve or reject,
+// apply (an in-memory libgit2 cherry-pick; a conflict changes nothing but the ledger entry).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "release/config.hpp"
+#include "release/git.hpp"
+#include "release/ledger.hpp"
+
+namespace relforge::release {
+
+struct PickRequestOptions {
+  std::string sha;
+  std::string reason;
+  std::string note;
+  std::optional<std::string> series;  // default: the newest release branch
+};
+
+enum class Decision { approve, reject };
+
+enum class ApplyScope { one, all_approved };
+
+struct PickApplyOptions {
+  ApplyScope scope = ApplyScope::one;
+  std::int64_t id = 0;                // with ApplyScope::one
+  std::optional<std::string> series;  // with all_approved; default the newest release branch
+};
+
+// The conflict of an apply is reported both in the ledger and as this error (category conflict).
+Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
+                              const PickRequestOptions& options);
+Result<Pick> run_pick_decide(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
+                             std::int64_t id, Decision decision);
+// Applies in id order and stops at the first conflict (later picks may depend on it).
+Result<std::vector<Pick>> run_pick_apply(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
+                                         const PickApplyOptions& options);
+
+// "(cherry picked from commit SHA)" appended as git cherry-pick -x does.
+std::string cherry_pick_message(const std::string& original, const std::string& sha);
+
+}  // namespace relforge::release

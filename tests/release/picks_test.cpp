@@ -1,0 +1,213 @@
+#include "release/picks.hpp"
+
+#include <gtest/gtest.h>
+
+#include "release/cut.hpp"
+#include "release/tags.hpp"
+#include "tests/release/repo_fixture.hpp"
+
+namespace relforge::release {
+namespace {
+
+using test::TempRepo;
+
+// A repository cut at 2.7 with three commits on main afterwards: `fix` (new file, applies
+// cleanly), `step` and `follow_up` (both edit src/a.txt line 2; follow_up alone conflicts).
+class PickTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    temp.seed_project();
+    auto opened = Repository::open(temp.work);
+    ASSERT_TRUE(opened);
+    repo.emplace(std::move(*opened));
+    auto parsed = parse_release_config(temp.read("relforge.toml"), "relforge.toml");
+    ASSERT_TRUE(parsed);
+    config = *parsed;
+    CutOptions cut;
+    cut.series = "2.7";
+    ASSERT_TRUE(run_release_cut(*repo, config, cut));
+    temp.write("src/fix.txt", "fixed\n");
+    fix = temp.commit_all("Fix a crash in the allocator\n\nLong description.");
+    temp.write("src/a.txt", "one\ntwo-b\nthree\n");
+    step = temp.commit_all("Rework line two");
+    temp.write("src/a.txt", "one\ntwo-c\nthree\n");
+    follow_up = temp.commit_all("Polish line two");
+    auto opened_ledger = Ledger::open(temp.root / "ledger.db");
+    ASSERT_TRUE(opened_ledger) << opened_ledger.error().describe();
+    ledger.emplace(std::move(*opened_ledger));
+  }
+
+  Pick request(const std::string& sha, const std::string& reason) {
+    PickRequestOptions options;
+    options.sha = sha;
+    options.reason = reason;
+    options.note = "tracker comment";
+    auto pick = run_pick_request(*repo, config, *ledger, options);
+    EXPECT_TRUE(pick) << pick.error().describe();
+    return pick ? *pick : Pick{};
+  }
+
+  Result<std::vector<Pick>> apply(std::int64_t id) {
+    PickApplyOptions options;
+    options.id = id;
+    return run_pick_apply(*repo, config, *ledger, options);
+  }
+
+  TempRepo temp;
+  std::optional<Repository> repo;
+  ReleaseConfig config;
+  std::optional<Ledger> ledger;
+  std::string fix, step, follow_up;
+};
+
+TEST_F(PickTest, ApplyIsARealCherryPickWithTheOriginRecorded) {
+  const Pick pick = request(fix.substr(0, 8), "regression");
+  EXPECT_EQ(pick.sha, fix);
+  EXPECT_EQ(pick.series, "2.7");
+  EXPECT_EQ(pick.subject, "Fix a crash in the allocator");
+  EXPECT_EQ(pick.state, "requested");
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, pick.id, Decision::approve));
+  auto applied = apply(pick.id);
+  ASSERT_TRUE(applied) << applied.error().describe();
+  ASSERT_EQ(applied->size(), 1u);
+  const std::string picked = temp.git("rev-parse release/2.7");
+  EXPECT_EQ((*applied)[0].applied_sha, picked);
+  EXPECT_EQ((*applied)[0].state, "applied");
+  EXPECT_EQ(temp.git("log -1 --format=%B release/2.7"),
+            "Fix a crash in the allocator\n\nLong description.\n\n(cherry picked from commit " + fix + ")\n");
+  EXPECT_EQ(temp.git("log -1 --format='%an <%ae>' release/2.7"), "Release Tester <release@example.com>");
+  EXPECT_EQ(temp.git("diff " + fix + "^ " + fix), temp.git("diff " + picked + "^ " + picked));
+  EXPECT_EQ(temp.git("show release/2.7:version.txt"), "2.7.0");  // the release-only change survives
+  EXPECT_EQ(temp.git("status --porcelain"), "");
+  auto listed = ledger->list(std::string("2.7"));
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].state, "applied");
+  EXPECT_FALSE((*listed)[0].needs_rc);  // no RC yet
+}
+
+TEST_F(PickTest, ConflictLeavesTheRepositoryExactlyAsBefore) {
+  const Pick pick = request(follow_up, "regression");
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, pick.id, Decision::approve));
+  const std::string refs_before = temp.git("show-ref");
+  const std::string head_before = temp.git("rev-parse HEAD");
+  const std::string index_before = temp.git("ls-files -s");
+  auto result = apply(pick.id);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(result.error().message().find("src/a.txt"), std::string::npos);
+  EXPECT_EQ(temp.git("show-ref"), refs_before);
+  EXPECT_EQ(temp.git("rev-parse HEAD"), head_before);
+  EXPECT_EQ(temp.git("ls-files -s"), index_before);
+  EXPECT_EQ(temp.git("status --porcelain"), "");
+  EXPECT_FALSE(std::filesystem::exists(temp.work / ".git" / "CHERRY_PICK_HEAD"));
+  auto stored = ledger->get(pick.id);
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->state, "conflict");
+  EXPECT_EQ(stored->conflict_files, std::vector<std::string>{"src/a.txt"});
+  // A conflicted pick can be rejected, not applied.
+  EXPECT_FALSE(apply(pick.id));
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, pick.id, Decision::reject));
+}
+
+TEST_F(PickTest, ConflictWhileOnTheReleaseBranchKeepsTheWorkTree) {
+  temp.git("checkout -q release/2.7");
+  const Pick pick = request(follow_up, "regression");
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, pick.id, Decision::approve));
+  ASSERT_FALSE(apply(pick.id));
+  EXPECT_EQ(temp.git("status --porcelain"), "");
+  EXPECT_EQ(temp.read("src/a.txt"), "one\ntwo\nthree\n");
+  // A clean pick while checked out moves the work tree along.
+  const Pick good = request(fix, "regression");
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, good.id, Decision::approve));
+  ASSERT_TRUE(apply(good.id));
+  EXPECT_EQ(temp.read("src/fix.txt"), "fixed\n");
+  EXPECT_EQ(temp.git("status --porcelain"), "");
+}
+
+TEST_F(PickTest, RequestRefusals) {
+  PickRequestOptions options;
+  options.sha = "deadbeef";
+  options.reason = "regression";
+  auto unknown = run_pick_request(*repo, config, *ledger, options);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().category(), ErrorCategory::not_found);
+
+  options.sha = fix;
+  options.reason = "nice-to-have";
+  auto bad_reason = run_pick_request(*repo, config, *ledger, options);
+  ASSERT_FALSE(bad_reason);
+  EXPECT_NE(bad_reason.error().message().find("fixnewfeature"), std::string::npos);
+
+  options.reason = "regression";
+  options.sha = temp.git("rev-parse release/2.7");  // not on main
+  auto off_main = run_pick_request(*repo, config, *ledger, options);
+  ASSERT_FALSE(off_main);
+  EXPECT_NE(off_main.error().message().find("land on main first"), std::string::npos);
+
+  options.sha = fix;
+  options.series = "3.0";
+  auto no_branch = run_pick_request(*repo, config, *ledger, options);
+  ASSERT_FALSE(no_branch);
+  EXPECT_EQ(no_branch.error().category(), ErrorCategory::not_found);
+  options.series.reset();
+
+  ASSERT_TRUE(run_pick_request(*repo, config, *ledger, options));
+  auto duplicate = run_pick_request(*repo, config, *ledger, options);
+  ASSERT_FALSE(duplicate);
+  EXPECT_EQ(duplicate.error().category(), ErrorCategory::conflict);
+
+  auto missing = run_pick_decide(*repo, config, *ledger, 99, Decision::approve);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
+  auto not_approved = apply(1);
+  ASSERT_FALSE(not_approved);
+  EXPECT_NE(not_approved.error().message().find("only approved"), std::string::npos);
+}
+
+TEST_F(PickTest, AfterTheFinalRcMilestoneOnlyCriticalPicksAndEachNeedsANewRc) {
+  TagOptions tag;
+  ASSERT_TRUE(run_release_rc(*repo, config, *ledger, tag));
+  PickRequestOptions options;
+  options.sha = fix;
+  options.reason = "docs";
+  auto refused = run_pick_request(*repo, config, *ledger, options);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().message().find("only 'critical'"), std::string::npos);
+  auto none = ledger->list(std::nullopt);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+
+  const Pick critical = request(fix, "critical");
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, critical.id, Decision::approve));
+  PickApplyOptions all;
+  all.scope = ApplyScope::all_approved;
+  auto applied = run_pick_apply(*repo, config, *ledger, all);
+  ASSERT_TRUE(applied) << applied.error().describe();
+  ASSERT_EQ(applied->size(), 1u);
+  EXPECT_TRUE((*applied)[0].needs_rc);
+  auto status = run_release_status(*repo, config, *ledger, std::nullopt);
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(status->rc_needed);
+  EXPECT_EQ(status->state.phase, Phase::final_rc);
+  auto rc2 = run_release_rc(*repo, config, *ledger, tag);
+  ASSERT_TRUE(rc2);
+  EXPECT_EQ(rc2->tag, "v2.7.0-rc2");
+  auto after = ledger->get(critical.id);
+  ASSERT_TRUE(after);
+  EXPECT_FALSE(after->needs_rc);
+  // --all-approved with nothing approved selects nothing.
+  auto nothing = run_pick_apply(*repo, config, *ledger, all);
+  ASSERT_FALSE(nothing);
+  EXPECT_EQ(nothing.error().category(), ErrorCategory::nothing_selected);
+}
+
+TEST(CherryPickMessage, AppendsTheOriginLikeGitDashX) {
+  EXPECT_EQ(cherry_pick_message("Subject\n", "abc"), "Subject\n\n(cherry picked from commit abc)\n");
+  EXPECT_EQ(cherry_pick_message("Subject\n\nBody\n\n", "abc"),
+            "Subject\n\nBody\n\n(cherry picked from commit abc)\n");
+}
+
+}  // namespace
+}  // namespace relforge::release

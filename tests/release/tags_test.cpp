@@ -1,0 +1,166 @@
+#include "release/tags.hpp"
+
+#include <gtest/gtest.h>
+
+#include "release/cut.hpp"
+#include "release/picks.hpp"
+#include "tests/release/repo_fixture.hpp"
+
+namespace relforge::release {
+namespace {
+
+using test::TempRepo;
+
+class TagTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    temp.seed_project();
+    auto opened = Repository::open(temp.work);
+    ASSERT_TRUE(opened);
+    repo.emplace(std::move(*opened));
+    auto parsed = parse_release_config(temp.read("relforge.toml"), "relforge.toml");
+    ASSERT_TRUE(parsed);
+    config = *parsed;
+    auto opened_ledger = Ledger::open(temp.root / "ledger.db");
+    ASSERT_TRUE(opened_ledger);
+    ledger.emplace(std::move(*opened_ledger));
+  }
+  void cut() {
+    CutOptions options;
+    options.series = "2.7";
+    ASSERT_TRUE(run_release_cut(*repo, config, options));
+  }
+
+  TempRepo temp;
+  std::optional<Repository> repo;
+  ReleaseConfig config;
+  std::optional<Ledger> ledger;
+};
+
+TEST_F(TagTest, RcFinalPatchCycle) {
+  cut();
+  TagOptions options;
+  auto rc1 = run_release_rc(*repo, config, *ledger, options);
+  ASSERT_TRUE(rc1) << rc1.error().describe();
+  EXPECT_EQ(rc1->tag, "v2.7.0-rc1");
+  EXPECT_EQ(temp.git("cat-file -t v2.7.0-rc1"), "tag");
+  EXPECT_EQ(temp.git("rev-parse v2.7.0-rc1^{commit}"), temp.git("rev-parse release/2.7"));
+  EXPECT_EQ(temp.git("tag -l --format='%(contents)' v2.7.0-rc1"), "Release candidate 2.7.0-rc1\n");
+
+  auto same_head = run_release_rc(*repo, config, *ledger, options);
+  ASSERT_FALSE(same_head);
+  EXPECT_EQ(same_head.error().category(), ErrorCategory::conflict);
+
+  auto status = run_release_status(*repo, config, *ledger, std::string("2.7"));
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(status->blockers.empty());
+  EXPECT_FALSE(status->rc_needed);
+  auto final_tag = run_release_final(*repo, config, *ledger, options);
+  ASSERT_TRUE(final_tag) << final_tag.error().describe();
+  EXPECT_EQ(final_tag->tag, "v2.7.0");
+  EXPECT_EQ(temp.git("cat-file -t v2.7.0"), "tag");
+  EXPECT_EQ(temp.git("rev-parse v2.7.0^{commit}"), temp.git("rev-parse v2.7.0-rc1^{commit}"));
+  auto twice = run_release_final(*repo, config, *ledger, options);
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().category(), ErrorCategory::conflict);
+
+  PatchOptions patch;
+  patch.version = "2.7.0";
+  auto not_forward = run_release_patch(*repo, config, patch);
+  ASSERT_FALSE(not_forward);
+  EXPECT_EQ(not_forward.error().category(), ErrorCategory::invalid_input);
+  patch.version = "2.8.1";
+  auto no_branch = run_release_patch(*repo, config, patch);
+  ASSERT_FALSE(no_branch);
+  EXPECT_EQ(no_branch.error().category(), ErrorCategory::not_found);
+  patch.version = "2.7.1";
+  auto started = run_release_patch(*repo, config, patch);
+  ASSERT_TRUE(started) << started.error().describe();
+  EXPECT_EQ(temp.git("show release/2.7:version.txt"), "2.7.1");
+  EXPECT_EQ(temp.git("log -1 --format=%s release/2.7"), "[RELEASE-ONLY CHANGES] Start patch release 2.7.1");
+  auto patch_rc = run_release_rc(*repo, config, *ledger, options);
+  ASSERT_TRUE(patch_rc);
+  EXPECT_EQ(patch_rc->tag, "v2.7.1-rc1");
+  patch.version = "2.7.2";  // 2.7.1 is not final yet
+  auto early = run_release_patch(*repo, config, patch);
+  ASSERT_FALSE(early);
+  EXPECT_EQ(early.error().category(), ErrorCategory::conflict);
+}
+
+TEST_F(TagTest, FinalNeedsAnRcAndNoPendingPicks) {
+  cut();
+  TagOptions options;
+  auto no_rc = run_release_final(*repo, config, *ledger, options);
+  ASSERT_FALSE(no_rc);
+  EXPECT_NE(no_rc.error().message().find("no release candidate"), std::string::npos);
+  ASSERT_TRUE(run_release_rc(*repo, config, *ledger, options));
+  temp.write("src/critical.txt", "fix\n");
+  const std::string fix = temp.commit_all("Critical fix");
+  PickRequestOptions request;
+  request.sha = fix;
+  request.reason = "critical";
+  auto pick = run_pick_request(*repo, config, *ledger, request);
+  ASSERT_TRUE(pick);
+  auto pending = run_release_final(*repo, config, *ledger, options);
+  ASSERT_FALSE(pending);
+  EXPECT_NE(pending.error().message().find("pick #1"), std::string::npos);
+  EXPECT_FALSE(temp.git_result("rev-parse -q --verify refs/tags/v2.7.0").exit_code == 0);
+}
+
+TEST_F(TagTest, StatusWithoutBranchOrWithBadVersionFile) {
+  auto none = run_release_status(*repo, config, *ledger, std::nullopt);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().category(), ErrorCategory::not_found);
+  EXPECT_NE(none.error().message().find("release cut"), std::string::npos);
+  cut();
+  temp.git("checkout -q release/2.7");
+  temp.write("version.txt", "2.8.0\n");
+  temp.commit_all("Wrong version on the branch");
+  auto wrong = run_release_rc(*repo, config, *ledger, TagOptions{});
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().category(), ErrorCategory::invalid_input);
+}
+
+TEST_F(TagTest, PushToABareRemoteAndARejectedPush) {
+  const std::string remote = temp.make_bare("remote.git");
+  CutOptions options;
+  options.series = "2.7";
+  options.push = remote;
+  auto cut = run_release_cut(*repo, config, options);
+  ASSERT_TRUE(cut) << cut.error().describe();
+  const std::string bare = "git --git-dir=" + test::shell_quote((temp.root / "remote.git").string());
+  auto remote_branch = test::run_shell(bare + " rev-parse refs/heads/release/2.7");
+  EXPECT_EQ(remote_branch.out, temp.git("rev-parse release/2.7") + "\n");
+  EXPECT_EQ(test::run_shell(bare + " rev-parse refs/heads/orig/release/2.7").out,
+            temp.git("rev-parse orig/release/2.7") + "\n");
+  EXPECT_EQ(test::run_shell(bare + " rev-parse refs/heads/main").out, temp.git("rev-parse main") + "\n");
+
+  TagOptions tag;
+  tag.push = remote;
+  auto rc1 = run_release_rc(*repo, config, *ledger, tag);
+  ASSERT_TRUE(rc1) << rc1.error().describe();
+  EXPECT_EQ(test::run_shell(bare + " cat-file -t v2.7.0-rc1").out, "tag\n");
+
+  // Someone else moved release/2.7 on the remote: our patch commit is not a fast-forward.
+  const std::string other = (temp.root / "other").string();
+  ASSERT_EQ(
+      test::run_shell(
+          "git clone -q " + test::shell_quote(remote) + " " + test::shell_quote(other) + " && cd " +
+          test::shell_quote(other) +
+          " && git -c user.name=x -c user.email=x@y checkout -q release/2.7"
+          " && echo x > other.txt && git add other.txt"
+          " && git -c user.name=x -c user.email=x@y commit -q -m other && git push -q origin release/2.7")
+          .exit_code,
+      0);
+  ASSERT_TRUE(run_release_final(*repo, config, *ledger, TagOptions{}));
+  PatchOptions patch;
+  patch.version = "2.7.1";
+  patch.push = remote;
+  auto rejected = run_release_patch(*repo, config, patch);
+  ASSERT_FALSE(rejected);
+  EXPECT_EQ(rejected.error().category(), ErrorCategory::conflict) << rejected.error().describe();
+  EXPECT_NE(rejected.error().describe().find("exists locally"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace relforge::release
