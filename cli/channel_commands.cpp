@@ -1,35 +1,303 @@
+// `relforge publish | promote | prune | yank | index rebuild | serve`: the channel store and its
+// PEP 503/691 indexes, served read-only over HTTP.
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "channels/index.hpp"
+#include "channels/maintain.hpp"
+#include "channels/publish.hpp"
+#include "channels/serve.hpp"
+#include "channels/store.hpp"
 #include "cli/commands.hpp"
+#include "platform/http_server.hpp"
 
 namespace relforge::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+std::string now_utc() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+// Where the store lives: --root, else $RELFORGE_CHANNEL_ROOT, else ./channels.
+fs::path store_root(const Runtime& runtime, const std::string& option) {
+  if (!option.empty()) return option;
+  if (auto env = runtime.getenv("RELFORGE_CHANNEL_ROOT")) return *env;
+  return "channels";
+}
+
+void add_root_option(CLI::App& command, std::string& root) {
+  command.add_option("--root", root,
+                     "Channel store directory (default $RELFORGE_CHANNEL_ROOT or ./channels)");
+}
+
+Json file_json(const channels::StoredFile& file) {
+  return {{"variant", file.variant},
+          {"filename", file.info.filename},
+          {"version", file.info.version},
+          {"sha256", file.info.sha256},
+          {"path", file.path.string()}};
+}
+
+Json published_json(const channels::PublishedFile& file) {
+  return {{"filename", file.filename},
+          {"variant", file.variant},
+          {"project", file.project},
+          {"version", file.version},
+          {"sha256", file.sha256},
+          {"signed", file.signed_bundle},
+          {"state", file.state == channels::PublishState::added ? "added" : "unchanged"}};
+}
+
+void print_published(Runtime& runtime, const std::vector<channels::PublishedFile>& files,
+                     const std::string& channel) {
+  for (const auto& file : files) {
+    runtime.out << (file.state == channels::PublishState::added ? "published " : "unchanged ") << channel
+                << "/" << file.variant << "/" << file.project << "/" << file.filename
+                << (file.signed_bundle ? " (signed)" : "") << '\n';
+  }
+}
+
+struct SignatureFlags {
+  bool require = false;
+  bool allow_unsigned = false;
+  channels::SignaturePolicy policy() const {
+    if (require) return channels::SignaturePolicy::require;
+    if (allow_unsigned) return channels::SignaturePolicy::optional;
+    return channels::SignaturePolicy::channel_default;
+  }
+};
+
+void add_signature_flags(CLI::App& command, SignatureFlags& flags, std::optional<fs::path>& key) {
+  command.add_option("--key", key, "Public key that verifies each FILE.sigstore.json");
+  auto* require = command.add_flag("--require-signatures", flags.require,
+                                   "Require signatures (default on stable and test)");
+  command
+      .add_flag("--allow-unsigned", flags.allow_unsigned, "Accept unsigned wheels even on stable and test")
+      ->excludes(require);
+}
+
+}  // namespace
 
 void register_publish(CLI::App& command, Runtime& runtime) {
-  (void)command;
-  (void)runtime;
+  auto options = std::make_shared<channels::PublishOptions>();
+  auto channel = std::make_shared<std::string>("nightly");
+  auto root = std::make_shared<std::string>();
+  auto flags = std::make_shared<SignatureFlags>();
+  command.add_option("files", options->files, "Wheels (FILE.sigstore.json beside each when signed)")
+      ->required();
+  command.add_option("--channel", *channel, "stable, test or nightly (default nightly)");
+  command.add_option("--variant", options->variant, "Variant folder (default: the local version label)");
+  add_root_option(command, *root);
+  add_signature_flags(command, *flags, options->public_key);
+  add_json_flag(command, runtime);
+  command.callback([&runtime, options, channel, root, flags] {
+    auto parsed = channels::parse_channel(*channel);
+    if (!parsed) return report_error(runtime, parsed.error());
+    options->channel = *parsed;
+    options->root = store_root(runtime, *root);
+    options->signatures = flags->policy();
+    options->upload_time = now_utc();
+    // Tests crash the publish at a named stage to prove the index never points at missing files.
+    if (auto crash_at = runtime.getenv("RELFORGE_TEST_CRASH_AT")) {
+      const std::string stage = *crash_at;
+      options->on_stage = [stage](std::string_view reached) {
+        if (reached == stage) std::raise(SIGKILL);
+      };
+    }
+    auto published = channels::run_publish(*options);
+    if (!published) return report_error(runtime, published.error());
+    if (runtime.json) {
+      Json all = Json::array();
+      for (const auto& file : *published) all.push_back(published_json(file));
+      runtime.out << all.dump(2) << '\n';
+    } else {
+      print_published(runtime, *published, *channel);
+    }
+    finish(runtime, {});
+  });
 }
 
 void register_promote(CLI::App& command, Runtime& runtime) {
-  (void)command;
-  (void)runtime;
+  auto options = std::make_shared<channels::PromoteOptions>();
+  auto from = std::make_shared<std::string>("test");
+  auto to = std::make_shared<std::string>("stable");
+  auto root = std::make_shared<std::string>();
+  auto dry_run = std::make_shared<bool>(false);
+  auto flags = std::make_shared<SignatureFlags>();
+  command.add_option("--from", *from, "Source channel (default test)");
+  command.add_option("--to", *to, "Destination channel (default stable)");
+  command.add_option("--version", options->version, "Version to promote (public part takes every variant)")
+      ->required();
+  command.add_option("--expect-variant", options->expect_variants,
+                     "A variant that must be present (repeatable)");
+  command.add_flag("--dry-run", *dry_run, "Show the plan and check hashes; copy nothing");
+  add_root_option(command, *root);
+  add_signature_flags(command, *flags, options->public_key);
+  add_json_flag(command, runtime);
+  command.callback([&runtime, options, from, to, root, dry_run, flags] {
+    auto source = channels::parse_channel(*from);
+    if (!source) return report_error(runtime, source.error());
+    auto target = channels::parse_channel(*to);
+    if (!target) return report_error(runtime, target.error());
+    options->from = *source;
+    options->to = *target;
+    options->root = store_root(runtime, *root);
+    options->dry_run = *dry_run ? channels::DryRun::yes : channels::DryRun::no;
+    options->signatures = flags->policy();
+    options->upload_time = now_utc();
+    auto result = channels::run_promote(*options);
+    if (!result) return report_error(runtime, result.error());
+    if (runtime.json) {
+      Json plan = Json::array();
+      for (const auto& file : result->plan) plan.push_back(file_json(file));
+      Json published = Json::array();
+      for (const auto& file : result->published) published.push_back(published_json(file));
+      runtime.out << Json{{"dry_run", *dry_run}, {"plan", plan}, {"published", published}}.dump(2) << '\n';
+    } else {
+      runtime.out << "plan: " << result->plan.size() << " file(s) of " << options->version << " from "
+                  << *from << " to " << *to << '\n';
+      for (const auto& file : result->plan)
+        runtime.out << "  " << file.variant << "/" << file.info.filename << '\n';
+      if (*dry_run)
+        runtime.out << "dry run: nothing copied\n";
+      else
+        print_published(runtime, result->published, *to);
+    }
+    finish(runtime, {});
+  });
 }
 
 void register_prune(CLI::App& command, Runtime& runtime) {
-  (void)command;
-  (void)runtime;
+  auto options = std::make_shared<channels::PruneOptions>();
+  auto channel = std::make_shared<std::string>("nightly");
+  auto root = std::make_shared<std::string>();
+  auto dry_run = std::make_shared<bool>(false);
+  command.add_option("--channel", *channel, "Channel (default nightly)");
+  command.add_option("--keep", options->keep, "Newest PEP 440 versions kept per project (default 60)");
+  command.add_option("--pin", options->pins, "A version never pruned (repeatable)");
+  command.add_flag("--dry-run", *dry_run, "Print what would go; remove nothing");
+  add_root_option(command, *root);
+  add_json_flag(command, runtime);
+  command.callback([&runtime, options, channel, root, dry_run] {
+    auto parsed = channels::parse_channel(*channel);
+    if (!parsed) return report_error(runtime, parsed.error());
+    options->channel = *parsed;
+    options->root = store_root(runtime, *root);
+    options->dry_run = *dry_run ? channels::DryRun::yes : channels::DryRun::no;
+    auto result = channels::run_prune(*options);
+    if (!result) return report_error(runtime, result.error());
+    if (runtime.json) {
+      Json removed = Json::array();
+      for (const auto& file : result->removed) removed.push_back(file_json(file));
+      runtime.out
+          << Json{{"dry_run", *dry_run}, {"removed", removed}, {"kept_files", result->kept_files}}.dump(2)
+          << '\n';
+    } else {
+      for (const auto& file : result->removed) {
+        runtime.out << (*dry_run ? "would remove " : "removed ") << file.variant << "/" << file.info.filename
+                    << '\n';
+      }
+      runtime.out << result->removed.size() << " file(s) " << (*dry_run ? "would go" : "removed") << ", "
+                  << result->kept_files << " kept\n";
+    }
+    finish(runtime, {});
+  });
 }
 
 void register_yank(CLI::App& command, Runtime& runtime) {
-  (void)command;
-  (void)runtime;
+  auto options = std::make_shared<channels::YankOptions>();
+  auto channel = std::make_shared<std::string>("nightly");
+  auto root = std::make_shared<std::string>();
+  auto undo = std::make_shared<bool>(false);
+  command.add_option("file", options->filename, "Wheel file name")->required();
+  command.add_option("--reason", options->reason, "Why (shown by pip)");
+  command.add_option("--channel", *channel, "Channel (default nightly)");
+  command.add_flag("--undo", *undo, "Un-yank the file");
+  add_root_option(command, *root);
+  add_json_flag(command, runtime);
+  command.callback([&runtime, options, channel, root, undo] {
+    auto parsed = channels::parse_channel(*channel);
+    if (!parsed) return report_error(runtime, parsed.error());
+    options->channel = *parsed;
+    options->root = store_root(runtime, *root);
+    options->action = *undo ? channels::YankAction::unyank : channels::YankAction::yank;
+    auto variants = channels::run_yank(*options);
+    if (!variants) return report_error(runtime, variants.error());
+    if (runtime.json) {
+      runtime.out << Json{{"filename", options->filename}, {"yanked", !*undo}, {"variants", *variants}}.dump(
+                         2)
+                  << '\n';
+    } else {
+      for (const auto& variant : *variants)
+        runtime.out << (*undo ? "unyanked " : "yanked ") << variant << "/" << options->filename << '\n';
+    }
+    finish(runtime, {});
+  });
 }
 
 void register_index(CLI::App& command, Runtime& runtime) {
-  (void)command;
-  (void)runtime;
+  auto root = std::make_shared<std::string>();
+  CLI::App* rebuild =
+      command.add_subcommand("rebuild", "Re-render every index page from the store's listing");
+  add_root_option(*rebuild, *root);
+  add_json_flag(*rebuild, runtime);
+  rebuild->callback([&runtime, root] {
+    auto summary = channels::rebuild_all(store_root(runtime, *root));
+    if (!summary) return report_error(runtime, summary.error());
+    if (runtime.json)
+      runtime.out << Json{{"pages", summary->pages}, {"files", summary->files}}.dump(2) << '\n';
+    else
+      runtime.out << "rebuilt " << summary->pages << " page(s) over " << summary->files << " file(s)\n";
+    finish(runtime, {});
+  });
 }
 
 void register_serve(CLI::App& command, Runtime& runtime) {
-  (void)command;
-  (void)runtime;
+  auto root = std::make_shared<std::string>();
+  auto host = std::make_shared<std::string>("127.0.0.1");
+  auto port = std::make_shared<int>(8000);
+  add_root_option(command, *root);
+  command.add_option("--host", *host, "Address to bind (default 127.0.0.1)");
+  command.add_option("--port", *port, "Port (default 8000; 0 picks a free one)");
+  add_json_flag(command, runtime);
+  command.callback([&runtime, root, host, port] {
+    const fs::path base = fs::absolute(store_root(runtime, *root));
+    if (!fs::is_directory(base)) {
+      return report_error(
+          runtime, Error(ErrorCategory::not_found, "channel store " + base.string() +
+                                                       " does not exist (publish first or pass --root)"));
+    }
+    platform::HttpServer server;
+    server.set_max_body_bytes(0);
+    server.route("GET", "/.*", [base](const platform::HttpRequest& request) {
+      return channels::handle_request(base, request);
+    });
+    auto bound = server.bind(*host, *port);
+    if (!bound) return report_error(runtime, bound.error());
+    const std::string url = "http://" + *host + ":" + std::to_string(*bound) + "/";
+    if (runtime.json)
+      runtime.out << Json{{"url", url}, {"port", *bound}, {"root", base.string()}}.dump() << std::endl;
+    else
+      runtime.out << "serving " << base.string() << " at " << url << " (port " << *bound << ")" << std::endl;
+    finish(runtime, server.serve());
+  });
 }
 
 }  // namespace relforge::cli

@@ -1,20 +1,193 @@
+// `relforge keys generate`, `relforge sign` and `relforge verify`: key-based Sigstore bundles with
+// in-toto/SLSA provenance, verifiable offline with the public key.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
+#include "core/text.hpp"
+#include "platform/fs.hpp"
+#include "signing/bundle.hpp"
+#include "signing/keys.hpp"
 
 namespace relforge::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+struct SignOptions {
+  std::vector<fs::path> files;
+  fs::path key;
+  std::optional<fs::path> provenance_from;
+  signing::BuildFacts facts;  // used when no ledger is given
+};
+
+struct SignedFile {
+  fs::path file;
+  fs::path bundle;
+  std::string key_id;
+};
+
+Result<std::vector<SignedFile>> run_sign(const SignOptions& options) {
+  auto key = signing::PrivateKey::load(options.key);
+  if (!key) return tl::unexpected(key.error());
+  std::vector<SignedFile> out;
+  for (const auto& file : options.files) {
+    signing::BuildFacts facts = options.facts;
+    if (options.provenance_from) {
+      auto loaded = signing::load_build_facts(*options.provenance_from, file.filename().string());
+      if (!loaded) return tl::unexpected(loaded.error());
+      facts = std::move(*loaded);
+    }
+    auto bundle = signing::sign_file(file, *key, facts);
+    if (!bundle) return tl::unexpected(with_context(std::move(bundle), "signing " + file.string()).error());
+    const fs::path bundle_path = file.string() + ".sigstore.json";
+    if (auto status = platform::write_file_atomic(bundle_path, *bundle); !status)
+      return tl::unexpected(status.error());
+    out.push_back({file, bundle_path, key->key_id()});
+  }
+  return out;
+}
+
+struct VerifyOptions {
+  std::vector<fs::path> files;
+  fs::path key;
+};
+
+struct VerifyOutcome {
+  fs::path file;
+  std::optional<signing::VerifiedBundle> verified;
+  std::string problem;
+};
+
+Result<std::vector<VerifyOutcome>> run_verify(const VerifyOptions& options) {
+  auto key = signing::PublicKey::load(options.key);
+  if (!key) return tl::unexpected(key.error());
+  std::vector<VerifyOutcome> out;
+  for (const auto& file : options.files) {
+    VerifyOutcome outcome{file, std::nullopt, ""};
+    const fs::path bundle_path = file.string() + ".sigstore.json";
+    auto text = platform::read_file(bundle_path);
+    if (!text) {
+      outcome.problem = "bundle check failed: no bundle " + bundle_path.string();
+    } else if (auto verified = signing::verify_bundle(file, *text, *key)) {
+      outcome.verified = std::move(*verified);
+    } else {
+      outcome.problem = verified.error().message();
+    }
+    out.push_back(std::move(outcome));
+  }
+  return out;
+}
+
+void register_generate(CLI::App& group, Runtime& runtime) {
+  auto type = std::make_shared<std::string>("ecdsa-p256");
+  auto out_dir = std::make_shared<std::string>();
+  CLI::App* command = group.add_subcommand(
+      "generate", "Write DIR/signing.key (PEM, mode 0600) and DIR/signing.pub; prints the key id");
+  command->add_option("--type", *type, "ecdsa-p256 (default) or ed25519");
+  command->add_option("--out", *out_dir, "Directory for the key pair")->required();
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, type, out_dir] {
+    auto parsed = signing::parse_key_type(*type);
+    if (!parsed) return report_error(runtime, parsed.error());
+    auto key = signing::generate_key(*parsed, *out_dir);
+    if (!key) return report_error(runtime, key.error());
+    if (runtime.json) {
+      runtime.out << Json{{"type", signing::key_type_name(key->type)},
+                          {"key_id", key->key_id},
+                          {"private_key", key->private_key.string()},
+                          {"public_key", key->public_key.string()}}
+                         .dump(2)
+                  << '\n';
+    } else {
+      runtime.out << "key id:      " << key->key_id << "\nprivate key: " << key->private_key.string()
+                  << " (mode 0600; keep it secret)\npublic key:  " << key->public_key.string() << '\n';
+    }
+    finish(runtime, {});
+  });
+}
+
+}  // namespace
 
 void register_keys(CLI::App& command, Runtime& runtime) {
-  (void)command;
-  (void)runtime;
+  register_generate(command, runtime);
 }
 
 void register_sign(CLI::App& command, Runtime& runtime) {
-  (void)command;
-  (void)runtime;
+  auto options = std::make_shared<SignOptions>();
+  auto cell = std::make_shared<std::string>();
+  command.add_option("files", options->files, "Files to sign; each gets FILE.sigstore.json")->required();
+  command.add_option("--key", options->key, "Private key (PEM, mode 0600)")->required();
+  command.add_option(
+      "--provenance-from", options->provenance_from,
+      "Build ledger (JSON object, array or JSON lines; the entry whose \"wheel\" is the file)");
+  command.add_option("--cell", *cell, "Matrix cell id for the provenance (without a ledger)");
+  command.add_option("--channel", options->facts.channel, "Channel for the provenance");
+  command.add_option("--source-commit", options->facts.source_commit, "Source commit (git sha)");
+  command.add_option("--source-repository", options->facts.source_repository,
+                     "Source URI (git+https://...@refs/...)");
+  command.add_option("--builder-id", options->facts.builder_id, "Builder / runner URI");
+  command.add_option("--image", options->facts.image, "Builder image");
+  add_json_flag(command, runtime);
+  command.callback([&runtime, options, cell] {
+    if (!cell->empty()) options->facts.cell = {{"id", *cell}};
+    auto signed_files = run_sign(*options);
+    if (!signed_files) return report_error(runtime, signed_files.error());
+    if (runtime.json) {
+      Json all = Json::array();
+      for (const auto& item : *signed_files) {
+        all.push_back(
+            {{"file", item.file.string()}, {"bundle", item.bundle.string()}, {"key_id", item.key_id}});
+      }
+      runtime.out << all.dump(2) << '\n';
+    } else {
+      for (const auto& item : *signed_files)
+        runtime.out << "signed " << item.file.string() << " -> " << item.bundle.string() << '\n';
+    }
+    finish(runtime, {});
+  });
 }
 
 void register_verify(CLI::App& command, Runtime& runtime) {
-  (void)command;
-  (void)runtime;
+  auto options = std::make_shared<VerifyOptions>();
+  command.add_option("files", options->files, "Files to verify against FILE.sigstore.json")->required();
+  command.add_option("--key", options->key, "Public key (PEM)")->required();
+  add_json_flag(command, runtime);
+  command.callback([&runtime, options] {
+    auto outcomes = run_verify(*options);
+    if (!outcomes) return report_error(runtime, outcomes.error());
+    std::vector<std::string> problems;
+    Json all = Json::array();
+    for (const auto& outcome : *outcomes) {
+      if (outcome.verified) {
+        all.push_back({{"file", outcome.file.string()},
+                       {"verified", true},
+                       {"key_id", outcome.verified->key_id},
+                       {"sha256", outcome.verified->subject.sha256},
+                       {"predicate_type", outcome.verified->predicate_type}});
+      } else {
+        all.push_back({{"file", outcome.file.string()}, {"verified", false}, {"error", outcome.problem}});
+        problems.push_back(outcome.file.string() + ": " + outcome.problem);
+      }
+    }
+    if (!problems.empty()) {
+      return report_error(runtime, Error(ErrorCategory::integrity, core::join(problems, "\n")));
+    }
+    if (runtime.json) {
+      runtime.out << all.dump(2) << '\n';
+    } else {
+      for (const auto& outcome : *outcomes)
+        runtime.out << "OK " << outcome.file.string() << " (key " << outcome.verified->key_id << ")\n";
+    }
+    finish(runtime, {});
+  });
 }
 
 }  // namespace relforge::cli

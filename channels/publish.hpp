@@ -1,0 +1,48 @@
+#pragma once
+// Publishing wheels into a channel: every input is checked first (RECORD, file name against
+// METADATA, signature and subject digest when required), files are immutable, files land before
+// the index pages that name them, and a lock file serialises concurrent publishers.
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "channels/store.hpp"
+#include "core/error.hpp"
+
+namespace relforge::channels {
+
+enum class SignaturePolicy { channel_default, require, optional };
+
+struct PublishOptions {
+  std::filesystem::path root;
+  Channel channel = Channel::nightly;
+  std::optional<std::string> variant;  // default: the version's local label (+cpu -> cpu)
+  std::vector<std::filesystem::path> files;
+  std::vector<std::string> file_variants;  // when set, one per file (promote keeps each file's variant)
+  SignaturePolicy signatures = SignaturePolicy::channel_default;
+  std::optional<std::filesystem::path> public_key;  // verifies FILE.sigstore.json
+  std::string upload_time;                          // 2025-01-02T03:04:05Z, from the caller's clock
+  // Called at "files-written" (wheels stored, no page touched yet) and "page-written"; tests crash here.
+  std::function<void(std::string_view stage)> on_stage;
+};
+
+enum class PublishState { added, unchanged };
+
+struct PublishedFile {
+  std::string filename;
+  std::string variant;
+  std::string project;
+  std::string version;
+  std::string sha256;
+  bool signed_bundle = false;
+  PublishState state = PublishState::added;
+};
+
+Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options);
+
+// The PEP 740 provenance object for a verified bundle's DSSE envelope.
+std::string provenance_object(const std::string& bundle_json, const std::string& key_id);
+
+}  // namespace relforge::channels

@@ -1,0 +1,159 @@
+#include "channels/serve.hpp"
+
+#include <algorithm>
+#include <system_error>
+#include <vector>
+
+#include "core/text.hpp"
+#include "platform/digest.hpp"
+#include "platform/fs.hpp"
+
+namespace relforge::channels {
+namespace fs = std::filesystem;
+namespace {
+
+struct Offer {
+  std::string_view type;
+  PageFormat format;
+  std::string_view answer;
+};
+
+// Server preference order among equal q values: JSON first, as PEP 691 recommends.
+constexpr Offer k_offers[] = {
+    {"application/vnd.pypi.simple.v1+json", PageFormat::json, k_json_type},
+    {"application/vnd.pypi.simple.latest+json", PageFormat::json, k_json_type},
+    {"application/vnd.pypi.simple.v1+html", PageFormat::html, k_html_type},
+    {"application/vnd.pypi.simple.latest+html", PageFormat::html, k_html_type},
+    {"text/html", PageFormat::html, "text/html"},
+};
+
+double parse_q(std::string_view params) {
+  for (auto param : core::split(params, ';')) {
+    param = core::trim(param);
+    if (param.starts_with("q=")) {
+      try {
+        return std::stod(std::string(param.substr(2)));
+      } catch (...) {
+        return 0.0;
+      }
+    }
+  }
+  return 1.0;
+}
+
+platform::HttpResponse status_page(int status, const std::string& message) {
+  return platform::HttpResponse::text(status, message + "\n");
+}
+
+std::string content_type_for(const std::string& name) {
+  if (name.ends_with(".whl")) return "application/octet-stream";
+  if (name.ends_with(".metadata")) return "text/plain; charset=utf-8";
+  if (name.ends_with(".provenance") || name.ends_with(".json")) return "application/json";
+  if (name.ends_with(".html")) return "text/html; charset=utf-8";
+  return "application/octet-stream";
+}
+
+}  // namespace
+
+std::optional<Negotiated> negotiate(std::string_view accept) {
+  if (core::trim(accept).empty()) return Negotiated{PageFormat::html, "text/html"};
+  double best_q = 0.0;
+  std::optional<Negotiated> best;
+  std::size_t best_rank = 0;
+  for (auto item : core::split(accept, ',')) {
+    item = core::trim(item);
+    const auto semi = item.find(';');
+    const std::string type = core::to_lower(core::trim(item.substr(0, semi)));
+    const double q = semi == std::string_view::npos ? 1.0 : parse_q(item.substr(semi + 1));
+    if (q <= 0.0) continue;
+    for (std::size_t rank = 0; rank < std::size(k_offers); ++rank) {
+      const auto& offer = k_offers[rank];
+      const bool match = type == offer.type || type == "*/*" ||
+                         (type == "text/*" && offer.type == "text/html") ||
+                         (type == "application/*" && offer.type != "text/html");
+      if (!match) continue;
+      const std::size_t effective_rank = type == "*/*" ? std::size(k_offers) - 1 : rank;  // */* means HTML
+      const auto& chosen = k_offers[effective_rank];
+      if (!best || q > best_q || (q == best_q && effective_rank < best_rank)) {
+        best = Negotiated{chosen.format, std::string(chosen.answer)};
+        best_q = q;
+        best_rank = effective_rank;
+      }
+      break;
+    }
+  }
+  return best;
+}
+
+platform::HttpResponse handle_request(const fs::path& root, const platform::HttpRequest& request) {
+  if (request.method != "GET" && request.method != "HEAD")
+    return status_page(405, "read-only server: GET and HEAD only");
+  const std::string& path = request.path;
+  if (path.empty() || path.front() != '/' || path.find('\0') != std::string::npos ||
+      path.find('\\') != std::string::npos) {
+    return status_page(400, "bad path");
+  }
+  for (const auto segment : core::split(path.substr(1), '/')) {
+    // Dot-files (the lock, partial copies, variant markers) and ".." never leave the server.
+    if (!segment.empty() && segment.front() == '.') return status_page(404, "not found");
+  }
+  fs::path target = root / path.substr(1);
+  std::error_code error;
+  const bool directory = fs::is_directory(target, error);
+  std::string content_type;
+  bool page = false;
+  if (directory) {
+    if (!path.ends_with("/")) {
+      auto response = status_page(301, "moved");
+      response.headers.push_back({"Location", path + "/"});
+      return response;
+    }
+    std::string accept = request.header("accept").value_or("");
+    if (const auto format = request.query_value("format")) accept = *format;
+    const auto negotiated = negotiate(accept);
+    if (!negotiated) {
+      return status_page(406, "none of the accepted types is served; ask for " + std::string(k_json_type) +
+                                  " or " + std::string(k_html_type));
+    }
+    target /= negotiated->format == PageFormat::json ? "index.json" : "index.html";
+    content_type = negotiated->content_type;
+    if (negotiated->format == PageFormat::html) content_type += "; charset=utf-8";
+    page = true;
+  } else {
+    content_type = content_type_for(target.filename().string());
+  }
+  if (!fs::is_regular_file(target, error)) return status_page(404, "not found");
+  platform::HttpResponse response;
+  response.content_type = content_type;
+  std::string etag;
+  if (page) {
+    auto body = platform::read_file(target);
+    if (!body) return status_page(500, "cannot read the page");
+    etag = "\"" + platform::to_hex(platform::sha256(*body)).substr(0, 32) + "\"";
+    response.body = std::move(*body);
+    response.headers.push_back({"Vary", "Accept"});
+    response.headers.push_back({"Cache-Control", "max-age=60"});
+  } else {
+    // Published files are immutable, so size and modification time identify the bytes.
+    const auto size = fs::file_size(target, error);
+    const auto mtime = fs::last_write_time(target, error).time_since_epoch().count();
+    etag = "\"" + std::to_string(size) + "-" + std::to_string(mtime) + "\"";
+    response.file = target;
+  }
+  response.headers.push_back({"ETag", etag});
+  if (const auto match = request.header("if-none-match")) {
+    for (auto candidate : core::split(*match, ',')) {
+      candidate = core::trim(candidate);
+      if (candidate == etag || candidate == "W/" + etag || candidate == "*") {
+        platform::HttpResponse not_modified;
+        not_modified.status = 304;
+        not_modified.content_type = content_type;
+        not_modified.headers = {{"ETag", etag}};
+        return not_modified;
+      }
+    }
+  }
+  return response;
+}
+
+}  // namespace relforge::channels

@@ -1,0 +1,215 @@
+#include "signing/bundle.hpp"
+
+#include <sstream>
+
+#include "platform/digest.hpp"
+#include "platform/fs.hpp"
+#include "signing/dsse.hpp"
+
+namespace relforge::signing {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+void set_if(Json& object, const char* key, const std::string& value) {
+  if (!value.empty()) object[key] = value;
+}
+
+std::string string_field(const nlohmann::json& object, const char* key) {
+  if (object.contains(key) && object[key].is_string()) return object[key].get<std::string>();
+  return {};
+}
+
+BuildFacts facts_from(const nlohmann::json& entry) {
+  BuildFacts facts;
+  if (entry.contains("cell") && entry["cell"].is_object())
+    facts.cell = Json(entry["cell"]);
+  else if (entry.contains("cell") && entry["cell"].is_string())
+    facts.cell = {{"id", entry["cell"]}};
+  facts.channel = string_field(entry, "channel");
+  facts.source_repository = string_field(entry, "source_repository");
+  facts.source_commit = string_field(entry, "source_commit");
+  if (facts.source_commit.empty()) facts.source_commit = string_field(entry, "commit");
+  facts.builder_id = string_field(entry, "builder_id");
+  if (facts.builder_id.empty()) facts.builder_id = string_field(entry, "runner_id");
+  facts.image = string_field(entry, "image");
+  facts.image_digest = string_field(entry, "image_digest");
+  facts.invocation_id = string_field(entry, "invocation_id");
+  facts.started_on = string_field(entry, "started_on");
+  facts.finished_on = string_field(entry, "finished_on");
+  facts.log_name = string_field(entry, "log_name");
+  facts.log_sha256 = string_field(entry, "log_sha256");
+  return facts;
+}
+
+}  // namespace
+
+Result<BuildFacts> load_build_facts(const std::filesystem::path& ledger, const std::string& file_name) {
+  auto text = platform::read_file(ledger);
+  if (!text) return tl::unexpected(text.error());
+  std::vector<nlohmann::json> entries;
+  const auto whole = nlohmann::json::parse(*text, nullptr, false);
+  if (!whole.is_discarded() && whole.is_object()) {
+    entries.push_back(whole);
+  } else if (!whole.is_discarded() && whole.is_array()) {
+    for (const auto& item : whole) entries.push_back(item);
+  } else {
+    std::istringstream lines(*text);
+    std::string line;
+    int number = 0;
+    while (std::getline(lines, line)) {
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      auto entry = nlohmann::json::parse(line, nullptr, false);
+      if (entry.is_discarded() || !entry.is_object()) {
+        return fail(ErrorCategory::invalid_input, ledger.string() + ":" + std::to_string(number) +
+                                                      ": not a JSON object (the provenance ledger is "
+                                                      "a JSON object, array or JSON lines)");
+      }
+      entries.push_back(std::move(entry));
+    }
+  }
+  for (const auto& entry : entries) {
+    if (string_field(entry, "wheel") == file_name || string_field(entry, "file") == file_name) {
+      return facts_from(entry);
+    }
+  }
+  if (entries.size() == 1) return facts_from(entries.front());
+  return fail(ErrorCategory::not_found, ledger.string() + " has no entry whose \"wheel\" is '" + file_name +
+                                            "' (" + std::to_string(entries.size()) + " entries)");
+}
+
+Json provenance_predicate(const BuildFacts& facts) {
+  Json external = {{"cell", facts.cell}};
+  set_if(external, "channel", facts.channel);
+  Json dependencies = Json::array();
+  if (!facts.source_commit.empty()) {
+    Json source = {{"digest", {{"gitCommit", facts.source_commit}}}};
+    if (!facts.source_repository.empty())
+      source = {{"uri", facts.source_repository}, {"digest", source["digest"]}};
+    dependencies.push_back(source);
+  }
+  if (!facts.image.empty()) {
+    Json image = {{"uri", facts.image}};
+    if (!facts.image_digest.empty()) image["digest"] = {{"sha256", facts.image_digest}};
+    dependencies.push_back(image);
+  }
+  Json metadata = Json::object();
+  set_if(metadata, "invocationId", facts.invocation_id);
+  set_if(metadata, "startedOn", facts.started_on);
+  set_if(metadata, "finishedOn", facts.finished_on);
+  Json byproducts = Json::array();
+  if (!facts.log_sha256.empty()) {
+    byproducts.push_back({{"name", facts.log_name.empty() ? "build.log" : facts.log_name},
+                          {"digest", {{"sha256", facts.log_sha256}}}});
+  }
+  return {{"buildDefinition",
+           {{"buildType", k_build_type},
+            {"externalParameters", external},
+            {"internalParameters", Json::object()},
+            {"resolvedDependencies", dependencies}}},
+          {"runDetails",
+           {{"builder",
+             {{"id", facts.builder_id.empty() ? "https://relforge.dev/builder/local" : facts.builder_id}}},
+            {"metadata", metadata},
+            {"byproducts", byproducts}}}};
+}
+
+Json statement(const Subject& subject, const Json& predicate) {
+  return {{"_type", k_statement_type},
+          {"subject", Json::array({{{"name", subject.name}, {"digest", {{"sha256", subject.sha256}}}}})},
+          {"predicateType", k_slsa_predicate_type},
+          {"predicate", predicate}};
+}
+
+Result<std::string> sign_file(const std::filesystem::path& file, const PrivateKey& key,
+                              const BuildFacts& facts) {
+  auto digest = platform::sha256_file(file);
+  if (!digest) return tl::unexpected(digest.error());
+  const Subject subject{file.filename().string(), platform::to_hex(*digest)};
+  Envelope envelope;
+  envelope.payload = statement(subject, provenance_predicate(facts)).dump();
+  auto signature = key.sign(pae(envelope.payload_type, envelope.payload));
+  if (!signature) return tl::unexpected(signature.error());
+  envelope.signatures.push_back({key.key_id(), std::move(*signature)});
+  // Key-based: no certificate and no tlog entries; keyless signing would fill both in later.
+  const Json bundle = {{"mediaType", k_bundle_media_type},
+                       {"verificationMaterial",
+                        {{"publicKey", {{"hint", key.key_id()}}},
+                         {"tlogEntries", Json::array()},
+                         {"timestampVerificationData", Json::object()}}},
+                       {"dsseEnvelope", envelope_to_json(envelope)}};
+  return bundle.dump(2) + "\n";
+}
+
+Result<VerifiedBundle> verify_bundle(const std::filesystem::path& file, std::string_view bundle_json,
+                                     const PublicKey& key) {
+  const std::string where = "bundle for " + file.filename().string();
+  const auto bundle = nlohmann::json::parse(bundle_json, nullptr, false);
+  if (bundle.is_discarded() || !bundle.is_object()) {
+    return fail(ErrorCategory::integrity, "bundle check failed: " + where + " is not JSON");
+  }
+  if (string_field(bundle, "mediaType") != k_bundle_media_type) {
+    return fail(ErrorCategory::integrity, "bundle check failed: " + where + " has media type '" +
+                                              string_field(bundle, "mediaType") + "', expected " +
+                                              std::string(k_bundle_media_type));
+  }
+  if (!bundle.contains("dsseEnvelope")) {
+    return fail(ErrorCategory::integrity, "bundle check failed: " + where + " has no dsseEnvelope");
+  }
+  auto envelope = envelope_from_json(bundle["dsseEnvelope"]);
+  if (!envelope) return fail(ErrorCategory::integrity, "bundle check failed: " + envelope.error().message());
+  if (envelope->signatures.size() != 1) {
+    return fail(ErrorCategory::integrity, "bundle check failed: " + where + " has " +
+                                              std::to_string(envelope->signatures.size()) +
+                                              " signatures; exactly one is accepted");
+  }
+  std::string hint;
+  if (bundle.contains("verificationMaterial") && bundle["verificationMaterial"].contains("publicKey")) {
+    hint = string_field(bundle["verificationMaterial"]["publicKey"], "hint");
+  }
+  if (hint != key.key_id()) {
+    return fail(ErrorCategory::integrity, "key id check failed: " + where + " was signed by key " +
+                                              (hint.empty() ? "(none named)" : hint) +
+                                              ", the given public key is " + key.key_id());
+  }
+  if (envelope->payload_type != k_in_toto_payload_type) {
+    return fail(ErrorCategory::integrity, "bundle check failed: payload type '" + envelope->payload_type +
+                                              "' is not " + std::string(k_in_toto_payload_type));
+  }
+  if (!key.verify(pae(envelope->payload_type, envelope->payload), envelope->signatures.front().signature)) {
+    return fail(ErrorCategory::integrity, "signature check failed: the signature in " + where +
+                                              " does not verify over the DSSE PAE with key " + key.key_id() +
+                                              " (the bundle was altered or signed by another key)");
+  }
+  const auto parsed = nlohmann::json::parse(envelope->payload, nullptr, false);
+  if (parsed.is_discarded() || string_field(parsed, "_type") != k_statement_type ||
+      !parsed.contains("subject") || !parsed["subject"].is_array() || parsed["subject"].size() != 1) {
+    return fail(ErrorCategory::integrity,
+                "statement check failed: the payload is not an in-toto Statement v1 with one subject");
+  }
+  VerifiedBundle verified;
+  const auto& subject = parsed["subject"][0];
+  verified.subject.name = string_field(subject, "name");
+  if (subject.contains("digest")) verified.subject.sha256 = string_field(subject["digest"], "sha256");
+  if (verified.subject.name != file.filename().string()) {
+    return fail(ErrorCategory::integrity, "subject name check failed: the statement is about '" +
+                                              verified.subject.name + "', not '" + file.filename().string() +
+                                              "'");
+  }
+  auto digest = platform::sha256_file(file);
+  if (!digest) return tl::unexpected(digest.error());
+  const std::string actual = platform::to_hex(*digest);
+  if (verified.subject.sha256 != actual) {
+    return fail(ErrorCategory::integrity, "subject digest check failed: " + file.string() + " has sha256 " +
+                                              actual + ", the statement says " + verified.subject.sha256 +
+                                              " (the file was changed after signing)");
+  }
+  verified.key_id = hint;
+  verified.predicate_type = string_field(parsed, "predicateType");
+  verified.statement = parsed;
+  verified.envelope = bundle["dsseEnvelope"];
+  return verified;
+}
+
+}  // namespace relforge::signing

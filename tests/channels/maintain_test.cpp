@@ -1,0 +1,146 @@
+#include "channels/maintain.hpp"
+
+#include <gtest/gtest.h>
+
+#include "platform/digest.hpp"
+#include "platform/fs.hpp"
+#include "signing/bundle.hpp"
+#include "signing/keys.hpp"
+#include "tests/channels/support.hpp"
+
+namespace relforge::channels {
+namespace {
+
+namespace fs = std::filesystem;
+
+class MaintainTest : public ::testing::Test {
+protected:
+  fs::path root() const { return m_dir.path() / "store"; }
+  void publish(Channel channel, const std::string& name, const std::string& version, bool sign = false) {
+    const auto wheel = test::make_wheel(m_dir.path() / ("in-" + version), name, version);
+    PublishOptions options;
+    options.root = root();
+    options.channel = channel;
+    options.files = {wheel};
+    options.upload_time = "2025-01-02T03:04:05Z";
+    if (sign) {
+      if (!m_key) m_key = signing::generate_key(signing::KeyType::ecdsa_p256, m_dir.path() / "keys").value();
+      const auto key = signing::PrivateKey::load(m_key->private_key).value();
+      ASSERT_TRUE(platform::write_file_atomic(wheel.string() + ".sigstore.json",
+                                              signing::sign_file(wheel, key, {}).value()));
+      options.public_key = m_key->public_key;
+    } else {
+      options.signatures = SignaturePolicy::optional;
+    }
+    const auto result = run_publish(options);
+    ASSERT_TRUE(result) << result.error().describe();
+  }
+  std::string page(const std::string& relative) {
+    return platform::read_file(root() / relative).value_or("");
+  }
+  test::ChannelTempDir m_dir;
+  std::optional<signing::GeneratedKey> m_key;
+};
+
+TEST_F(MaintainTest, PruneKeepsTheNewestVersionsWithAllTheirVariantsAndThePins) {
+  for (const std::string version : {"2.0.dev1", "2.0.dev2", "2.0.dev10", "2.0.dev3"}) {
+    publish(Channel::nightly, "mini", version + "+cpu");
+    publish(Channel::nightly, "mini", version + "+cu126");
+  }
+  PruneOptions options{root(), Channel::nightly, 2, {"2.0.dev1"}, DryRun::yes};
+  auto dry = run_prune(options);
+  ASSERT_TRUE(dry) << dry.error().describe();
+  ASSERT_EQ(dry->removed.size(), 2U);  // 2.0.dev2 in both variants (PEP 440: dev10 > dev3 > dev2)
+  for (const auto& file : dry->removed) EXPECT_EQ(file.info.version.substr(0, 8), "2.0.dev2");
+  EXPECT_TRUE(fs::exists(dry->removed[0].path));
+
+  options.dry_run = DryRun::no;
+  const auto done = run_prune(options);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->removed.size(), 2U);
+  EXPECT_EQ(done->kept_files, 6U);
+  EXPECT_FALSE(fs::exists(done->removed[0].path));
+  const auto cpu = page("whl/nightly/cpu/mini/index.html");
+  EXPECT_EQ(cpu.find("2.0.dev2+"), std::string::npos);
+  EXPECT_NE(cpu.find("2.0.dev1+cpu"), std::string::npos);  // pinned: still resolvable
+  EXPECT_NE(cpu.find("2.0.dev10+cpu"), std::string::npos);
+  EXPECT_NE(page("whl/nightly/mini/index.html").find("2.0.dev1+cu126"), std::string::npos);
+}
+
+TEST_F(MaintainTest, YankMarksTheFileInItsPages) {
+  publish(Channel::nightly, "mini", "1.0+cpu");
+  YankOptions options{root(), Channel::nightly, "mini-1.0+cpu-py3-none-any.whl", "bad build",
+                      YankAction::yank};
+  const auto yanked = run_yank(options);
+  ASSERT_TRUE(yanked) << yanked.error().describe();
+  EXPECT_NE(page("whl/nightly/cpu/mini/index.html").find("data-yanked=\"bad build\""), std::string::npos);
+  EXPECT_NE(page("whl/nightly/cpu/mini/index.json").find("\"yanked\":\"bad build\""), std::string::npos);
+  options.action = YankAction::unyank;
+  ASSERT_TRUE(run_yank(options));
+  EXPECT_EQ(page("whl/nightly/cpu/mini/index.html").find("data-yanked"), std::string::npos);
+  options.filename = "nope-1.0-py3-none-any.whl";
+  const auto missing = run_yank(options);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
+}
+
+TEST_F(MaintainTest, PromoteCopiesExactlyTheFilesOfTheVersion) {
+  publish(Channel::test, "mini", "2.7.0+cpu", true);
+  publish(Channel::test, "mini", "2.7.0+cu126", true);
+  publish(Channel::test, "mini", "2.7.1+cpu", true);
+  PromoteOptions options;
+  options.root = root();
+  options.version = "2.7.0";
+  options.public_key = m_key->public_key;
+  options.upload_time = "2025-02-03T00:00:00Z";
+  options.dry_run = DryRun::yes;
+  const auto plan = run_promote(options);
+  ASSERT_TRUE(plan) << plan.error().describe();
+  EXPECT_EQ(plan->plan.size(), 2U);
+  EXPECT_TRUE(plan->published.empty());
+  EXPECT_FALSE(fs::exists(root() / "whl/cpu"));
+
+  options.expect_variants = {"cpu", "cu126", "cu130"};
+  auto incomplete = run_promote(options);
+  ASSERT_FALSE(incomplete);
+  EXPECT_NE(incomplete.error().message().find("no files for cu130"), std::string::npos);
+
+  options.expect_variants = {"cpu", "cu126"};
+  options.dry_run = DryRun::no;
+  const auto done = run_promote(options);
+  ASSERT_TRUE(done) << done.error().describe();
+  EXPECT_EQ(done->published.size(), 2U);
+  const auto source = root() / "whl/test/cu126/mini/mini-2.7.0+cu126-py3-none-any.whl";
+  const auto copy = root() / "whl/cu126/mini/mini-2.7.0+cu126-py3-none-any.whl";
+  EXPECT_EQ(platform::sha256_file(copy).value(), platform::sha256_file(source).value());
+  EXPECT_FALSE(fs::exists(root() / "whl/cpu/mini/mini-2.7.1+cpu-py3-none-any.whl"));
+  EXPECT_NE(page("whl/cu126/mini/index.html").find("data-provenance"), std::string::npos);
+
+  const auto again = run_promote(options);  // idempotent
+  ASSERT_TRUE(again);
+  for (const auto& file : again->published) EXPECT_EQ(file.state, PublishState::unchanged);
+
+  options.version = "9.9";
+  const auto none = run_promote(options);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().category(), ErrorCategory::nothing_selected);
+}
+
+TEST_F(MaintainTest, PromoteRefusesACorruptedSourceFile) {
+  publish(Channel::test, "mini", "3.0+cpu", true);
+  const auto stored = root() / "whl/test/cpu/mini/mini-3.0+cpu-py3-none-any.whl";
+  auto bytes = platform::read_file(stored).value();
+  bytes.back() = static_cast<char>(bytes.back() ^ 1);
+  ASSERT_TRUE(platform::write_file_atomic(stored, bytes));
+  PromoteOptions options;
+  options.root = root();
+  options.version = "3.0";
+  options.public_key = m_key->public_key;
+  const auto result = run_promote(options);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), ErrorCategory::integrity);
+  EXPECT_FALSE(fs::exists(root() / "whl/cpu"));
+}
+
+}  // namespace
+}  // namespace relforge::channels

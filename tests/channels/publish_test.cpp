@@ -1,0 +1,184 @@
+#include "channels/publish.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "channels/index.hpp"
+#include "platform/digest.hpp"
+#include "platform/fs.hpp"
+#include "signing/bundle.hpp"
+#include "signing/keys.hpp"
+#include "tests/channels/support.hpp"
+
+namespace relforge::channels {
+namespace {
+
+namespace fs = std::filesystem;
+
+class PublishTest : public ::testing::Test {
+protected:
+  PublishOptions options(Channel channel, std::vector<fs::path> files) {
+    PublishOptions out;
+    out.root = m_dir.path() / "store";
+    out.channel = channel;
+    out.files = std::move(files);
+    out.upload_time = "2025-01-02T03:04:05Z";
+    return out;
+  }
+  fs::path sign(const fs::path& wheel) {
+    if (!m_key) m_key = signing::generate_key(signing::KeyType::ecdsa_p256, m_dir.path() / "keys").value();
+    const auto key = signing::PrivateKey::load(m_key->private_key).value();
+    const auto bundle = signing::sign_file(wheel, key, {});
+    EXPECT_TRUE(bundle);
+    EXPECT_TRUE(platform::write_file_atomic(wheel.string() + ".sigstore.json", *bundle));
+    return m_key->public_key;
+  }
+  std::string page(const std::string& relative) {
+    return platform::read_file(m_dir.path() / "store" / relative).value_or("");
+  }
+  test::ChannelTempDir m_dir;
+  std::optional<signing::GeneratedKey> m_key;
+};
+
+TEST_F(PublishTest, LaysOutTheStoreAndItsPages) {
+  const auto wheel =
+      test::make_wheel(m_dir.path() / "in", "Mini_Pkg", "1.0+cpu", "--requires-python '>=3.8'");
+  const auto published = run_publish(options(Channel::nightly, {wheel}));
+  ASSERT_TRUE(published) << published.error().describe();
+  ASSERT_EQ(published->size(), 1U);
+  EXPECT_EQ(published->front().variant, "cpu");
+  EXPECT_EQ(published->front().project, "mini-pkg");
+  const fs::path stored = m_dir.path() / "store/whl/nightly/cpu/mini-pkg/mini_pkg-1.0+cpu-py3-none-any.whl";
+  ASSERT_TRUE(fs::exists(stored));
+  const auto sha = platform::to_hex(platform::sha256_file(wheel).value());
+  const auto metadata = platform::read_file(stored.string() + ".metadata").value();
+  EXPECT_NE(metadata.find("Name: Mini_Pkg"), std::string::npos);
+  const auto meta_sha = platform::to_hex(platform::sha256(metadata));
+  const auto html = page("whl/nightly/cpu/mini-pkg/index.html");
+  EXPECT_NE(html.find("href=\"mini_pkg-1.0%2Bcpu-py3-none-any.whl#sha256=" + sha + "\""), std::string::npos)
+      << html;
+  EXPECT_NE(html.find("data-requires-python=\"&gt;=3.8\""), std::string::npos);
+  EXPECT_NE(html.find("data-core-metadata=\"sha256=" + meta_sha + "\""), std::string::npos);
+  EXPECT_NE(page("whl/nightly/cpu/index.html").find("href=\"mini-pkg/\""), std::string::npos);
+  // The combined channel page points into the variant folder.
+  EXPECT_NE(page("whl/nightly/mini-pkg/index.html").find("href=\"../cpu/mini-pkg/mini_pkg-1.0%2Bcpu"),
+            std::string::npos);
+  EXPECT_NE(page("whl/nightly/index.json").find("\"mini-pkg\""), std::string::npos);
+  const auto json = nlohmann::json::parse(page("whl/nightly/cpu/mini-pkg/index.json"));
+  EXPECT_EQ(json["files"][0]["size"], fs::file_size(wheel));
+  EXPECT_EQ(json["files"][0]["upload-time"], "2025-01-02T03:04:05Z");
+}
+
+TEST_F(PublishTest, FilesAreImmutableAndRepublishingIsANoOp) {
+  const auto wheel = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cpu");
+  ASSERT_TRUE(run_publish(options(Channel::nightly, {wheel})));
+  const auto again = run_publish(options(Channel::nightly, {wheel}));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->front().state, PublishState::unchanged);
+  const auto changed = test::make_wheel(m_dir.path() / "changed", "mini", "1.0+cpu", "--payload 'VALUE = 2'");
+  const auto refused = run_publish(options(Channel::nightly, {changed}));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().message().find("immutable"), std::string::npos);
+  const fs::path stored = m_dir.path() / "store/whl/nightly/cpu/mini/mini-1.0+cpu-py3-none-any.whl";
+  EXPECT_EQ(platform::sha256_file(stored).value(), platform::sha256_file(wheel).value());
+}
+
+TEST_F(PublishTest, RefusesBadWheelsAndPublishesNothingOfTheBatch) {
+  const auto good = test::make_wheel(m_dir.path() / "good", "mini", "1.0+cpu", "--stored");
+  const auto lying = test::make_wheel(m_dir.path() / "lying", "mini", "2.0+cpu", "--metadata-version 3.0");
+  auto result = run_publish(options(Channel::nightly, {good, lying}));
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message().find("does not match its METADATA"), std::string::npos)
+      << result.error().message();
+  EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/nightly/cpu"));
+
+  // One byte of the archive changed: the RECORD check (or the zip itself) catches it.
+  auto bytes = platform::read_file(good).value();
+  const auto at = bytes.find("VALUE = 1");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 8] = '7';
+  const auto tampered = m_dir.path() / "tampered" / good.filename();
+  fs::create_directories(tampered.parent_path());
+  ASSERT_TRUE(platform::write_file_atomic(tampered, bytes));
+  result = run_publish(options(Channel::nightly, {tampered}));
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), ErrorCategory::integrity);
+
+  const auto unlabelled = test::make_wheel(m_dir.path() / "plain", "mini", "1.0");
+  result = run_publish(options(Channel::nightly, {unlabelled}));
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message().find("--variant"), std::string::npos);
+  auto with_variant = options(Channel::nightly, {unlabelled});
+  with_variant.variant = "cpu";
+  EXPECT_TRUE(run_publish(with_variant));
+}
+
+TEST_F(PublishTest, StableRequiresAVerifiedSignatureAndServesProvenance) {
+  const auto wheel = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cu126");
+  auto unsigned_result = run_publish(options(Channel::stable, {wheel}));
+  ASSERT_FALSE(unsigned_result);
+  EXPECT_NE(unsigned_result.error().message().find("not signed"), std::string::npos);
+
+  const auto public_key = sign(wheel);
+  auto signed_options = options(Channel::stable, {wheel});
+  signed_options.public_key = public_key;
+  const auto published = run_publish(signed_options);
+  ASSERT_TRUE(published) << published.error().describe();
+  EXPECT_TRUE(published->front().signed_bundle);
+  const fs::path stored = m_dir.path() / "store/whl/cu126/mini/mini-1.0+cu126-py3-none-any.whl";
+  EXPECT_TRUE(fs::exists(stored.string() + ".sigstore.json"));
+  const auto provenance = nlohmann::json::parse(platform::read_file(stored.string() + ".provenance").value());
+  EXPECT_EQ(provenance["version"], 1);
+  EXPECT_FALSE(provenance["attestation_bundles"][0]["attestations"][0]["envelope"]["signature"]
+                   .get<std::string>()
+                   .empty());
+  EXPECT_NE(page("whl/cu126/mini/index.html")
+                .find("data-provenance=\"mini-1.0%2Bcu126-py3-none-any.whl.provenance\""),
+            std::string::npos);
+
+  // Wrong key.
+  const auto other = signing::generate_key(signing::KeyType::ed25519, m_dir.path() / "other").value();
+  const auto second = test::make_wheel(m_dir.path() / "in2", "mini", "1.1+cu126");
+  sign(second);
+  auto wrong = options(Channel::stable, {second});
+  wrong.public_key = other.public_key;
+  const auto refused = run_publish(wrong);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("key id check failed"), std::string::npos);
+
+  // Tampered bundle.
+  auto bundle = platform::read_file(second.string() + ".sigstore.json").value();
+  auto json = nlohmann::json::parse(bundle);
+  json["dsseEnvelope"]["signatures"][0]["sig"] =
+      json["dsseEnvelope"]["payload"].get<std::string>().substr(0, 40);
+  ASSERT_TRUE(platform::write_file_atomic(second.string() + ".sigstore.json", json.dump()));
+  auto tampered = options(Channel::stable, {second});
+  tampered.public_key = public_key;
+  const auto tampered_result = run_publish(tampered);
+  ASSERT_FALSE(tampered_result);
+  EXPECT_NE(tampered_result.error().message().find("signature check failed"), std::string::npos);
+}
+
+TEST_F(PublishTest, RebuildRendersTheSamePagesAsIncrementalPublishes) {
+  const auto a = test::make_wheel(m_dir.path() / "a", "mini", "1.0+cpu");
+  const auto b = test::make_wheel(m_dir.path() / "b", "mini", "1.1+cu126");
+  const auto c = test::make_wheel(m_dir.path() / "c", "other", "0.1+cpu");
+  ASSERT_TRUE(run_publish(options(Channel::nightly, {a})));
+  ASSERT_TRUE(run_publish(options(Channel::nightly, {b, c})));
+  const auto combined = page("whl/nightly/mini/index.html");
+  EXPECT_LT(combined.find("mini-1.0+cpu"), combined.find("mini-1.1+cu126"));
+  const std::vector<std::string> pages = {
+      "whl/nightly/index.html",          "whl/nightly/mini/index.json",       "whl/nightly/cpu/index.json",
+      "whl/nightly/cpu/mini/index.html", "whl/nightly/cu126/mini/index.json", "whl/nightly/mini/index.html"};
+  std::vector<std::string> before;
+  for (const auto& name : pages) before.push_back(page(name));
+  for (const auto& name : pages) fs::remove(m_dir.path() / "store" / name);
+  const auto summary = rebuild_all(m_dir.path() / "store");
+  ASSERT_TRUE(summary) << summary.error().describe();
+  EXPECT_EQ(summary->files, 3U);
+  for (std::size_t i = 0; i < pages.size(); ++i) EXPECT_EQ(page(pages[i]), before[i]) << pages[i];
+}
+
+}  // namespace
+}  // namespace relforge::channels

@@ -1,0 +1,109 @@
+#include "signing/keys.hpp"
+
+#include <gtest/gtest.h>
+
+#include "platform/fs.hpp"
+#include "tests/signing/support.hpp"
+#include "tests/support/run.hpp"
+
+namespace relforge::signing {
+namespace {
+
+namespace fs = std::filesystem;
+using test::run_shell;
+using test::shell_quote;
+
+class KeysTest : public ::testing::TestWithParam<KeyType> {};
+
+TEST_P(KeysTest, GeneratesAPrivateKeyOnlyTheOwnerCanRead) {
+  test::TempDir dir;
+  const auto key = generate_key(GetParam(), dir.path() / "keys");
+  ASSERT_TRUE(key) << key.error().describe();
+  const auto perms = fs::status(key->private_key).permissions();
+  EXPECT_EQ(perms & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_TRUE(fs::exists(key->public_key));
+  EXPECT_FALSE(fs::exists(key->private_key.string() + ".tmp"));
+  EXPECT_EQ(key->key_id.size(), 64U);
+}
+
+TEST_P(KeysTest, KeyIdIsTheSha256OfTheDerPublicKeyAsOpensslComputesIt) {
+  test::TempDir dir;
+  const auto key = generate_key(GetParam(), dir.path());
+  ASSERT_TRUE(key);
+  const auto openssl = run_shell("openssl pkey -pubin -in " + shell_quote(key->public_key.string()) +
+                                 " -outform DER | sha256sum | cut -d' ' -f1");
+  ASSERT_EQ(openssl.exit_code, 0) << openssl.err;
+  EXPECT_EQ(openssl.out, key->key_id + "\n");
+  const auto loaded = PublicKey::load(key->public_key);
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->key_id(), key->key_id);
+  EXPECT_EQ(loaded->type(), GetParam());
+  const auto private_key = PrivateKey::load(key->private_key);
+  ASSERT_TRUE(private_key) << private_key.error().describe();
+  EXPECT_EQ(private_key->key_id(), key->key_id);
+}
+
+TEST_P(KeysTest, SignaturesVerifyAndAlteredMessagesDoNot) {
+  test::TempDir dir;
+  const auto key = generate_key(GetParam(), dir.path());
+  ASSERT_TRUE(key);
+  const auto private_key = PrivateKey::load(key->private_key);
+  const auto public_key = PublicKey::load(key->public_key);
+  ASSERT_TRUE(private_key && public_key);
+  const auto signature = private_key->sign("message");
+  ASSERT_TRUE(signature);
+  EXPECT_TRUE(public_key->verify("message", *signature));
+  EXPECT_FALSE(public_key->verify("messagE", *signature));
+  auto broken = *signature;
+  broken[broken.size() / 2] = static_cast<char>(broken[broken.size() / 2] ^ 1);
+  EXPECT_FALSE(public_key->verify("message", broken));
+}
+
+INSTANTIATE_TEST_SUITE_P(BothTypes, KeysTest, ::testing::Values(KeyType::ecdsa_p256, KeyType::ed25519));
+
+TEST(Keys, RefusesAGroupOrWorldReadablePrivateKey) {
+  test::TempDir dir;
+  const auto key = generate_key(KeyType::ecdsa_p256, dir.path());
+  ASSERT_TRUE(key);
+  fs::permissions(key->private_key, fs::perms::group_read, fs::perm_options::add);
+  const auto loaded = PrivateKey::load(key->private_key);
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().category(), ErrorCategory::auth);
+  EXPECT_NE(loaded.error().message().find("chmod 600"), std::string::npos);
+  fs::permissions(key->private_key, fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read,
+                  fs::perm_options::replace);
+  EXPECT_FALSE(PrivateKey::load(key->private_key));
+}
+
+TEST(Keys, NeverOverwritesAnExistingKey) {
+  test::TempDir dir;
+  ASSERT_TRUE(generate_key(KeyType::ed25519, dir.path()));
+  const auto before = platform::read_file(dir.path() / "signing.key");
+  const auto again = generate_key(KeyType::ed25519, dir.path());
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().category(), ErrorCategory::conflict);
+  EXPECT_EQ(platform::read_file(dir.path() / "signing.key").value(), before.value());
+}
+
+TEST(Keys, LoadsKeysMadeByTheOpensslCli) {
+  test::TempDir dir;
+  const auto k = dir.path() / "k.pem", pub = dir.path() / "pub.pem";
+  ASSERT_EQ(run_shell("openssl ecparam -name prime256v1 -genkey -noout -out " + shell_quote(k.string()) +
+                      " && chmod 600 " + shell_quote(k.string()) + " && openssl ec -in " +
+                      shell_quote(k.string()) + " -pubout -out " + shell_quote(pub.string()))
+                .exit_code,
+            0);
+  const auto private_key = PrivateKey::load(k);
+  ASSERT_TRUE(private_key) << private_key.error().describe();
+  EXPECT_EQ(private_key->type(), KeyType::ecdsa_p256);
+  EXPECT_EQ(private_key->key_id(), PublicKey::load(pub).value().key_id());
+}
+
+TEST(Keys, RejectsTextThatIsNotAKey) {
+  EXPECT_FALSE(PublicKey::from_pem("hello"));
+  EXPECT_FALSE(parse_key_type("rsa"));
+  EXPECT_EQ(parse_key_type("ed25519").value(), KeyType::ed25519);
+}
+
+}  // namespace
+}  // namespace relforge::signing
