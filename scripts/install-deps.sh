@@ -12,8 +12,11 @@ packages=(
   libcpp-httplib-dev libre2-dev libgtest-dev libgmock-dev libbenchmark-dev
   # oracles and real clients the tests drive
   python3 python3-packaging python3-wheel python3-pip python3-venv
-  twine python3-build sqlite3 openssl curl
+  twine python3-build python3-dev sqlite3 openssl curl
 )
+
+# Node.js drives sigstore-js in the tests; the machine image may ship its own build with npm.
+if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
 
 missing=()
 for p in "${packages[@]}"; do
