@@ -1,0 +1,106 @@
+#include "triage/rules.hpp"
+
+#include <gtest/gtest.h>
+
+#include "triage/classify.hpp"
+#include "triage/preprocess.hpp"
+
+namespace relforge::triage {
+namespace {
+
+TEST(Rules, ParsesOrderCategoryFlakyAndPreprocess) {
+  auto spec = parse_rule_spec(R"(
+[preprocess]
+ignore = ['^noise']
+[[preprocess.skip_block]]
+start = '^BEGIN$'
+end = '^END$'
+[[rule]]
+name = "first"
+pattern = 'alpha (\d+)'
+category = "test"
+flaky = true
+[[rule]]
+name = "second"
+pattern = 'beta'
+)",
+                              "t.toml");
+  ASSERT_TRUE(spec) << spec.error().describe();
+  ASSERT_EQ(spec->rules.size(), 2u);
+  EXPECT_EQ(spec->rules[0].name, "first");
+  EXPECT_TRUE(spec->rules[0].flaky);
+  EXPECT_EQ(spec->rules[1].category, "generic");
+  EXPECT_FALSE(spec->rules[1].flaky);
+  ASSERT_EQ(spec->skip_blocks.size(), 1u);
+  EXPECT_EQ(spec->ignore, std::vector<std::string>{"^noise"});
+
+  auto compiled = compile_rules(*spec);
+  ASSERT_TRUE(compiled);
+  auto result = classify("beta\nalpha 7\nnoise alpha 9\nBEGIN\nalpha 8\nEND\nbeta\n", *compiled);
+  ASSERT_TRUE(result.match);
+  EXPECT_EQ(result.match->rule, "first");
+  EXPECT_EQ(result.match->line_num, 2u);  // the ignored and the skipped lines are never chosen
+  EXPECT_EQ(result.match->captures, std::vector<std::string>{"7"});
+}
+
+TEST(Rules, InvalidRegexNamesTheRuleAndLoadsNothing) {
+  auto spec = parse_rule_spec(R"(
+[[rule]]
+name = "fine"
+pattern = 'ok'
+[[rule]]
+name = "broken_group"
+pattern = 'error: (unclosed'
+)",
+                              "r.toml");
+  ASSERT_TRUE(spec);
+  auto compiled = compile_rules(*spec);
+  ASSERT_FALSE(compiled);
+  EXPECT_EQ(compiled.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(compiled.error().message().find("broken_group"), std::string::npos);
+  EXPECT_NE(compiled.error().message().find("missing )"), std::string::npos) << compiled.error().message();
+}
+
+TEST(Rules, LookaroundIsRejectedWithAHint) {
+  auto spec = parse_rule_spec("[[rule]]\nname = \"look\"\npattern = '(?<=x)y'\n", "r.toml");
+  ASSERT_TRUE(spec);
+  auto compiled = compile_rules(*spec);
+  ASSERT_FALSE(compiled);
+  EXPECT_NE(compiled.error().message().find("lookaround"), std::string::npos);
+}
+
+TEST(Rules, StructuralMistakesAreReported) {
+  EXPECT_FALSE(parse_rule_spec("[[rule]]\nname = \"x\"\n", "a.toml"));   // no pattern
+  EXPECT_FALSE(parse_rule_spec("[[rule]]\npattern = 'x'\n", "a.toml"));  // no name
+  EXPECT_FALSE(parse_rule_spec("", "a.toml"));                           // no rules
+  EXPECT_FALSE(parse_rule_spec("[[rule]]\nname='a'\npattern='x'\n[[rule]]\nname='a'\npattern='y'\n", "a"));
+  auto typo = parse_rule_spec("[[rule]]\nname='a'\npatern='x'\n", "a.toml");
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message().find("patern"), std::string::npos);
+  auto flaky = parse_rule_spec("[[rule]]\nname='a'\npattern='x'\nflaky='yes'\n", "a.toml");
+  ASSERT_FALSE(flaky);
+  auto bad_toml = parse_rule_spec("[[rule]\n", "bad.toml");
+  ASSERT_FALSE(bad_toml);
+  EXPECT_NE(bad_toml.error().message().find("bad.toml:1"), std::string::npos);
+}
+
+TEST(Preprocess, StripsTimestampsAndAnsi) {
+  EXPECT_EQ(strip_timestamp("2024-05-14T09:12:01.1234567Z hello"), "hello");
+  EXPECT_EQ(strip_timestamp("2024-05-14T09:12:01Z hello"), "hello");
+  EXPECT_EQ(strip_timestamp("2024-05-14 not a timestamp"), "2024-05-14 not a timestamp");
+  EXPECT_EQ(strip_timestamp("2024-05-14T09:12:01.123"), "2024-05-14T09:12:01.123");
+  std::string scratch;
+  EXPECT_EQ(strip_ansi("\x1b[31mFAILED\x1b[0m x \x1b[1;32mok\x1b[0m", scratch), "FAILED x ok");
+  EXPECT_EQ(strip_ansi("\x1b]0;title\x07text", scratch), "text");
+  EXPECT_EQ(clean_line("2024-05-14T09:12:01.1234567Z \x1b[31mE\x1b[0m\r", scratch), "E");
+}
+
+TEST(Preprocess, ValidUtf8PassesThroughAndInvalidIsReplaced) {
+  EXPECT_EQ(to_valid_utf8("plain ✓ é"), "plain ✓ é");
+  EXPECT_EQ(to_valid_utf8("a\xffz"), "a\xEF\xBF\xBDz");
+  EXPECT_EQ(to_valid_utf8("\xed\xa0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
+  EXPECT_EQ(to_valid_utf8("\xe2\x9c"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // truncated
+}
+
+}  // namespace
+}  // namespace relforge::triage

@@ -1,0 +1,270 @@
+#include "triage/classify.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <fstream>
+
+#include "triage/compiled_rules.hpp"
+#include "triage/preprocess.hpp"
+
+namespace relforge::triage {
+namespace {
+
+// Cleaned lines are batched so that one RE2::Set pass can rule out a whole chunk; only chunks
+// where a rule that could still win matched are walked line by line.
+constexpr std::size_t k_chunk_bytes = 256 * 1024;
+constexpr std::size_t k_max_raw_line_bytes = 4 * k_max_line_bytes;
+constexpr std::size_t k_read_bytes = 1 << 20;
+
+}  // namespace
+
+struct LogScanner::State {
+  std::shared_ptr<const CompiledRules> rules;
+  Classification result;
+  std::string pending;  // the unfinished last line of the previous feed
+  bool pending_cut = false;
+  std::string chunk;
+  std::vector<std::size_t> starts;  // offsets of the chunk's lines
+  std::vector<std::uint64_t> numbers;
+  std::deque<std::string> plus_lines;
+  int active_block = -1;
+  std::size_t best = 0;  // priority of the best match so far; rules.size() when none
+  std::string scratch;
+  std::vector<int> hits;
+
+  std::string_view chunk_line(std::size_t i) const {
+    const std::size_t end = (i + 1 < starts.size() ? starts[i + 1] : chunk.size()) - 1;
+    return std::string_view(chunk).substr(starts[i], end - starts[i]);
+  }
+
+  void add_line(std::string_view raw, bool cut) {
+    const std::uint64_t number = ++result.lines;
+    std::string_view line = clean_line(raw, scratch);
+    if (cut || line.size() > k_max_line_bytes) {
+      ++result.long_lines_cut;
+      line = line.substr(0, k_max_line_bytes);
+    }
+    starts.push_back(chunk.size());
+    numbers.push_back(number);
+    chunk.append(line);
+    chunk.push_back('\n');
+    if (chunk.size() >= k_chunk_bytes) process_chunk();
+  }
+
+  void push_plus(std::string_view line) {
+    if (plus_lines.size() == k_max_context_lines) plus_lines.pop_front();
+    plus_lines.emplace_back(line);
+  }
+
+  bool ignored(std::string_view line) const {
+    return std::any_of(rules->ignore.begin(), rules->ignore.end(),
+                       [&](const auto& re) { return re2::RE2::PartialMatch(line, *re); });
+  }
+
+  void drop_skipped_blocks() {
+    std::string kept;
+    std::vector<std::size_t> kept_starts;
+    std::vector<std::uint64_t> kept_numbers;
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      const auto line = chunk_line(i);
+      if (active_block >= 0) {
+        if (re2::RE2::PartialMatch(line, *rules->block_end[static_cast<std::size_t>(active_block)]))
+          active_block = -1;
+        continue;
+      }
+      bool starts_block = false;
+      for (std::size_t k = 0; k < rules->block_start.size() && !starts_block; ++k) {
+        if (re2::RE2::PartialMatch(line, *rules->block_start[k])) {
+          active_block = static_cast<int>(k);
+          starts_block = true;
+        }
+      }
+      if (starts_block) continue;
+      kept_starts.push_back(kept.size());
+      kept_numbers.push_back(numbers[i]);
+      kept.append(line);
+      kept.push_back('\n');
+    }
+    chunk = std::move(kept);
+    starts = std::move(kept_starts);
+    numbers = std::move(kept_numbers);
+  }
+
+  void process_chunk() {
+    if (!starts.empty()) {
+      match_set();
+      const auto rule_count = static_cast<int>(rules->rules.size());
+      const bool banner = std::any_of(hits.begin(), hits.end(), [&](int hit) { return hit >= rule_count; });
+      if (active_block >= 0 || banner) {  // rare: filter the chunk, then match what is left
+        drop_skipped_blocks();
+        match_set();
+      }
+      if (!starts.empty()) scan_chunk();
+    }
+    chunk.clear();
+    starts.clear();
+    numbers.clear();
+  }
+
+  void match_set() {
+    hits.clear();
+    re2::RE2::Set::ErrorInfo error{};
+    if (!rules->rule_set->Match(chunk, &hits, &error) && error.kind != re2::RE2::Set::kNoError) {
+      // The DFA gave up (memory): let every rule that could still win check each line.
+      hits.clear();
+      const std::size_t total = rules->rules.size() + rules->block_start.size();
+      for (std::size_t i = 0; i < total; ++i) hits.push_back(static_cast<int>(i));
+    }
+  }
+
+  void scan_chunk() {
+    std::vector<std::size_t> candidates;
+    for (const int hit : hits) {
+      const auto index = static_cast<std::size_t>(hit);
+      if (index < rules->rules.size() && index <= best) candidates.push_back(index);
+    }
+    if (candidates.empty()) {
+      remember_plus_lines_only();
+      return;
+    }
+    std::sort(candidates.begin(), candidates.end());
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      const auto line = chunk_line(i);
+      for (const std::size_t candidate : candidates) {
+        if (candidate > best) break;
+        if (!re2::RE2::PartialMatch(line, *rules->rules[candidate])) continue;
+        if (ignored(line)) break;
+        record(candidate, line, numbers[i]);
+        break;
+      }
+      if (!line.empty() && line.front() == '+') push_plus(line);
+    }
+  }
+
+  // No line of this chunk can change the result: only the trailing context lines matter.
+  void remember_plus_lines_only() {
+    std::vector<std::string_view> found;
+    for (std::size_t i = starts.size(); i-- > 0 && found.size() < k_max_context_lines;) {
+      const auto line = chunk_line(i);
+      if (!line.empty() && line.front() == '+') found.push_back(line);
+    }
+    for (auto it = found.rbegin(); it != found.rend(); ++it) push_plus(*it);
+  }
+
+  void record(std::size_t priority, std::string_view line, std::uint64_t number) {
+    best = priority;
+    const Rule& rule = rules->spec.rules[priority];
+    RuleMatch match;
+    match.rule = rule.name;
+    match.category = rule.category;
+    match.flaky = rule.flaky;
+    match.priority = priority;
+    match.line = std::string(line);
+    match.line_num = number;
+    match.context.assign(plus_lines.begin(), plus_lines.end());
+    result.match = std::move(match);
+  }
+
+  void fill_captures() {
+    if (!result.match) return;
+    auto& match = *result.match;
+    const re2::RE2& re = *rules->rules[match.priority];
+    const int groups = re.NumberOfCapturingGroups();
+    std::vector<re2::StringPiece> pieces(static_cast<std::size_t>(groups) + 1);
+    if (!re.Match(match.line, 0, match.line.size(), re2::RE2::UNANCHORED, pieces.data(), groups + 1)) return;
+    for (std::size_t i = 1; i < pieces.size(); ++i) {
+      if (pieces[i].data() != nullptr) match.captures.emplace_back(pieces[i].data(), pieces[i].size());
+    }
+    // No group took part (or there are none): the whole match is the capture.
+    if (match.captures.empty()) match.captures.emplace_back(pieces[0].data(), pieces[0].size());
+  }
+};
+
+LogScanner::LogScanner(std::shared_ptr<const CompiledRules> rules) : m_state(std::make_unique<State>()) {
+  m_state->best = rules->rules.size();
+  m_state->rules = std::move(rules);
+  m_state->chunk.reserve(k_chunk_bytes + k_max_line_bytes + 1);
+}
+
+LogScanner::~LogScanner() = default;
+
+void LogScanner::feed(std::string_view bytes) {
+  State& s = *m_state;
+  s.result.bytes += bytes.size();
+  while (!bytes.empty()) {
+    const void* found = std::memchr(bytes.data(), '\n', bytes.size());
+    if (found == nullptr) {
+      const std::size_t room = k_max_raw_line_bytes - std::min(k_max_raw_line_bytes, s.pending.size());
+      if (bytes.size() > room) s.pending_cut = true;
+      s.pending.append(bytes.substr(0, std::min(room, bytes.size())));
+      return;
+    }
+    const auto length = static_cast<std::size_t>(static_cast<const char*>(found) - bytes.data());
+    if (s.pending.empty() && !s.pending_cut) {
+      s.add_line(bytes.substr(0, length), length > k_max_raw_line_bytes);
+    } else {
+      const std::size_t room = k_max_raw_line_bytes - std::min(k_max_raw_line_bytes, s.pending.size());
+      if (length > room) s.pending_cut = true;
+      s.pending.append(bytes.substr(0, std::min(room, length)));
+      s.add_line(s.pending, s.pending_cut);
+      s.pending.clear();
+      s.pending_cut = false;
+    }
+    bytes.remove_prefix(length + 1);
+  }
+}
+
+Classification LogScanner::finish() {
+  State& s = *m_state;
+  if (!s.pending.empty() || s.pending_cut) {
+    s.result.ends_mid_line = true;
+    s.add_line(s.pending, s.pending_cut);
+    s.pending.clear();
+  }
+  s.process_chunk();
+  s.fill_captures();
+  return std::move(s.result);
+}
+
+Classification classify(std::string_view log, std::shared_ptr<const CompiledRules> rules) {
+  LogScanner scanner(std::move(rules));
+  scanner.feed(log);
+  return scanner.finish();
+}
+
+Result<Classification> classify_file(const std::filesystem::path& path,
+                                     std::shared_ptr<const CompiledRules> rules) {
+  std::error_code code;
+  if (!std::filesystem::is_regular_file(path, code)) {
+    return fail(ErrorCategory::not_found, path.string() + ": no such log file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(ErrorCategory::io, path.string() + ": cannot open the log for reading");
+  LogScanner scanner(std::move(rules));
+  std::string buffer(k_read_bytes, '\0');
+  bool first = true;
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    const std::string_view piece(buffer.data(), got);
+    if (first) {
+      first = false;
+      if (piece.size() >= 2 && piece[0] == '\x1f' && piece[1] == '\x8b') {
+        return fail(ErrorCategory::invalid_input,
+                    path.string() + ": is gzip-compressed; decompress it first (gunzip -k)");
+      }
+      const auto nul = piece.substr(0, 8192).find('\0');
+      if (nul != std::string_view::npos) {
+        return fail(ErrorCategory::invalid_input, path.string() + ": looks binary (NUL byte at offset " +
+                                                      std::to_string(nul) + "); pass a text CI log");
+      }
+    }
+    scanner.feed(piece);
+  }
+  if (in.bad()) return fail(ErrorCategory::io, path.string() + ": read error");
+  return scanner.finish();
+}
+
+}  // namespace relforge::triage

@@ -1,0 +1,26 @@
+#pragma once
+// Internal: the compiled form of a RuleSpec (one RE2 per rule plus RE2::Sets used to skip whole
+// chunks of a log that no rule can match). Only the triage module looks inside.
+#include <memory>
+#include <vector>
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include "triage/rules.hpp"
+
+namespace relforge::triage {
+
+class CompiledRules {
+public:
+  RuleSpec spec;
+  std::vector<std::unique_ptr<re2::RE2>> rules;  // index = priority
+  std::vector<std::unique_ptr<re2::RE2>> ignore;
+  std::vector<std::unique_ptr<re2::RE2>> block_start;
+  std::vector<std::unique_ptr<re2::RE2>> block_end;
+  // Multi-line mode, over a chunk of cleaned lines: index i < rules.size() is rule i, the rest are
+  // the skip-block starts in order.
+  std::unique_ptr<re2::RE2::Set> rule_set;
+};
+
+}  // namespace relforge::triage
