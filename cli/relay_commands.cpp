@@ -1,10 +1,311 @@
+// `relforge relay serve|replay|breakages|show|grid|health|bisect`: the CI relay and its queries.
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "ci_relay/config.hpp"
+#include "ci_relay/query.hpp"
+#include "ci_relay/relay.hpp"
+#include "ci_relay/replay.hpp"
+#include "ci_relay/service.hpp"
 #include "cli/commands.hpp"
+#include "platform/fs.hpp"
+#include "platform/http_server.hpp"
 
 namespace relforge::cli {
+namespace {
 
-void register_relay(CLI::App& command, Runtime& runtime) {
-  (void)command;
-  (void)runtime;
+using nlohmann::json;
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+struct RelaySource {
+  std::string config = "relay.toml";
+  std::string db = ".relforge/relay.db";
+};
+
+Result<ci_relay::Relay> open_relay(const RelaySource& source, Runtime& runtime, ci_relay::Secrets secrets) {
+  auto config = ci_relay::load_config(source.config, runtime.getenv, secrets);
+  if (!config) return tl::unexpected(config.error());
+  return ci_relay::Relay::open(std::move(*config), source.db);
+}
+
+void add_source(CLI::App& command, RelaySource& source) {
+  command.add_option("--config", source.config, "The relay configuration")->capture_default_str();
+  command.add_option("--db", source.db, "The relay's SQLite database")->capture_default_str();
+}
+
+std::string short_sha(const std::string& sha) {
+  return sha.substr(0, 10);
+}
+
+void print_breakage_line(std::ostream& out, const ci_relay::BreakageView& b) {
+  out << '#' << b.id << ' ' << b.state << "  " << b.repo << " · " << b.workflow << " / " << b.job << "  ";
+  if (b.culprit_sha)
+    out << "culprit " << short_sha(*b.culprit_sha);
+  else
+    out << b.suspects << " suspects (" << short_sha(b.last_good_sha) << ".." << short_sha(b.first_bad_sha)
+        << "]";
+  if (b.detection_latency_s) out << "  detected after " << *b.detection_latency_s << " s";
+  if (b.fixed_sha) out << "  fixed by " << short_sha(*b.fixed_sha);
+  out << '\n';
+}
+
+// ---- serve ----
+
+struct ServeOptions {
+  RelaySource source;
+  std::string host = "127.0.0.1";
+  int port = 8787;
+  std::string port_file;  // written once bound (for scripts and tests using --port 0)
+};
+
+Status run_serve(const ServeOptions& options, Runtime& runtime) {
+  auto relay = open_relay(options.source, runtime, ci_relay::Secrets::required);
+  if (!relay) return tl::unexpected(relay.error());
+  // Deliveries acknowledged before a crash are normalised before anything new is accepted.
+  if (auto replayed = relay->process_pending(); !replayed) return tl::unexpected(replayed.error());
+  // Block the stop signals here so only the waiting thread below receives them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  ci_relay::RelayService service(*relay, unix_now);
+  platform::HttpServer server;
+  service.install(server);
+  auto port = server.bind(options.host, options.port);
+  if (!port) return tl::unexpected(port.error());
+  if (!options.port_file.empty()) {
+    if (auto ok = platform::write_file_atomic(options.port_file, std::to_string(*port) + "\n"); !ok)
+      return ok;
+  }
+  runtime.out << "relforge relay: listening on http://" << options.host << ':' << *port << " (upstream "
+              << relay->config().upstream << ", " << relay->config().downstream.size() << " downstream)"
+              << std::endl;
+  service.start_worker(ci_relay::github_sender());
+  std::thread waiter([&server, signals] {
+    int received = 0;
+    sigwait(&signals, &received);
+    server.stop();
+  });
+  auto served = server.serve();
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  service.stop_worker();
+  return served;
+}
+
+// ---- replay ----
+
+struct ReplayOptions {
+  RelaySource source;
+  std::string path;
+};
+
+}  // namespace
+
+void register_relay(CLI::App& group, Runtime& runtime) {
+  group.require_subcommand(1);
+  {
+    auto options = std::make_shared<ServeOptions>();
+    CLI::App* command =
+        group.add_subcommand("serve", "Receive GitHub webhooks and downstream results over HTTP");
+    add_source(*command, options->source);
+    command->add_option("--host", options->host, "Address to bind")->capture_default_str();
+    command->add_option("--port", options->port, "Port to bind (0 picks a free one)")->capture_default_str();
+    command->add_option("--port-file", options->port_file, "Write the bound port to this file");
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, options] { finish(runtime, run_serve(*options, runtime)); });
+  }
+  {
+    auto options = std::make_shared<ReplayOptions>();
+    CLI::App* command = group.add_subcommand(
+        "replay", "Ingest stored deliveries (JSON lines, or <event>/<name>.json payloads)");
+    add_source(*command, options->source);
+    command->add_option("path", options->path, "A .jsonl file or a directory of payloads")->required();
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, options] {
+      auto relay = open_relay(options->source, runtime, ci_relay::Secrets::optional);
+      if (!relay) return report_error(runtime, relay.error());
+      auto summary = ci_relay::replay(*relay, options->path, unix_now());
+      if (!summary) return report_error(runtime, summary.error());
+      if (runtime.json) {
+        runtime.out << json{{"outcomes", summary->outcomes}, {"normalised", summary->normalised}}.dump(2)
+                    << '\n';
+      } else {
+        for (const auto& [name, count] : summary->outcomes) runtime.out << name << ": " << count << '\n';
+        runtime.out << "normalised: " << summary->normalised << '\n';
+      }
+      finish(runtime, {});
+    });
+  }
+  {
+    auto source = std::make_shared<RelaySource>();
+    auto open_only = std::make_shared<bool>(false);
+    auto repo = std::make_shared<std::string>();
+    CLI::App* command =
+        group.add_subcommand("breakages", "List downstream breakages with culprit or suspect range");
+    add_source(*command, *source);
+    command->add_flag("--open", *open_only, "Only breakages not yet fixed");
+    command->add_option("--repo", *repo, "Only this downstream repository (owner/name)");
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, source, open_only, repo] {
+      auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+      if (!relay) return report_error(runtime, relay.error());
+      auto list = ci_relay::list_breakages(
+          relay->db(), {*open_only ? ci_relay::OpenOnly::yes : ci_relay::OpenOnly::no, *repo});
+      if (!list) return report_error(runtime, list.error());
+      if (runtime.json) {
+        json out = json::array();
+        for (const auto& b : *list) out.push_back(ci_relay::to_json(b));
+        runtime.out << out.dump(2) << '\n';
+      } else if (list->empty()) {
+        runtime.out << (*open_only ? "no open breakages\n" : "no breakages\n");
+      } else {
+        for (const auto& b : *list) print_breakage_line(runtime.out, b);
+      }
+      finish(runtime, {});
+    });
+  }
+  {
+    auto source = std::make_shared<RelaySource>();
+    auto id = std::make_shared<std::int64_t>(0);
+    CLI::App* command =
+        group.add_subcommand("show", "One breakage: suspects, bisect suggestion, failing runs");
+    add_source(*command, *source);
+    command->add_option("breakage", *id, "The breakage number")->required();
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, source, id] {
+      auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+      if (!relay) return report_error(runtime, relay.error());
+      auto b = ci_relay::show_breakage(relay->db(), *id);
+      if (!b) return report_error(runtime, b.error());
+      if (runtime.json) {
+        runtime.out << ci_relay::to_json(*b).dump(2) << '\n';
+      } else {
+        print_breakage_line(runtime.out, *b);
+        runtime.out << "last good: " << b->last_good_sha << '\n';
+        for (const auto& sha : b->suspect_shas) runtime.out << "suspect:   " << sha << '\n';
+        if (b->bisect_sha) runtime.out << "bisect: test " << *b->bisect_sha << " next\n";
+        for (const auto& url : b->run_urls) runtime.out << "run: " << url << '\n';
+      }
+      finish(runtime, {});
+    });
+  }
+  {
+    auto source = std::make_shared<RelaySource>();
+    auto id = std::make_shared<std::int64_t>(0);
+    auto request = std::make_shared<bool>(false);
+    CLI::App* command = group.add_subcommand(
+        "bisect", "Suggest (and optionally request) the run that halves a suspect range");
+    add_source(*command, *source);
+    command->add_option("breakage", *id, "The breakage number")->required();
+    command->add_flag("--request", *request,
+                      "Queue a repository_dispatch asking the repo to test that commit");
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, source, id, request] {
+      auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+      if (!relay) return report_error(runtime, relay.error());
+      auto b = ci_relay::show_breakage(relay->db(), *id);
+      if (!b) return report_error(runtime, b.error());
+      if (!b->bisect_sha) {
+        return report_error(runtime, Error(ErrorCategory::nothing_selected,
+                                           "breakage #" + std::to_string(*id) +
+                                               " already names its culprit " + b->culprit_sha.value_or("")));
+      }
+      std::optional<std::int64_t> queued;
+      if (*request) {
+        auto outbox = relay->request_bisect_run(*id, unix_now());
+        if (!outbox) return report_error(runtime, outbox.error());
+        queued = *outbox;
+      }
+      if (runtime.json) {
+        runtime.out << json{{"breakage", *id},
+                            {"test", *b->bisect_sha},
+                            {"suspects", b->suspects},
+                            {"outbox_id", queued ? json(*queued) : json(nullptr)}}
+                           .dump(2)
+                    << '\n';
+      } else {
+        runtime.out << "test " << *b->bisect_sha << " (" << b->suspects << " suspects)";
+        if (queued) runtime.out << "; dispatch queued as outbox #" << *queued << " (sent by `relay serve`)";
+        runtime.out << '\n';
+      }
+      finish(runtime, {});
+    });
+  }
+  {
+    auto source = std::make_shared<RelaySource>();
+    auto repo = std::make_shared<std::string>();
+    auto limit = std::make_shared<int>(50);
+    CLI::App* command = group.add_subcommand("grid", "Commits × jobs (O F X C T S ? ~), newest first");
+    add_source(*command, *source);
+    command->add_option("--repo", *repo, "Only this downstream repository");
+    command->add_option("--limit", *limit, "Commits to show")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, source, repo, limit] {
+      auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+      if (!relay) return report_error(runtime, relay.error());
+      auto grid = ci_relay::build_grid(relay->db(), relay->config(), *repo, *limit);
+      if (!grid) return report_error(runtime, grid.error());
+      if (runtime.json) {
+        runtime.out << ci_relay::to_json(*grid).dump(2) << '\n';
+      } else {
+        for (std::size_t i = 0; i < grid->columns.size(); ++i)
+          runtime.out << "  [" << i + 1 << "] " << grid->columns[i] << '\n';
+        for (const auto& row : grid->rows) {
+          runtime.out << short_sha(row.sha) << "  " << row.glyphs << "  " << row.message.substr(0, 50)
+                      << '\n';
+        }
+      }
+      finish(runtime, {});
+    });
+  }
+  {
+    auto source = std::make_shared<RelaySource>();
+    CLI::App* command =
+        group.add_subcommand("health", "Per-repository pass rate, queue/run time, MTTD, tier");
+    add_source(*command, *source);
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, source] {
+      auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+      if (!relay) return report_error(runtime, relay.error());
+      auto health = ci_relay::repo_health(relay->db(), relay->config(), unix_now());
+      if (!health) return report_error(runtime, health.error());
+      if (runtime.json) {
+        json out = json::array();
+        for (const auto& h : *health) out.push_back(ci_relay::to_json(h));
+        runtime.out << out.dump(2) << '\n';
+      } else {
+        for (const auto& h : *health) {
+          runtime.out << h.repo << "  " << ci_relay::tier_name(h.tier) << "  pass "
+                      << (h.pass_rate ? std::to_string(static_cast<int>(*h.pass_rate * 100)) + "%" : "—")
+                      << "  queue "
+                      << (h.queue_s ? std::to_string(static_cast<std::int64_t>(*h.queue_s)) + " s" : "—")
+                      << "  run "
+                      << (h.run_s ? std::to_string(static_cast<std::int64_t>(*h.run_s)) + " s" : "—")
+                      << "  MTTD "
+                      << (h.mttd_s ? std::to_string(static_cast<std::int64_t>(*h.mttd_s)) + " s" : "—");
+          if (h.below_bar) runtime.out << "  DOWNGRADE: " << h.bar;
+          runtime.out << '\n';
+        }
+      }
+      finish(runtime, {});
+    });
+  }
 }
 
 }  // namespace relforge::cli

@@ -1,0 +1,24 @@
+#pragma once
+// HUD's cell merge: the runs of one (commit, job) cell collapse to one glyph, independent of
+// order. O success, F flaky, X failure, C cancelled, T timed out, S skipped, ? pending, ~ no job.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace relforge::ci_relay {
+
+struct RunOutcome {
+  std::string status;                     // queued | in_progress | completed
+  std::optional<std::string> conclusion;  // set once completed
+};
+
+char merge_cell(const std::vector<RunOutcome>& runs);
+
+inline bool is_good(char glyph) {
+  return glyph == 'O' || glyph == 'F';
+}
+inline bool is_bad(char glyph) {
+  return glyph == 'X' || glyph == 'T';
+}
+
+}  // namespace relforge::ci_relay

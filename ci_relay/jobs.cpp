@@ -1,0 +1,252 @@
+// Job state per (repo, workflow, job, run_id, run_attempt) and the downstream result callback.
+#include <nlohmann/json.hpp>
+
+#include "ci_relay/json_fields.hpp"
+#include "ci_relay/relay.hpp"
+
+namespace relforge::ci_relay {
+namespace {
+
+using nlohmann::json;
+
+int status_rank(const std::string& status) {
+  if (status == "completed") return 2;
+  if (status == "in_progress") return 1;
+  return 0;
+}
+
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2 ? 1 : 0;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? static_cast<unsigned>(-3) : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+bool digits(const std::string& text, std::size_t at, std::size_t count, int& out) {
+  if (at + count > text.size()) return false;
+  out = 0;
+  for (std::size_t i = at; i < at + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    out = out * 10 + (text[i] - '0');
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_github_time(const std::string& text) {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (!digits(text, 0, 4, year) || text.size() < 19 || text[4] != '-' || !digits(text, 5, 2, month) ||
+      text[7] != '-' || !digits(text, 8, 2, day) || text[10] != 'T' || !digits(text, 11, 2, hour) ||
+      text[13] != ':' || !digits(text, 14, 2, minute) || text[16] != ':' || !digits(text, 17, 2, second)) {
+    return std::nullopt;
+  }
+  std::size_t at = 19;
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+  }
+  std::int64_t offset = 0;
+  if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
+    int oh = 0, om = 0;
+    if (!digits(text, at + 1, 2, oh) || text.size() < at + 6 || !digits(text, at + 4, 2, om))
+      return std::nullopt;
+    offset = (text[at] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
+    at += 6;
+  } else if (at < text.size() && text[at] == 'Z') {
+    ++at;
+  } else {
+    return std::nullopt;
+  }
+  if (at != text.size() || month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
+  const std::int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  return days * 86400 + hour * 3600 + minute * 60 + second - offset;
+}
+
+Status Relay::upsert_job(const std::string& repo, const std::string& workflow, const std::string& job,
+                         std::int64_t run_id, std::int64_t run_attempt, const std::string& head_sha,
+                         const std::string& status, const std::optional<std::string>& conclusion,
+                         std::optional<std::int64_t> queued_at, std::optional<std::int64_t> started_at,
+                         std::optional<std::int64_t> completed_at, const std::string& url,
+                         const std::string& runner, const std::string& source, std::int64_t now) {
+  if (status == "queued" && !queued_at) queued_at = now;
+  if (status == "in_progress" && !started_at) started_at = now;
+  if (status == "completed" && !completed_at) completed_at = now;
+  auto find = m_db.prepare(
+      "SELECT id, status, conclusion FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND run_id = ? "
+      "AND run_attempt = ?");
+  if (!find) return tl::unexpected(find.error());
+  find->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, run_id).bind(5, run_attempt);
+  auto found = find->step();
+  if (!found) return tl::unexpected(found.error());
+  bool changed = true;
+  auto bind_optional = [](platform::Statement& stmt, int index, const std::optional<std::int64_t>& value) {
+    if (value)
+      stmt.bind(index, *value);
+    else
+      stmt.bind_null(index);
+  };
+  if (!*found) {
+    auto insert = m_db.prepare(
+        "INSERT INTO jobs(repo, workflow, job, run_id, run_attempt, head_sha, status, conclusion, queued_at, "
+        "started_at, completed_at, url, runner_name, source) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!insert) return tl::unexpected(insert.error());
+    insert->bind(1, repo)
+        .bind(2, workflow)
+        .bind(3, job)
+        .bind(4, run_id)
+        .bind(5, run_attempt)
+        .bind(6, head_sha);
+    insert->bind(7, status);
+    if (conclusion)
+      insert->bind(8, *conclusion);
+    else
+      insert->bind_null(8);
+    bind_optional(*insert, 9, queued_at);
+    bind_optional(*insert, 10, started_at);
+    bind_optional(*insert, 11, completed_at);
+    insert->bind(12, url).bind(13, runner).bind(14, source);
+    if (auto ok = insert->run(); !ok) return ok;
+  } else {
+    const std::int64_t id = find->column_int(0);
+    const std::string old_status = find->column_text(1);
+    const auto old_conclusion = find->column_optional_text(2);
+    // Deliveries arrive out of order: the state only moves forward, timestamps fill in.
+    const bool forward = status_rank(status) > status_rank(old_status);
+    const std::string new_status = forward ? status : old_status;
+    const auto new_conclusion = status == "completed" && conclusion ? conclusion : old_conclusion;
+    changed = new_status != old_status || new_conclusion != old_conclusion;
+    auto update = m_db.prepare(
+        "UPDATE jobs SET status = ?, conclusion = ?, queued_at = MIN(COALESCE(queued_at, ?4), COALESCE(?4, "
+        "queued_at)), "
+        "started_at = COALESCE(started_at, ?5), completed_at = COALESCE(?6, completed_at), "
+        "url = CASE WHEN ?7 = '' THEN url ELSE ?7 END, runner_name = CASE WHEN ?8 = '' THEN runner_name ELSE "
+        "?8 END "
+        "WHERE id = ?9");
+    if (!update) return tl::unexpected(update.error());
+    update->bind(1, new_status);
+    if (new_conclusion)
+      update->bind(2, *new_conclusion);
+    else
+      update->bind_null(2);
+    update->bind_null(3);
+    bind_optional(*update, 4, queued_at);
+    bind_optional(*update, 5, started_at);
+    bind_optional(*update, 6, completed_at);
+    update->bind(7, url).bind(8, runner).bind(9, id);
+    if (auto ok = update->run(); !ok) return ok;
+  }
+  if (!changed) return {};
+  if (auto ok = attribute(repo, workflow, job, now); !ok) return ok;
+  return enqueue_check_run(repo, workflow, job, head_sha, now);
+}
+
+Result<int> Relay::sweep_zombies(std::int64_t now) {
+  struct Key {
+    std::string repo, workflow, job;
+  };
+  std::vector<Key> keys;
+  auto tx = platform::Transaction::begin(m_db);
+  if (!tx) return tl::unexpected(tx.error());
+  {
+    auto stmt = m_db.prepare(
+        "SELECT DISTINCT repo, workflow, job FROM jobs WHERE status = 'in_progress' AND started_at < ?");
+    if (!stmt) return tl::unexpected(stmt.error());
+    stmt->bind(1, now - m_config.zombie_seconds);
+    for (;;) {
+      auto row = stmt->step();
+      if (!row) return tl::unexpected(row.error());
+      if (!*row) break;
+      keys.push_back({stmt->column_text(0), stmt->column_text(1), stmt->column_text(2)});
+    }
+  }
+  auto update = m_db.prepare(
+      "UPDATE jobs SET status = 'completed', conclusion = 'timed_out', completed_at = ? "
+      "WHERE status = 'in_progress' AND started_at < ?");
+  if (!update) return tl::unexpected(update.error());
+  if (auto ok = update->bind(1, now).bind(2, now - m_config.zombie_seconds).run(); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  const int swept = m_db.changes();
+  for (const auto& key : keys) {
+    if (auto ok = attribute(key.repo, key.workflow, key.job, now); !ok) return tl::unexpected(ok.error());
+  }
+  if (auto ok = tx->commit(); !ok) return tl::unexpected(ok.error());
+  return swept;
+}
+
+CallbackOutcome Relay::report_result(const std::string& repo, const std::string& body, std::int64_t now) {
+  const DownstreamRepo* downstream = m_config.find(repo);
+  if (downstream == nullptr) return {401, "repository " + repo + " is not a configured downstream"};
+  if (downstream->tier == Tier::l1) {
+    return {202, "ignored: results from L1 (onboarding) repositories are not recorded"};
+  }
+  const json payload = json::parse(body, nullptr, false);
+  if (payload.is_discarded() || !payload.is_object()) return {400, "the body is not a JSON object"};
+  const std::string sha = text_field(payload, "upstream_sha"), workflow = text_field(payload, "workflow"),
+                    job = text_field(payload, "job"), status = text_field(payload, "status");
+  const auto run_id = int_field(payload, "run_id");
+  const std::int64_t attempt = int_field(payload, "run_attempt").value_or(1);
+  const auto conclusion = optional_text(payload, "conclusion");
+  if (sha.empty() || workflow.empty() || job.empty() || !run_id) {
+    return {400, "upstream_sha, workflow, job and run_id are required"};
+  }
+  if (status != "in_progress" && status != "completed") {
+    return {400, "status must be in_progress or completed, not '" + status + "'"};
+  }
+  if (status == "completed" && !conclusion) return {400, "a completed result needs a conclusion"};
+  {
+    auto known = m_db.prepare(
+        "SELECT 1 FROM commits WHERE sha = ? UNION SELECT 1 FROM pull_requests WHERE head_sha = ?");
+    if (!known) return {503, known.error().describe()};
+    known->bind(1, sha).bind(2, sha);
+    auto row = known->step();
+    if (!row) return {503, row.error().describe()};
+    if (!*row) return {422, "upstream_sha " + sha + " is not a known upstream commit or pull request head"};
+  }
+  auto tx = platform::Transaction::begin(m_db);
+  if (!tx) return {503, tx.error().describe()};
+  std::optional<std::string> current;
+  {
+    auto stmt = m_db.prepare(
+        "SELECT status FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND run_id = ? AND run_attempt "
+        "= ?");
+    if (!stmt) return {503, stmt.error().describe()};
+    stmt->bind(1, downstream->repo).bind(2, workflow).bind(3, job).bind(4, *run_id).bind(5, attempt);
+    auto row = stmt->step();
+    if (!row) return {503, row.error().describe()};
+    if (*row) current = stmt->column_text(0);
+  }
+  if (status == "in_progress" && current) {
+    return {409, "duplicate: run " + std::to_string(*run_id) + " attempt " + std::to_string(attempt) +
+                     " of " + workflow + "/" + job + " is already " + *current};
+  }
+  if (status == "completed" && current != "in_progress") {
+    return {409, current ? "duplicate: this run is already completed"
+                         : "completed without in_progress: report status in_progress first"};
+  }
+  const std::string delivery_id = "result:" + downstream->repo + ":" + std::to_string(*run_id) + ":" +
+                                  std::to_string(attempt) + ":" + workflow + "/" + job + ":" + status;
+  auto store = m_db.prepare(
+      "INSERT INTO deliveries(delivery_id, event, received_at, body, state) VALUES(?, 'relforge_result', ?, "
+      "?, "
+      "'processed')");
+  if (!store) return {503, store.error().describe()};
+  if (auto ok = store->bind(1, delivery_id).bind(2, now).bind_blob(3, body).run(); !ok) {
+    return {503, ok.error().describe()};
+  }
+  if (auto ok =
+          upsert_job(downstream->repo, workflow, job, *run_id, attempt, sha, status, conclusion, std::nullopt,
+                     status == "in_progress" ? std::optional<std::int64_t>(now) : std::nullopt,
+                     status == "completed" ? std::optional<std::int64_t>(now) : std::nullopt,
+                     text_field(payload, "url"), "", "callback", now);
+      !ok) {
+    return {503, ok.error().describe()};
+  }
+  if (auto ok = tx->commit(); !ok) return {503, ok.error().describe()};
+  return {202, "recorded " + status};
+}
+
+}  // namespace relforge::ci_relay

@@ -1,0 +1,35 @@
+#pragma once
+// Tolerant field access for GitHub payloads: a missing or mistyped field reads as empty/absent.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace relforge::ci_relay {
+
+inline const nlohmann::json& field(const nlohmann::json& object, const char* key) {
+  static const nlohmann::json k_null;
+  if (!object.is_object()) return k_null;
+  auto it = object.find(key);
+  return it == object.end() ? k_null : *it;
+}
+
+inline std::string text_field(const nlohmann::json& object, const char* key) {
+  const auto& value = field(object, key);
+  return value.is_string() ? value.get<std::string>() : std::string();
+}
+
+inline std::optional<std::string> optional_text(const nlohmann::json& object, const char* key) {
+  const auto& value = field(object, key);
+  if (!value.is_string()) return std::nullopt;
+  return value.get<std::string>();
+}
+
+inline std::optional<std::int64_t> int_field(const nlohmann::json& object, const char* key) {
+  const auto& value = field(object, key);
+  if (!value.is_number_integer()) return std::nullopt;
+  return value.get<std::int64_t>();
+}
+
+}  // namespace relforge::ci_relay

@@ -1,0 +1,252 @@
+// The durable dispatch outbox: rows are written in the same transaction as the delivery that
+// caused them, then sent with retries and exponential backoff.
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "ci_relay/attribution.hpp"
+#include "ci_relay/json_fields.hpp"
+#include "ci_relay/relay.hpp"
+
+namespace relforge::ci_relay {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t k_client_payload_limit = 65535;
+
+json essentials(const std::string& event, const json& payload) {
+  json out = {{"action", field(payload, "action")},
+              {"repository", {{"full_name", text_field(field(payload, "repository"), "full_name")}}},
+              {"trimmed", true}};
+  if (event == "push") {
+    out["ref"] = field(payload, "ref");
+    out["before"] = field(payload, "before");
+    out["after"] = field(payload, "after");
+  } else if (event == "pull_request") {
+    const auto& pr = field(payload, "pull_request");
+    json labels = json::array();
+    if (field(pr, "labels").is_array()) {
+      for (const auto& l : field(pr, "labels")) labels.push_back(text_field(l, "name"));
+    }
+    out["number"] = field(payload, "number");
+    out["pull_request"] = {
+        {"number", field(pr, "number")},
+        {"html_url", field(pr, "html_url")},
+        {"head", {{"sha", field(field(pr, "head"), "sha")}, {"ref", field(field(pr, "head"), "ref")}}},
+        {"base", {{"sha", field(field(pr, "base"), "sha")}, {"ref", field(field(pr, "base"), "ref")}}},
+        {"labels", labels}};
+  } else {
+    out["payload"] = field(payload, "client_payload");
+  }
+  return out;
+}
+
+bool is_sha(const std::string& text) {
+  return text.size() == 40 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+}  // namespace
+
+std::string dispatch_body(const std::string& event, const std::string& delivery_id,
+                          const std::string& payload) {
+  json parsed = json::parse(payload, nullptr, false);
+  if (parsed.is_discarded()) parsed = json::object();
+  json client = {{"event_type", event}, {"delivery_id", delivery_id}, {"payload", parsed}};
+  if (client.dump().size() > k_client_payload_limit) client["payload"] = essentials(event, parsed);
+  return json{{"event_type", event}, {"client_payload", client}}.dump();
+}
+
+Status Relay::enqueue(const std::string& kind, const std::string& target_repo, const std::string& path,
+                      const std::string& body, const std::string& delivery_id, std::int64_t now) {
+  auto stmt = m_db.prepare(
+      "INSERT INTO outbox(kind, target_repo, path, body, delivery_id, next_attempt_at, created_at) "
+      "VALUES(?,?,?,?,?,?,?)");
+  if (!stmt) return tl::unexpected(stmt.error());
+  return stmt->bind(1, kind)
+      .bind(2, target_repo)
+      .bind(3, path)
+      .bind(4, body)
+      .bind(5, delivery_id)
+      .bind(6, now)
+      .bind(7, now)
+      .run();
+}
+
+Status Relay::enqueue_dispatches(const std::string& event, const std::string& delivery_id,
+                                 const std::string& body, std::int64_t now) {
+  if (m_config.downstream.empty()) return {};
+  const std::string request = dispatch_body(event, delivery_id, body);
+  for (const auto& d : m_config.downstream) {
+    if (auto ok = enqueue("dispatch", d.repo, "/repos/" + d.repo + "/dispatches", request, delivery_id, now);
+        !ok) {
+      return ok;
+    }
+  }
+  return {};
+}
+
+Status Relay::enqueue_check_run(const std::string& repo, const std::string& workflow, const std::string& job,
+                                const std::string& sha, std::int64_t now) {
+  const DownstreamRepo* d = m_config.find(repo);
+  if (d == nullptr || (d->tier != Tier::l3 && d->tier != Tier::l4)) return {};
+  bool upstream_commit = false, labelled = false;
+  {
+    auto stmt = m_db.prepare("SELECT 1 FROM commits WHERE sha = ?");
+    if (!stmt) return tl::unexpected(stmt.error());
+    auto row = stmt->bind(1, sha).step();
+    if (!row) return tl::unexpected(row.error());
+    upstream_commit = *row;
+  }
+  {
+    auto stmt = m_db.prepare("SELECT labels FROM pull_requests WHERE head_sha = ?");
+    if (!stmt) return tl::unexpected(stmt.error());
+    stmt->bind(1, sha);
+    for (;;) {
+      auto row = stmt->step();
+      if (!row) return tl::unexpected(row.error());
+      if (!*row) break;
+      upstream_commit = true;
+      if (("\n" + stmt->column_text(0)).find("\nciflow/crcr/" + d->device + "\n") != std::string::npos)
+        labelled = true;
+    }
+  }
+  if (!upstream_commit || (d->tier == Tier::l3 && !labelled)) return {};
+  std::string status, conclusion;
+  std::string url;
+  {
+    auto stmt = m_db.prepare(
+        "SELECT status, conclusion, url FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND head_sha = "
+        "? "
+        "ORDER BY run_id DESC, run_attempt DESC LIMIT 1");
+    if (!stmt) return tl::unexpected(stmt.error());
+    auto row = stmt->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, sha).step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) return {};
+    status = stmt->column_text(0);
+    conclusion = stmt->column_optional_text(1).value_or("");
+    url = stmt->column_text(2);
+  }
+  json body = {
+      {"name", "relforge/" + d->repo + "/" + workflow + "/" + job}, {"head_sha", sha}, {"status", status}};
+  if (status == "completed") body["conclusion"] = conclusion;
+  if (url.rfind("http", 0) == 0) body["details_url"] = url;
+  return enqueue("check_run", m_config.upstream, "/repos/" + m_config.upstream + "/check-runs", body.dump(),
+                 "", now);
+}
+
+Result<std::vector<std::pair<std::int64_t, OutboundCall>>> Relay::due_outbox(std::int64_t now, int limit) {
+  std::vector<std::pair<std::int64_t, OutboundCall>> due;
+  auto stmt = m_db.prepare(
+      "SELECT id, target_repo, path, body FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? "
+      "ORDER BY id LIMIT ?");
+  if (!stmt) return tl::unexpected(stmt.error());
+  stmt->bind(1, now).bind(2, static_cast<std::int64_t>(limit));
+  for (;;) {
+    auto row = stmt->step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    const std::string target = stmt->column_text(1);
+    const DownstreamRepo* d = m_config.find(target);
+    OutboundCall call{m_config.api_base + stmt->column_text(2),
+                      d != nullptr ? d->token : m_config.upstream_token, stmt->column_text(3)};
+    due.emplace_back(stmt->column_int(0), std::move(call));
+  }
+  return due;
+}
+
+Status Relay::record_outbox_answer(std::int64_t outbox_id, const OutboundAnswer& answer, std::int64_t now) {
+  auto tx = platform::Transaction::begin(m_db);
+  if (!tx) return tl::unexpected(tx.error());
+  if (answer.status >= 200 && answer.status < 300) {
+    auto stmt =
+        m_db.prepare("UPDATE outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1 WHERE id = ?");
+    if (!stmt) return tl::unexpected(stmt.error());
+    if (auto ok = stmt->bind(1, now).bind(2, outbox_id).run(); !ok) return ok;
+    auto record = m_db.prepare(
+        "INSERT INTO dispatches(delivery_id, repo, dispatched_at) SELECT delivery_id, target_repo, ? FROM "
+        "outbox "
+        "WHERE id = ? AND kind = 'dispatch' ON CONFLICT DO NOTHING");
+    if (!record) return tl::unexpected(record.error());
+    if (auto ok = record->bind(1, now).bind(2, outbox_id).run(); !ok) return ok;
+    return tx->commit();
+  }
+  const bool transient =
+      answer.status == 0 || answer.status == 408 || answer.status == 429 || answer.status >= 500;
+  const std::string error =
+      answer.status == 0 ? answer.error : "HTTP " + std::to_string(answer.status) + " " + answer.error;
+  std::int64_t attempts = 0;
+  {
+    auto stmt = m_db.prepare("SELECT attempts FROM outbox WHERE id = ?");
+    if (!stmt) return tl::unexpected(stmt.error());
+    auto row = stmt->bind(1, outbox_id).step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) return fail(ErrorCategory::not_found, "no outbox entry " + std::to_string(outbox_id));
+    attempts = stmt->column_int(0) + 1;
+  }
+  const bool give_up = !transient || attempts >= m_config.max_attempts;
+  const std::int64_t delay =
+      std::min<std::int64_t>(3600, m_config.backoff_seconds << std::min<std::int64_t>(attempts - 1, 20));
+  auto stmt = m_db.prepare(
+      "UPDATE outbox SET attempts = ?, state = ?, next_attempt_at = ?, last_error = ? WHERE id = ?");
+  if (!stmt) return tl::unexpected(stmt.error());
+  stmt->bind(1, attempts).bind(2, std::string_view(give_up ? "failed" : "pending")).bind(3, now + delay);
+  if (auto ok = stmt->bind(4, error.substr(0, 500)).bind(5, outbox_id).run(); !ok) return ok;
+  return tx->commit();
+}
+
+Result<int> Relay::deliver_outbox(std::int64_t now, const Sender& send) {
+  auto due = due_outbox(now, 100);
+  if (!due) return tl::unexpected(due.error());
+  int sent = 0;
+  for (const auto& [id, call] : *due) {
+    const OutboundAnswer answer = send(call);
+    if (auto ok = record_outbox_answer(id, answer, now); !ok) return tl::unexpected(ok.error());
+    if (answer.status >= 200 && answer.status < 300) ++sent;
+  }
+  return sent;
+}
+
+Result<std::int64_t> Relay::request_bisect_run(std::int64_t breakage_id, std::int64_t now) {
+  auto stmt = m_db.prepare(
+      "SELECT b.repo, b.workflow, b.job, g.seq, f.seq FROM breakages b JOIN commits g ON g.sha = "
+      "b.last_good_sha "
+      "JOIN commits f ON f.sha = b.first_bad_sha WHERE b.id = ?");
+  if (!stmt) return tl::unexpected(stmt.error());
+  auto row = stmt->bind(1, breakage_id).step();
+  if (!row) return tl::unexpected(row.error());
+  if (!*row)
+    return fail(ErrorCategory::not_found,
+                "no breakage #" + std::to_string(breakage_id) + " (see `relforge relay breakages`)");
+  const std::string repo = stmt->column_text(0), workflow = stmt->column_text(1), job = stmt->column_text(2);
+  const Finding finding{stmt->column_int(3), stmt->column_int(4), std::nullopt};
+  const auto middle = bisect_midpoint(finding);
+  if (!middle)
+    return fail(ErrorCategory::nothing_selected,
+                "breakage #" + std::to_string(breakage_id) + " already names its culprit");
+  if (m_config.find(repo) == nullptr) {
+    return fail(ErrorCategory::invalid_input, repo + " is not a downstream repository with dispatch");
+  }
+  auto sha = m_db.prepare("SELECT sha FROM commits WHERE seq = ?");
+  if (!sha) return tl::unexpected(sha.error());
+  if (auto r = sha->bind(1, *middle).step(); !r || !*r)
+    return fail(ErrorCategory::internal, "bisect commit vanished");
+  const std::string target = sha->column_text(0);
+  if (!is_sha(target)) return fail(ErrorCategory::internal, "stored commit id '" + target + "' is not a SHA");
+  json body = {
+      {"event_type", "relforge-bisect"},
+      {"client_payload",
+       {{"event_type", "bisect"},
+        {"delivery_id", "bisect-" + std::to_string(breakage_id)},
+        {"payload", {{"sha", target}, {"workflow", workflow}, {"job", job}, {"breakage", breakage_id}}}}}};
+  if (auto ok = enqueue("dispatch", repo, "/repos/" + repo + "/dispatches", body.dump(),
+                        "bisect-" + std::to_string(breakage_id) + "-" + target.substr(0, 12), now);
+      !ok) {
+    return tl::unexpected(ok.error());
+  }
+  return m_db.last_insert_rowid();
+}
+
+}  // namespace relforge::ci_relay

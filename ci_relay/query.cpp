@@ -1,0 +1,247 @@
+#include "ci_relay/query.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "ci_relay/attribution.hpp"
+#include "ci_relay/cells.hpp"
+#include "core/text.hpp"
+
+namespace relforge::ci_relay {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::int64_t k_week = 7 * 24 * 3600;
+
+BreakageView read_breakage(const platform::Statement& stmt) {
+  BreakageView b;
+  b.id = stmt.column_int(0);
+  b.repo = stmt.column_text(1);
+  b.workflow = stmt.column_text(2);
+  b.job = stmt.column_text(3);
+  b.state = stmt.column_text(4);
+  b.last_good_sha = stmt.column_text(5);
+  b.first_bad_sha = stmt.column_text(6);
+  b.suspects = stmt.column_int(7);
+  b.culprit_sha = stmt.column_optional_text(8);
+  b.fixed_sha = stmt.column_optional_text(9);
+  b.opened_at = stmt.column_int(10);
+  if (!stmt.is_null(11)) b.closed_at = stmt.column_int(11);
+  if (!stmt.is_null(12)) b.detection_latency_s = stmt.column_int(12);
+  return b;
+}
+
+constexpr const char* k_breakage_columns =
+    "SELECT id, repo, workflow, job, state, last_good_sha, first_bad_sha, suspects, culprit_sha, fixed_sha, "
+    "opened_at, closed_at, detection_latency_s FROM breakages ";
+
+}  // namespace
+
+Result<std::vector<BreakageView>> list_breakages(platform::Database& db, const BreakageFilter& filter) {
+  std::string sql = std::string(k_breakage_columns) + "WHERE state != 'retracted'";
+  if (filter.open_only == OpenOnly::yes) sql += " AND state = 'open'";
+  if (!filter.repo.empty()) sql += " AND lower(repo) = lower(?1)";
+  sql += " ORDER BY id DESC";
+  auto stmt = db.prepare(sql);
+  if (!stmt) return tl::unexpected(stmt.error());
+  if (!filter.repo.empty()) stmt->bind(1, filter.repo);
+  std::vector<BreakageView> out;
+  for (;;) {
+    auto row = stmt->step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    out.push_back(read_breakage(*stmt));
+  }
+  return out;
+}
+
+Result<BreakageView> show_breakage(platform::Database& db, std::int64_t id) {
+  auto stmt = db.prepare(std::string(k_breakage_columns) + "WHERE id = ?");
+  if (!stmt) return tl::unexpected(stmt.error());
+  auto row = stmt->bind(1, id).step();
+  if (!row) return tl::unexpected(row.error());
+  if (!*row) {
+    return fail(ErrorCategory::not_found,
+                "no breakage #" + std::to_string(id) + "; `relforge relay breakages` lists them");
+  }
+  BreakageView b = read_breakage(*stmt);
+  auto range = db.prepare(
+      "SELECT c.seq, c.sha FROM commits c, commits g, commits f WHERE g.sha = ?1 AND f.sha = ?2 "
+      "AND c.seq > g.seq AND c.seq <= f.seq ORDER BY c.seq");
+  if (!range) return tl::unexpected(range.error());
+  range->bind(1, b.last_good_sha).bind(2, b.first_bad_sha);
+  std::vector<std::int64_t> seqs;
+  for (;;) {
+    auto r = range->step();
+    if (!r) return tl::unexpected(r.error());
+    if (!*r) break;
+    seqs.push_back(range->column_int(0));
+    b.suspect_shas.push_back(range->column_text(1));
+  }
+  if (!seqs.empty()) {
+    const Finding finding{seqs.front() - 1, seqs.back(), std::nullopt};
+    if (auto middle = bisect_midpoint(finding))
+      b.bisect_sha = b.suspect_shas[static_cast<std::size_t>(*middle - seqs.front())];
+  }
+  auto runs = db.prepare(
+      "SELECT url FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND head_sha = ? AND url != '' ORDER "
+      "BY id");
+  if (!runs) return tl::unexpected(runs.error());
+  runs->bind(1, b.repo).bind(2, b.workflow).bind(3, b.job).bind(4, b.first_bad_sha);
+  for (;;) {
+    auto r = runs->step();
+    if (!r) return tl::unexpected(r.error());
+    if (!*r) break;
+    b.run_urls.push_back(runs->column_text(0));
+  }
+  return b;
+}
+
+Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const std::string& repo,
+                        int limit) {
+  Grid grid;
+  std::map<std::string, std::size_t> row_of;
+  {
+    auto stmt =
+        db.prepare("SELECT sha, message, author, committed_at FROM commits ORDER BY seq DESC LIMIT ?");
+    if (!stmt) return tl::unexpected(stmt.error());
+    stmt->bind(1, static_cast<std::int64_t>(limit));
+    for (;;) {
+      auto r = stmt->step();
+      if (!r) return tl::unexpected(r.error());
+      if (!*r) break;
+      row_of[stmt->column_text(0)] = grid.rows.size();
+      grid.rows.push_back(
+          {stmt->column_text(0), stmt->column_text(1), stmt->column_text(2), stmt->column_int(3), ""});
+    }
+  }
+  std::map<std::string, std::map<std::size_t, std::vector<RunOutcome>>> cells;  // column → row → runs
+  auto stmt = db.prepare("SELECT repo, workflow, job, status, conclusion FROM jobs WHERE head_sha = ?");
+  if (!stmt) return tl::unexpected(stmt.error());
+  for (const auto& [sha, index] : row_of) {
+    stmt->reset();
+    stmt->bind(1, sha);
+    for (;;) {
+      auto r = stmt->step();
+      if (!r) return tl::unexpected(r.error());
+      if (!*r) break;
+      const std::string job_repo = stmt->column_text(0);
+      const DownstreamRepo* d = config.find(job_repo);
+      if (d != nullptr && d->tier == Tier::l1) continue;  // L1 results stay off the dashboard
+      if (!repo.empty() && core::to_lower(job_repo) != core::to_lower(repo)) continue;
+      const std::string column = job_repo + " · " + stmt->column_text(1) + " / " + stmt->column_text(2);
+      cells[column][index].push_back({stmt->column_text(3), stmt->column_optional_text(4)});
+    }
+  }
+  for (const auto& [column, rows] : cells) grid.columns.push_back(column);
+  for (std::size_t i = 0; i < grid.rows.size(); ++i) {
+    for (const auto& [column, rows] : cells) {
+      auto it = rows.find(i);
+      grid.rows[i].glyphs += it == rows.end() ? '~' : merge_cell(it->second);
+    }
+  }
+  return grid;
+}
+
+Result<std::vector<RepoHealth>> repo_health(platform::Database& db, const RelayConfig& config,
+                                            std::int64_t now) {
+  std::vector<RepoHealth> out;
+  auto stmt = db.prepare(
+      "SELECT COUNT(*), SUM(conclusion IN ('success','neutral')), SUM(conclusion IN "
+      "('failure','timed_out','startup_failure')), "
+      "AVG(CASE WHEN started_at IS NOT NULL AND queued_at IS NOT NULL THEN started_at - queued_at END), "
+      "AVG(CASE WHEN started_at IS NOT NULL THEN completed_at - started_at END) "
+      "FROM jobs WHERE lower(repo) = lower(?) AND status = 'completed' AND completed_at >= ?");
+  auto breakages = db.prepare(
+      "SELECT AVG(detection_latency_s), SUM(state = 'open') FROM breakages WHERE lower(repo) = lower(?) AND "
+      "state != 'retracted'");
+  if (!stmt) return tl::unexpected(stmt.error());
+  if (!breakages) return tl::unexpected(breakages.error());
+  for (const auto& d : config.downstream) {
+    RepoHealth h;
+    h.repo = d.repo;
+    h.tier = d.tier;
+    stmt->reset();
+    if (auto r = stmt->bind(1, d.repo).bind(2, now - k_week).step(); !r) return tl::unexpected(r.error());
+    h.completed = stmt->column_int(0);
+    const std::int64_t good = stmt->column_int(1), bad = stmt->column_int(2);
+    if (good + bad > 0) h.pass_rate = static_cast<double>(good) / static_cast<double>(good + bad);
+    if (!stmt->is_null(3)) h.queue_s = stmt->column_double(3);
+    if (!stmt->is_null(4)) h.run_s = stmt->column_double(4);
+    breakages->reset();
+    if (auto r = breakages->bind(1, d.repo).step(); !r) return tl::unexpected(r.error());
+    if (!breakages->is_null(0)) h.mttd_s = breakages->column_double(0);
+    h.open_breakages = breakages->column_int(1);
+    // relforge's promotion bars (CRCR names the metrics but no numbers): see docs/relay.md.
+    const double need = d.tier == Tier::l4   ? 0.95
+                        : d.tier == Tier::l3 ? 0.90
+                        : d.tier == Tier::l2 ? 0.80
+                                             : 0.0;
+    const double max_queue = d.tier == Tier::l4 ? 1800 : d.tier == Tier::l3 ? 3600 : 1e18;
+    if (d.tier != Tier::l1) {
+      if (!h.pass_rate) {
+        h.below_bar = true;
+        h.bar = "no completed results in 7 days";
+      } else if (*h.pass_rate < need) {
+        h.below_bar = true;
+        h.bar = "pass rate " + std::to_string(static_cast<int>(*h.pass_rate * 100)) + "% < " +
+                std::to_string(static_cast<int>(need * 100)) + "% required at " + tier_name(d.tier);
+      } else if (h.queue_s && *h.queue_s > max_queue) {
+        h.below_bar = true;
+        h.bar = "mean queue time " + std::to_string(static_cast<std::int64_t>(*h.queue_s)) + " s > " +
+                std::to_string(static_cast<std::int64_t>(max_queue)) + " s allowed at " + tier_name(d.tier);
+      }
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+json to_json(const BreakageView& b) {
+  json out = {{"id", b.id},
+              {"repo", b.repo},
+              {"workflow", b.workflow},
+              {"job", b.job},
+              {"state", b.state},
+              {"last_good", b.last_good_sha},
+              {"first_bad", b.first_bad_sha},
+              {"suspects", b.suspects},
+              {"culprit", b.culprit_sha ? json(*b.culprit_sha) : json(nullptr)},
+              {"fixed_by", b.fixed_sha ? json(*b.fixed_sha) : json(nullptr)},
+              {"opened_at", b.opened_at},
+              {"closed_at", b.closed_at ? json(*b.closed_at) : json(nullptr)},
+              {"detection_latency_s", b.detection_latency_s ? json(*b.detection_latency_s) : json(nullptr)}};
+  if (!b.suspect_shas.empty()) out["suspect_commits"] = b.suspect_shas;
+  if (b.bisect_sha) out["bisect_next"] = *b.bisect_sha;
+  if (!b.run_urls.empty()) out["runs"] = b.run_urls;
+  return out;
+}
+
+json to_json(const Grid& grid) {
+  json rows = json::array();
+  for (const auto& r : grid.rows) {
+    rows.push_back({{"sha", r.sha},
+                    {"message", r.message},
+                    {"author", r.author},
+                    {"committed_at", r.committed_at},
+                    {"cells", r.glyphs}});
+  }
+  return {{"columns", grid.columns}, {"rows", rows}};
+}
+
+json to_json(const RepoHealth& h) {
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  return {{"repo", h.repo},
+          {"tier", tier_name(h.tier)},
+          {"completed_7d", h.completed},
+          {"pass_rate_7d", opt(h.pass_rate)},
+          {"mean_queue_s", opt(h.queue_s)},
+          {"mean_run_s", opt(h.run_s)},
+          {"mttd_s", opt(h.mttd_s)},
+          {"open_breakages", h.open_breakages},
+          {"downgrade", h.below_bar},
+          {"reason", h.bar}};
+}
+
+}  // namespace relforge::ci_relay

@@ -1,0 +1,73 @@
+#pragma once
+// Read side of the relay: breakages, the commit × job grid, repository health and Prometheus
+// metrics, as values and as JSON (the CLI and the HTTP API render the same documents).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ci_relay/config.hpp"
+#include "core/error.hpp"
+#include "platform/sqlite.hpp"
+
+namespace relforge::ci_relay {
+
+struct BreakageView {
+  std::int64_t id = 0;
+  std::string repo, workflow, job, state;
+  std::string last_good_sha, first_bad_sha;
+  std::int64_t suspects = 0;
+  std::optional<std::string> culprit_sha, fixed_sha;
+  std::int64_t opened_at = 0;
+  std::optional<std::int64_t> closed_at, detection_latency_s;
+  std::vector<std::string> suspect_shas;  // oldest first; filled by show_breakage
+  std::optional<std::string> bisect_sha;  // the commit to test next (ranges > 1)
+  std::vector<std::string> run_urls;      // failing runs on the first bad commit
+};
+
+enum class OpenOnly { no, yes };
+
+struct BreakageFilter {
+  OpenOnly open_only = OpenOnly::no;
+  std::string repo;  // empty: all
+};
+
+Result<std::vector<BreakageView>> list_breakages(platform::Database& db, const BreakageFilter& filter);
+Result<BreakageView> show_breakage(platform::Database& db, std::int64_t id);
+
+struct GridRow {
+  std::string sha, message, author;
+  std::int64_t committed_at = 0;
+  std::string glyphs;  // one per column
+};
+struct Grid {
+  std::vector<std::string> columns;  // "repo · workflow / job"
+  std::vector<GridRow> rows;         // newest first
+};
+Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const std::string& repo,
+                        int limit);
+
+struct RepoHealth {
+  std::string repo;
+  Tier tier = Tier::l1;
+  std::int64_t completed = 0;
+  std::optional<double> pass_rate;       // over the last 7 days
+  std::optional<double> queue_s, run_s;  // means over the last 7 days
+  std::optional<double> mttd_s;
+  std::int64_t open_breakages = 0;
+  bool below_bar = false;
+  std::string bar;  // why it no longer meets its tier, when below_bar
+};
+Result<std::vector<RepoHealth>> repo_health(platform::Database& db, const RelayConfig& config,
+                                            std::int64_t now);
+
+nlohmann::json to_json(const BreakageView& breakage);
+nlohmann::json to_json(const Grid& grid);
+nlohmann::json to_json(const RepoHealth& health);
+
+Result<std::string> prometheus_metrics(platform::Database& db, const RelayConfig& config, std::int64_t now);
+Result<std::string> dashboard_html(platform::Database& db, const RelayConfig& config, std::int64_t now);
+
+}  // namespace relforge::ci_relay

@@ -1,0 +1,113 @@
+#pragma once
+// The relay engine over one SQLite database: durable intake of deliveries (deduped on delivery
+// id), normalisation from the stored rows, job state, breakage attribution and the dispatch
+// outbox. Not thread-safe: the server serialises calls. Times are Unix seconds passed in.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ci_relay/config.hpp"
+#include "core/error.hpp"
+#include "platform/sqlite.hpp"
+
+namespace relforge::ci_relay {
+
+enum class IntakeOutcome { stored, duplicate, ignored, rejected, malformed, unavailable };
+
+struct Intake {
+  IntakeOutcome outcome = IntakeOutcome::stored;
+  std::string message;  // why, for ignored / rejected / malformed / unavailable
+};
+
+struct Delivery {
+  std::string event;        // X-GitHub-Event
+  std::string delivery_id;  // X-GitHub-Delivery
+  std::string body;         // raw bytes
+  std::int64_t received_at = 0;
+};
+
+// A job result reported by downstream CI through POST /api/results (repo from the credential).
+struct CallbackOutcome {
+  int http_status = 202;
+  std::string message;
+};
+
+// What the outbox hands to the transport; the answer's status decides retry or done.
+struct OutboundCall {
+  std::string url;
+  std::string token;
+  std::string body;
+};
+struct OutboundAnswer {
+  long status = 0;  // 0 when the transport failed
+  std::string error;
+};
+using Sender = std::function<OutboundAnswer(const OutboundCall&)>;
+
+class Relay {
+public:
+  static Result<Relay> open(RelayConfig config, const std::filesystem::path& db_path);
+
+  // Stores the raw delivery durably (or says why not); does not normalise it.
+  Intake intake(const Delivery& delivery);
+  // Normalises every pending stored delivery in arrival order, each at its own received_at (so a
+  // replay after a crash gives the same result); returns how many it handled.
+  Result<int> process_pending();
+  // In-progress jobs older than the zombie limit become completed/timed_out.
+  Result<int> sweep_zombies(std::int64_t now);
+  // POST /api/results after the credential check: `repo` is the authenticated repository.
+  CallbackOutcome report_result(const std::string& repo, const std::string& body, std::int64_t now);
+  // Outbox entries due at `now` (at most `limit`), as calls ready for the transport; the
+  // server sends them without holding the database and records each answer.
+  Result<std::vector<std::pair<std::int64_t, OutboundCall>>> due_outbox(std::int64_t now, int limit);
+  // 2xx: sent (and DISPATCHED recorded); 0/408/429/5xx: retried with backoff; others: failed.
+  Status record_outbox_answer(std::int64_t outbox_id, const OutboundAnswer& answer, std::int64_t now);
+  // due_outbox + send + record_outbox_answer; returns how many were sent successfully.
+  Result<int> deliver_outbox(std::int64_t now, const Sender& send);
+  // Queues a repository_dispatch asking `repo` to test `sha` (bisect); returns the outbox id.
+  Result<std::int64_t> request_bisect_run(std::int64_t breakage_id, std::int64_t now);
+
+  const RelayConfig& config() const { return m_config; }
+  platform::Database& db() { return m_db; }
+
+private:
+  Relay(RelayConfig config, platform::Database db) : m_config(std::move(config)), m_db(std::move(db)) {}
+  Status process_row(std::int64_t id, const std::string& event, const std::string& delivery_id,
+                     const std::string& body, std::int64_t received_at);
+  Status normalise(std::int64_t row, const std::string& event, const std::string& delivery_id,
+                   const std::string& body, std::int64_t received_at);
+  Status on_push(const std::string& delivery_id, const std::string& body, std::int64_t now,
+                 std::string& note);
+  Status upsert_job(const std::string& repo, const std::string& workflow, const std::string& job,
+                    std::int64_t run_id, std::int64_t run_attempt, const std::string& head_sha,
+                    const std::string& status, const std::optional<std::string>& conclusion,
+                    std::optional<std::int64_t> queued_at, std::optional<std::int64_t> started_at,
+                    std::optional<std::int64_t> completed_at, const std::string& url,
+                    const std::string& runner, const std::string& source, std::int64_t now);
+  Status attribute(const std::string& repo, const std::string& workflow, const std::string& job,
+                   std::int64_t now);
+  Status attribute_sha(const std::string& sha, std::int64_t now);
+  Status enqueue(const std::string& kind, const std::string& target_repo, const std::string& path,
+                 const std::string& body, const std::string& delivery_id, std::int64_t now);
+  Status enqueue_dispatches(const std::string& event, const std::string& delivery_id, const std::string& body,
+                            std::int64_t now);
+  Status enqueue_check_run(const std::string& repo, const std::string& workflow, const std::string& job,
+                           const std::string& sha, std::int64_t now);
+  Status bump_counter(const std::string& name);
+
+  RelayConfig m_config;
+  platform::Database m_db;
+};
+
+// The repository_dispatch client_payload {event_type, delivery_id, payload}, with the payload
+// trimmed to its essential fields when the whole would exceed GitHub's 65,535-byte cap.
+std::string dispatch_body(const std::string& event, const std::string& delivery_id,
+                          const std::string& payload);
+
+// "2021-08-05T10:34:58Z" → Unix seconds; nullopt when not an ISO-8601 UTC time.
+std::optional<std::int64_t> parse_github_time(const std::string& text);
+
+}  // namespace relforge::ci_relay

@@ -1,0 +1,141 @@
+// End-to-end: `relay replay` of the bundled scenario, then the inspection commands, then the
+// dashboard served by `relay serve` and rendered by headless Chromium (screenshot kept).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/run.hpp"
+
+namespace {
+
+using relforge::test::relforge;
+using relforge::test::run_shell;
+using relforge::test::shell_quote;
+using relforge::test::slurp;
+using relforge::test::source_path;
+
+class RelayCli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() / ("relforge-relay-cli-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    source = " --config " + shell_quote(source_path("tests/fixtures/relay/relay.toml").string()) + " --db " +
+             shell_quote((dir / "relay.db").string());
+    auto replayed =
+        relforge("relay replay " + shell_quote(source_path("tests/fixtures/relay/scenario.jsonl").string()) +
+                 source + " --json");
+    ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+    const auto summary = nlohmann::json::parse(replayed.out);
+    ASSERT_EQ(summary["outcomes"]["stored"], 48);
+    ASSERT_EQ(summary["normalised"], 48);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  std::filesystem::path dir;
+  std::string source;
+};
+
+std::string sha_of(int n) {
+  const std::string digits = std::to_string(n);
+  return std::string(40 - digits.size(), 'a') + digits;
+}
+
+TEST_F(RelayCli, BreakagesShowBisectGridAndHealth) {
+  auto open = relforge("relay breakages --open" + source);
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  EXPECT_NE(open.out.find("v/vision · ci / build  3 suspects (aaaaaaaaaa.."), std::string::npos) << open.out;
+  EXPECT_EQ(open.out.find("v/accel"), std::string::npos) << open.out;
+
+  auto all = relforge("relay breakages --json" + source);
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto list = nlohmann::json::parse(all.out);
+  ASSERT_EQ(list.size(), 2U);
+  const auto& accel = list[0]["repo"] == "v/accel" ? list[0] : list[1];
+  const auto& vision = list[0]["repo"] == "v/vision" ? list[0] : list[1];
+  EXPECT_EQ(accel["culprit"], sha_of(12));
+  EXPECT_EQ(accel["fixed_by"], sha_of(20));
+  EXPECT_EQ(accel["detection_latency_s"], 900);
+  EXPECT_EQ(vision["suspects"], 3);
+
+  const std::string id = std::to_string(vision["id"].get<int>());
+  auto shown = relforge("relay show " + id + source);
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("suspect:   " + sha_of(7)), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("bisect: test " + sha_of(6)), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("https://github.com/v/vision/actions/runs/1008"), std::string::npos) << shown.out;
+
+  auto bisect = relforge("relay bisect " + id + " --request --json" + source);
+  ASSERT_EQ(bisect.exit_code, 0) << bisect.err;
+  EXPECT_EQ(nlohmann::json::parse(bisect.out)["test"], sha_of(6));
+  auto queued =
+      run_shell("sqlite3 " + shell_quote((dir / "relay.db").string()) +
+                " \"SELECT COUNT(*) FROM outbox WHERE body LIKE '%relforge-bisect%' AND body LIKE '%" +
+                sha_of(6) + "%'\"");
+  EXPECT_EQ(queued.out, "1\n");
+  const std::string accel_id = std::to_string(accel["id"].get<int>());
+  EXPECT_EQ(relforge("relay bisect " + accel_id + source).exit_code, 3);  // culprit already known
+  EXPECT_EQ(relforge("relay show 999" + source).exit_code, 4);
+
+  auto grid = relforge("relay grid --repo v/serve --limit 20" + source);
+  ASSERT_EQ(grid.exit_code, 0) << grid.err;
+  EXPECT_NE(grid.out.find("aaaaaaaaaa  F  commit 15"), std::string::npos) << grid.out;
+  EXPECT_NE(grid.out.find("aaaaaaaaaa  O  commit 20"), std::string::npos) << grid.out;
+
+  auto health = relforge("relay health --json" + source);
+  ASSERT_EQ(health.exit_code, 0) << health.err;
+  const auto repos = nlohmann::json::parse(health.out);
+  ASSERT_EQ(repos.size(), 4U);
+  EXPECT_EQ(repos[0]["tier"], "L4");
+  EXPECT_EQ(repos[0]["mttd_s"], 900.0);
+}
+
+TEST_F(RelayCli, ServeWithoutItsSecretFailsWithAnAuthError) {
+  auto served = run_shell("env -u RELAY_WEBHOOK_SECRET " + shell_quote(RELFORGE_BINARY) +
+                          " relay serve --port 0" + source);
+  EXPECT_EQ(served.exit_code, 8) << served.err;
+  EXPECT_NE(served.err.find("RELAY_WEBHOOK_SECRET"), std::string::npos);
+}
+
+TEST_F(RelayCli, DashboardRendersInHeadlessChromiumSlow) {
+  const auto chromium = run_shell("command -v chromium || command -v chromium-browser");
+  if (chromium.exit_code != 0) GTEST_SKIP() << "chromium is not installed (Debian package `chromium`)";
+  const auto port_file = dir / "port";
+  auto started = run_shell("RELAY_WEBHOOK_SECRET=x " + shell_quote(RELFORGE_BINARY) +
+                           " relay serve --port 0 --port-file " + shell_quote(port_file.string()) + source +
+                           " >/dev/null 2>&1 & echo $!");
+  const int pid = std::stoi(started.out);
+  std::string port;
+  for (int i = 0; i < 400 && port.empty(); ++i) {
+    port = slurp(port_file);
+    if (port.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  ASSERT_FALSE(port.empty());
+  port.pop_back();
+  const auto artifacts = std::filesystem::path(RELFORGE_BINARY).parent_path() / "test-artifacts";
+  std::filesystem::create_directories(artifacts);
+  const auto shot = artifacts / "relay-dashboard.png";
+  std::filesystem::remove(shot);
+  const std::string flags =
+      "--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars "
+      "--user-data-dir=" +
+      shell_quote((dir / "chrome").string());
+  const std::string url = "http://127.0.0.1:" + port + "/";
+  auto dom = run_shell("timeout 60 " + chromium.out.substr(0, chromium.out.find('\n')) + " " + flags +
+                       " --dump-dom " + url);
+  auto png = run_shell("timeout 60 " + chromium.out.substr(0, chromium.out.find('\n')) + " " + flags +
+                       " --window-size=1400,1000 --screenshot=" + shell_quote(shot.string()) + " " + url);
+  ::kill(pid, SIGTERM);
+  EXPECT_NE(dom.out.find("Open breakages (1)"), std::string::npos) << dom.err;
+  EXPECT_NE(dom.out.find("v/vision"), std::string::npos);
+  EXPECT_NE(dom.out.find("3 suspects"), std::string::npos);
+  EXPECT_NE(dom.out.find("class=\"flaky\">F<"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(shot)) << png.err;
+  EXPECT_GT(std::filesystem::file_size(shot), 1000U);
+}
+
+}  // namespace
