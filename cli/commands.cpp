@@ -19,7 +19,6 @@ constexpr std::array k_commands = {
     CommandEntry{"wheel", "PEP 427 wheel file names and tags; wheel repair", group, register_wheel},
     CommandEntry{"runners", "Describe the runners that can take builds", group, register_runners},
     CommandEntry{"build", "Build the selected matrix cells into wheels", leaf, register_build},
-    CommandEntry{"ci", "Emit CI configuration (GitHub Actions workflows)", group, register_ci},
     CommandEntry{"keys", "Generate signing keys", group, register_keys},
     CommandEntry{"sign", "Sign files: Sigstore bundle with in-toto/SLSA provenance", leaf, register_sign},
     CommandEntry{"verify", "Verify Sigstore bundles against files and a public key", leaf, register_verify},

@@ -25,7 +25,6 @@ void register_wheel(CLI::App& group, Runtime& runtime);
 // Builds (cli/build_commands.cpp).
 void register_runners(CLI::App& group, Runtime& runtime);
 void register_build(CLI::App& command, Runtime& runtime);
-void register_ci(CLI::App& group, Runtime& runtime);
 void register_wheel_repair(CLI::App& wheel_group, Runtime& runtime);  // `wheel repair`
 // Signing (cli/signing_commands.cpp) and channels (cli/channel_commands.cpp).
 void register_keys(CLI::App& group, Runtime& runtime);

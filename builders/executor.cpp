@@ -1,0 +1,312 @@
+#include "builders/executor.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "builders/ledger.hpp"
+#include "builders/smoke.hpp"
+#include "core/text.hpp"
+#include "packaging/wheel_repair.hpp"
+#include "platform/digest.hpp"
+#include "platform/fs.hpp"
+#include "platform/process.hpp"
+
+namespace relforge::builders {
+namespace {
+
+std::string field(const matrix::Cell& cell, std::string_view name) {
+  const auto value = cell.find(name);
+  return value ? std::string(*value) : std::string();
+}
+
+std::map<std::string, std::string> cell_values(const matrix::Cell& cell) {
+  std::map<std::string, std::string> values{{"id", std::string(cell.id())},
+                                            {"build_id", std::string(cell.build_id())}};
+  for (std::size_t i = 0; i < cell.size(); ++i) values[cell.name(i)] = std::string(cell.value(i));
+  return values;
+}
+
+std::vector<std::string> tail_lines(const std::filesystem::path& path, std::size_t count) {
+  auto text = platform::read_file(path);
+  if (!text) return {};
+  std::vector<std::string> lines;
+  for (auto line : core::split(*text, '\n')) lines.emplace_back(line);
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  if (lines.size() > count) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(count));
+  return lines;
+}
+
+std::vector<std::filesystem::path> wheels_in(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".whl") out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct Shared {
+  Shared(const BuildOptions& build_options, Ledger& build_ledger)
+      : options(build_options), ledger(build_ledger) {}
+  const BuildOptions& options;
+  Ledger& ledger;
+  std::mutex mutex;  // guards the ledger and on_line
+  std::atomic<bool> stop{false};
+};
+
+void note(Shared& shared, const std::string& line) {
+  std::lock_guard lock(shared.mutex);
+  shared.options.on_line(line);
+}
+
+// Runs the recipe (with retries), then repair and smoke test; fills `outcome`.
+void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, CellOutcome& outcome) {
+  const auto& options = shared.options;
+  const auto& config = options.config;
+  const auto state = std::filesystem::absolute(config.state_dir);
+  const std::string id(cell.id());
+  const auto work = state / "work" / id;
+  const auto raw = work / "raw";
+  const auto dist = state / "wheels";
+  const auto log = state / "logs" / (id + ".log");
+  std::error_code ec;
+  std::filesystem::remove_all(work, ec);
+  std::filesystem::create_directories(raw, ec);
+  std::filesystem::create_directories(log.parent_path(), ec);
+  std::filesystem::create_directories(dist, ec);
+  std::filesystem::remove(log, ec);
+  outcome.log = log.string();
+  const auto needs = cell_needs(cell);
+  const auto* python = runner.python(needs.python);
+  const auto values = cell_values(cell);
+  const std::string local = field(cell, "local_version");
+  const std::string full_version = config.version + (local.empty() ? "" : "+" + local);
+
+  platform::ProcessSpec spec;
+  spec.argv = config.recipe.command;
+  if (!spec.argv.empty() && spec.argv[0].find('/') == std::string::npos && !spec.argv.empty()) {
+    // The recipe's own files (build.sh) are named relative to relforge.toml's folder.
+    for (auto& argument : spec.argv)
+      if (std::filesystem::exists(config.config_dir / argument, ec))
+        argument = (config.config_dir / argument).string();
+  }
+  spec.working_dir = work;
+  spec.environment_mode = platform::EnvironmentMode::clean;
+  spec.environment = {{"PATH", options.path_env},
+                      {"HOME", work.string()},
+                      {"LANG", "C.UTF-8"},
+                      {"RELFORGE_PYTHON", python->path.string()},
+                      {"RELFORGE_CELL", id},
+                      {"RELFORGE_VERSION", config.version},
+                      {"RELFORGE_LOCAL_VERSION", local},
+                      {"RELFORGE_OUT", raw.string()},
+                      {"DESIRED_PYTHON", needs.python},
+                      {"DESIRED_CUDA", field(cell, "accel.desired")},
+                      {"GPU_ARCH_TYPE", needs.accel_type},
+                      {"GPU_ARCH_VERSION", needs.accel_version},
+                      {"TORCH_CUDA_ARCH_LIST", field(cell, "accel.arch_list")},
+                      {"MAX_JOBS", std::to_string(std::clamp(options.cpus - 2, 1, 12))}};
+  for (const auto& [name, value] : config.recipe.env) spec.environment[name] = fill_template(value, values);
+  spec.output_file = log;
+  spec.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config.recipe.timeout);
+
+  for (int attempt = 0;; ++attempt) {
+    auto result = platform::run_process(spec);
+    if (!result) {
+      outcome.result = CellResult::failed;
+      outcome.message = result.error().describe();
+      return;
+    }
+    outcome.duration_ms += result->duration.count();
+    if (result->timed_out) {
+      outcome.result = CellResult::timed_out;
+      outcome.message = "killed after its timeout of " + std::to_string(config.recipe.timeout.count()) + " s";
+      return;
+    }
+    if (result->exit_code == 0) break;
+    const auto& retryable = config.recipe.retryable_exit_codes;
+    if (attempt < config.recipe.retries &&
+        std::find(retryable.begin(), retryable.end(), result->exit_code) != retryable.end()) {
+      note(shared, id + ": recipe exited " + std::to_string(result->exit_code) + " (retryable), attempt " +
+                       std::to_string(attempt + 2));
+      continue;
+    }
+    outcome.result = CellResult::failed;
+    outcome.message = result->signal != 0
+                          ? "the recipe was killed by signal " + std::to_string(result->signal)
+                          : "the recipe exited with " + std::to_string(result->exit_code);
+    return;
+  }
+  const auto built = wheels_in(raw);
+  if (built.size() != 1) {
+    outcome.result = CellResult::failed;
+    std::vector<std::string> names;
+    for (const auto& path : built) names.push_back(path.filename().string());
+    outcome.message = built.empty() ? "the recipe succeeded but produced no wheel in $RELFORGE_OUT"
+                                    : "the recipe produced " + std::to_string(built.size()) + " wheels (" +
+                                          core::join(names, ", ") + "); a cell builds exactly one";
+    return;
+  }
+  packaging::RepairOptions repair;
+  repair.wheel = built.front();
+  repair.out_dir = dist;
+  const std::string platform_tag = field(cell, "platform_tag");
+  if (!platform_tag.empty()) repair.platform = platform_tag;
+  repair.local = local;
+  auto repaired = packaging::repair_wheel(repair);
+  if (!repaired) {
+    outcome.result = CellResult::failed;
+    outcome.message = "repair: " + repaired.error().describe();
+    (void)platform::append_file(log, "== repair failed\n" + outcome.message + "\n");
+    return;
+  }
+  outcome.wheel = repaired->output.string();
+  SmokeSpec smoke{python->path, repaired->output, work / "venv", log, {}, options.path_env};
+  auto smoke_values = values;
+  smoke_values["version"] = full_version;
+  smoke_values["cuda"] = needs.accel_type == "cuda" ? needs.accel_version : "";
+  smoke_values["cell"] = id;
+  for (const auto& check : config.recipe.smoke) smoke.checks.push_back(fill_template(check, smoke_values));
+  if (auto ok = run_smoke_test(smoke); !ok) {
+    outcome.result = CellResult::failed;
+    outcome.message = ok.error().describe();
+    return;
+  }
+  outcome.result = CellResult::succeeded;
+  outcome.message = "built, repaired and smoke-tested";
+}
+
+}  // namespace
+
+std::string cell_result_name(CellResult result) {
+  switch (result) {
+    case CellResult::succeeded:
+      return "succeeded";
+    case CellResult::failed:
+      return "failed";
+    case CellResult::timed_out:
+      return "timed out";
+    case CellResult::up_to_date:
+      return "up to date";
+    case CellResult::waiting:
+      return "waiting for a runner";
+    case CellResult::would_build:
+      return "would build";
+    case CellResult::not_started:
+      return "not started";
+  }
+  return "?";
+}
+
+std::string inputs_key(const BuildOptions& options, const matrix::Cell& cell) {
+  platform::Sha256 hasher;
+  auto add = [&hasher](std::string_view text) {
+    hasher.update(text);
+    hasher.update(std::string_view("\0", 1));
+  };
+  add(options.source_key);
+  add(options.config.version);
+  for (const auto& [name, value] : cell_values(cell)) {
+    add(name);
+    add(value);
+  }
+  for (const auto& argument : options.config.recipe.command) {
+    add(argument);
+    // A recipe script's content is an input too: editing build.sh rebuilds.
+    std::error_code ec;
+    const auto path = options.config.config_dir / argument;
+    if (std::filesystem::is_regular_file(path, ec))
+      if (auto text = platform::read_file(path)) add(*text);
+  }
+  for (const auto& [name, value] : options.config.recipe.env) add(name + "=" + value);
+  for (const auto& check : options.config.recipe.smoke) add(check);
+  return platform::to_hex(hasher.finish());
+}
+
+Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
+  const auto assignments = plan_cells(options.cells, options.runners);
+  std::vector<CellOutcome> outcomes(options.cells.size());
+  std::vector<std::size_t> queue;
+  for (std::size_t i = 0; i < assignments.size(); ++i) {
+    outcomes[i].cell = assignments[i].cell_id;
+    if (assignments[i].runner == nullptr) {
+      outcomes[i].result = CellResult::waiting;
+      outcomes[i].message = assignments[i].reason;
+    } else if (assignments[i].runner->source != RunnerSource::detected) {
+      outcomes[i].runner = assignments[i].runner->name;
+      outcomes[i].result = CellResult::waiting;
+      outcomes[i].message = "goes to declared runner '" + assignments[i].runner->name + "' (" +
+                            core::join(assignments[i].runner->labels, ", ") + "): run it there";
+    } else {
+      outcomes[i].runner = assignments[i].runner->name;
+      outcomes[i].result = options.dry_run == DryRun::yes ? CellResult::would_build : CellResult::not_started;
+      queue.push_back(i);
+    }
+  }
+  if (options.dry_run == DryRun::yes || queue.empty()) return outcomes;
+
+  auto ledger = Ledger::open(std::filesystem::absolute(options.config.state_dir) / "state.db");
+  if (!ledger) return tl::unexpected(ledger.error());
+  if (auto stale = ledger->close_stale(); !stale) return tl::unexpected(stale.error());
+  Shared shared(options, *ledger);
+  std::atomic<std::size_t> next{0};
+  int jobs = options.jobs;
+  if (jobs <= 0) jobs = 1;
+  for (const auto& runner : options.runners)
+    if (options.jobs <= 0 && runner.source == RunnerSource::detected) jobs = std::max(1, runner.slots);
+  jobs = std::min<int>(jobs, static_cast<int>(queue.size()));
+
+  auto worker = [&] {
+    for (;;) {
+      const auto slot = next.fetch_add(1);
+      if (slot >= queue.size() || shared.stop) return;
+      const auto index = queue[slot];
+      const auto& cell = options.cells[index];
+      auto& outcome = outcomes[index];
+      const auto key = inputs_key(options, cell);
+      Attempt attempt{outcome.cell, key, outcome.runner, "running", options.now_unix(), 0, "", "", ""};
+      std::int64_t row = 0;
+      {
+        std::lock_guard lock(shared.mutex);
+        if (options.resume == Resume::yes) {
+          auto previous = ledger->last_success(outcome.cell, key);
+          std::error_code ec;
+          if (previous && *previous && std::filesystem::exists((*previous)->wheel, ec)) {
+            outcome.result = CellResult::up_to_date;
+            outcome.wheel = (*previous)->wheel;
+            outcome.log = (*previous)->log;
+            outcome.message = "inputs unchanged since a successful build: skipped (--resume)";
+            options.on_line(outcome.cell + ": up to date, skipped");
+            continue;
+          }
+        }
+        attempt.log =
+            (std::filesystem::absolute(options.config.state_dir) / "logs" / (outcome.cell + ".log")).string();
+        auto begun = ledger->begin(attempt);
+        if (begun) row = *begun;
+        options.on_line(outcome.cell + ": building on " + outcome.runner);
+      }
+      build_cell(shared, cell, *assignments[index].runner, outcome);
+      if (outcome.result != CellResult::succeeded) outcome.log_tail = tail_lines(outcome.log, 20);
+      attempt.result = outcome.result == CellResult::succeeded   ? "succeeded"
+                       : outcome.result == CellResult::timed_out ? "timed_out"
+                                                                 : "failed";
+      attempt.duration_ms = outcome.duration_ms;
+      attempt.wheel = outcome.wheel;
+      attempt.message = outcome.message;
+      std::lock_guard lock(shared.mutex);
+      if (row != 0) (void)ledger->finish(row, attempt);
+      options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
+      if (outcome.result != CellResult::succeeded && options.keep_going == KeepGoing::no) shared.stop = true;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 0; i < jobs; ++i) threads.emplace_back(worker);
+  for (auto& thread : threads) thread.join();
+  return outcomes;
+}
+
+}  // namespace relforge::builders

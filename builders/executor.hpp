@@ -1,0 +1,57 @@
+#pragma once
+// `relforge build`: runs each cell's recipe on a local process pool in its own work dir with a
+// clean environment, a log file and a timeout; then finds its one wheel, repairs it, smoke-tests
+// it in a fresh venv and records every attempt in the ledger (`--resume` skips unchanged ones).
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "builders/build_config.hpp"
+#include "builders/plan.hpp"
+#include "core/error.hpp"
+#include "matrix/cell.hpp"
+
+namespace relforge::builders {
+
+enum class Resume { no, yes };
+enum class DryRun { no, yes };
+enum class KeepGoing { no, yes };
+
+struct BuildOptions {
+  BuildConfig config;
+  std::vector<matrix::Cell> cells;  // the selected cells
+  std::vector<Runner> runners;      // detected and declared; a cell runs on a detected one only
+  int jobs = 0;                     // 0: the runner's slots
+  int cpus = 1;                     // for MAX_JOBS = min(cpus - 2, 12), at least 1
+  Resume resume = Resume::no;
+  DryRun dry_run = DryRun::no;
+  KeepGoing keep_going = KeepGoing::yes;
+  std::string source_key;                  // e.g. the source commit; part of every cell's inputs key
+  std::string path_env = "/usr/bin:/bin";  // PATH of the clean environment
+  std::function<std::int64_t()> now_unix = [] { return std::int64_t{0}; };
+  std::function<void(const std::string& line)> on_line = [](const std::string&) {};  // progress lines
+};
+
+enum class CellResult { succeeded, failed, timed_out, up_to_date, waiting, would_build, not_started };
+std::string cell_result_name(CellResult result);
+
+struct CellOutcome {
+  std::string cell;
+  std::string runner;
+  CellResult result = CellResult::not_started;
+  std::int64_t duration_ms = 0;
+  std::string wheel;
+  std::string log;
+  std::string message;
+  std::vector<std::string> log_tail;  // the last 20 lines of a failure's log
+};
+
+// Errors only for the run as a whole (ledger locked, bad config); a failing cell is an outcome.
+Result<std::vector<CellOutcome>> run_build(const BuildOptions& options);
+
+// The inputs key of a cell: sha256 over the source key, the cell's fields, the recipe and version.
+std::string inputs_key(const BuildOptions& options, const matrix::Cell& cell);
+
+}  // namespace relforge::builders

@@ -1,0 +1,103 @@
+#include "builders/runner.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <system_error>
+
+#include "core/text.hpp"
+#include "platform/process.hpp"
+
+namespace relforge::builders {
+namespace {
+
+std::optional<std::string> run_for_output(const std::filesystem::path& program, const std::string& argument) {
+  platform::ProcessSpec spec;
+  spec.argv = {program.string(), argument};
+  spec.timeout = std::chrono::milliseconds(20000);
+  auto result = platform::run_process(spec);
+  if (!result || result->exit_code != 0) return std::nullopt;
+  return result->out + result->err;
+}
+
+}  // namespace
+
+const Interpreter* Runner::python(const std::string& version) const {
+  for (const auto& interpreter : pythons)
+    if (interpreter.version == version) return &interpreter;
+  return nullptr;
+}
+
+const Toolkit* Runner::toolkit(const std::string& kind) const {
+  for (const auto& found : toolkits)
+    if (found.kind == kind) return &found;
+  return nullptr;
+}
+
+std::string parse_nvcc_version(const std::string& output) {
+  static const std::regex pattern(R"(release ([0-9]+\.[0-9]+))");
+  std::smatch match;
+  if (std::regex_search(output, match, pattern)) return match[1];
+  return "";
+}
+
+Result<Runner> detect_local_runner(const DetectOptions& options) {
+  Runner runner;
+  runner.name = "local";
+  runner.source = RunnerSource::detected;
+  runner.slots = std::max(1, options.cpus);
+  runner.labels = {"local"};
+  static const std::regex python_name(R"(python(3\.[0-9]+t?))");
+  // Per version, the first interpreter with development headers wins (a pyenv shim or a venv
+  // without Python.h cannot build extensions); without any, the first one found.
+  std::map<std::string, std::pair<Interpreter, bool>> found;
+  std::vector<std::string> order;
+  for (const auto& dir : options.search_dirs) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) names.push_back(entry.path());
+    std::sort(names.begin(), names.end());
+    for (const auto& path : names) {
+      std::smatch match;
+      const std::string base = path.filename().string();
+      if (!std::regex_match(base, match, python_name)) continue;
+      const auto known = found.find(match[1]);
+      if (known != found.end() && known->second.second) continue;
+      // Ask the interpreter itself: a name can lie (a dangling link, a wrapper).
+      platform::ProcessSpec spec;
+      spec.argv = {path.string(), "-c",
+                   "import os,sys,sysconfig;print('%d.%d%s'%(sys.version_info[0],sys.version_info[1],"
+                   "'t' if sysconfig.get_config_var('Py_GIL_DISABLED') else ''));"
+                   "print(os.path.exists(os.path.join(sysconfig.get_paths()['include'],'Python.h')))"};
+      spec.timeout = std::chrono::milliseconds(20000);
+      auto result = platform::run_process(spec);
+      if (!result || result->exit_code != 0) continue;
+      const auto lines = core::split(result->out, '\n');
+      if (lines.size() < 2 || lines[0] != match[1].str()) continue;
+      const bool headers = core::trim(lines[1]) == "True";
+      const std::string version(lines[0]);
+      if (known == found.end()) order.push_back(version);
+      if (known == found.end() || headers) found[version] = {Interpreter{version, path}, headers};
+    }
+  }
+  for (const auto& version : order) runner.pythons.push_back(found[version].first);
+  std::vector<std::filesystem::path> dirs = options.search_dirs;
+  dirs.insert(dirs.end(), options.toolkit_dirs.begin(), options.toolkit_dirs.end());
+  for (const auto& [kind, program] :
+       {std::pair<std::string, std::string>{"cuda", "nvcc"}, {"rocm", "hipcc"}, {"xpu", "icpx"}}) {
+    for (const auto& dir : dirs) {
+      std::error_code ec;
+      const auto path = dir / program;
+      if (!std::filesystem::is_regular_file(path, ec)) continue;
+      const auto output = run_for_output(path, "--version");
+      std::string version;
+      if (output && kind == "cuda") version = parse_nvcc_version(*output);
+      runner.toolkits.push_back({kind, version, path});
+      break;
+    }
+  }
+  return runner;
+}
+
+}  // namespace relforge::builders

@@ -1,0 +1,16 @@
+// The CPU-only build: no CUDA, so every GPU hook reports "not here".
+#include "tensor.hpp"
+
+namespace minitensor {
+
+bool cuda_compiled() {
+  return false;
+}
+int cuda_device_count() {
+  return 0;
+}
+bool cuda_add(const float*, const float*, float*, std::int64_t) {
+  return false;
+}
+
+}  // namespace minitensor

@@ -1,0 +1,69 @@
+#pragma once
+// Zip archives for wheels through libzip: read entries (whole or streamed), and write a new
+// archive whose unchanged entries are copied still compressed (no inflate/deflate) and whose
+// new entries are deflated; libzip writes ZIP64 records whenever an entry or offset needs them.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "platform/digest.hpp"
+
+struct zip;
+
+namespace relforge::packaging {
+
+struct ArchiveEntry {
+  std::uint64_t index = 0;
+  std::string name;
+  std::uint64_t size = 0;  // uncompressed
+  std::uint64_t compressed_size = 0;
+  std::uint32_t external_attributes = 0;
+  std::uint8_t opsys = 0;
+  std::int64_t mtime = 0;
+};
+
+class ZipReader {
+public:
+  // integrity error when the file is not a readable zip (naming it); not_found when absent.
+  static Result<ZipReader> open(const std::filesystem::path& path);
+  ZipReader(ZipReader&&) noexcept;
+  ZipReader& operator=(ZipReader&&) noexcept;
+  ~ZipReader();
+
+  const std::vector<ArchiveEntry>& entries() const { return m_entries; }
+  const std::filesystem::path& path() const { return m_path; }
+  Result<std::string> read(const ArchiveEntry& entry) const;
+  // Streams the entry through `sink` in chunks (bounded memory); fails on a CRC/inflate error.
+  Status stream(const ArchiveEntry& entry, const std::function<void(std::string_view)>& sink) const;
+  // sha256 and byte count, streamed.
+  Result<std::pair<platform::Sha256Digest, std::uint64_t>> digest(const ArchiveEntry& entry) const;
+
+  ::zip* handle() const { return m_zip; }
+
+private:
+  ZipReader(::zip* archive, std::filesystem::path path) : m_zip(archive), m_path(std::move(path)) {}
+  ::zip* m_zip = nullptr;
+  std::filesystem::path m_path;
+  std::vector<ArchiveEntry> m_entries;
+};
+
+// One entry of an archive to write: a raw copy of a source entry, or new bytes.
+struct PlannedEntry {
+  std::string name;
+  const ArchiveEntry* copy_from = nullptr;  // copied compressed from the reader when set
+  std::string bytes;                        // otherwise these bytes, deflated
+  std::uint32_t external_attributes = 0644u << 16;
+  std::int64_t mtime = 315532800;  // 1980-01-01, the zip epoch
+};
+
+// Writes `entries` in order to a temp file beside `target` and renames it into place, so a failed
+// write leaves no partial wheel. Copies use `source`'s compressed bytes as they are.
+Status write_zip(const std::filesystem::path& target, const ZipReader* source,
+                 const std::vector<PlannedEntry>& entries);
+
+}  // namespace relforge::packaging

@@ -1,0 +1,196 @@
+#include "packaging/wheel_elf_policy.hpp"
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <memory>
+
+#include "core/text.hpp"
+
+namespace relforge::packaging {
+namespace {
+
+struct ElfCloser {
+  void operator()(Elf* elf) const { elf_end(elf); }
+};
+
+// "2.28.1" → {2, 28, 1}; compared lexicographically as numbers.
+std::vector<int> numbers(std::string_view text) {
+  std::vector<int> out;
+  for (auto part : core::split(text, '.')) {
+    int value = 0;
+    std::from_chars(part.data(), part.data() + part.size(), value);
+    out.push_back(value);
+  }
+  return out;
+}
+
+bool newer_than(std::string_view version, std::string_view limit) {
+  return numbers(version) > numbers(limit);
+}
+
+// The manylinux whitelist shared by every manylinux_2_X policy (auditwheel's policy.json).
+const std::vector<std::string> k_allowed = {
+    "libgcc_s.so.1",    "libstdc++.so.6",       "libm.so.6",
+    "libdl.so.2",       "librt.so.1",           "libc.so.6",
+    "libnsl.so.1",      "libutil.so.1",         "libpthread.so.0",
+    "libresolv.so.2",   "libX11.so.6",          "libXext.so.6",
+    "libXrender.so.1",  "libICE.so.6",          "libSM.so.6",
+    "libGL.so.1",       "libgobject-2.0.so.0",  "libgthread-2.0.so.0",
+    "libglib-2.0.so.0", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1",
+    "libz.so.1",        "libexpat.so.1"};
+
+// Newest libstdc++ symbol versions of the toolchain that shipped with each glibc baseline.
+struct CxxLimits {
+  int glibc_minor;
+  const char* glibcxx;
+  const char* cxxabi;
+};
+constexpr CxxLimits k_cxx_limits[] = {
+    {5, "3.4.8", "1.3.1"},    {12, "3.4.13", "1.3.3"},  {17, "3.4.19", "1.3.7"},
+    {24, "3.4.22", "1.3.10"}, {28, "3.4.25", "1.3.11"}, {31, "3.4.28", "1.3.12"},
+    {34, "3.4.29", "1.3.13"}, {35, "3.4.30", "1.3.13"}, {39, "3.4.32", "1.3.14"}};
+
+}  // namespace
+
+Result<std::optional<ElfRequirements>> read_elf_requirements(std::string_view bytes) {
+  if (bytes.size() < 4 || bytes.substr(0, 4) !=
+                              "\x7f"
+                              "ELF")
+    return std::optional<ElfRequirements>{};
+  elf_version(EV_CURRENT);
+  // libelf only reads the buffer (ELF_C_READ_MMAP semantics on memory); the cast drops const for its API.
+  std::unique_ptr<Elf, ElfCloser> elf(elf_memory(const_cast<char*>(bytes.data()), bytes.size()));
+  if (!elf || elf_kind(elf.get()) != ELF_K_ELF)
+    return fail(ErrorCategory::integrity, std::string("not a readable ELF file: ") + elf_errmsg(-1));
+  ElfRequirements out;
+  std::map<unsigned, std::string> version_names;  // vna_other → name
+  Elf_Scn* dynsym = nullptr;
+  Elf_Scn* versym = nullptr;
+  std::size_t dynsym_link = 0;
+  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr; scn = elf_nextscn(elf.get(), scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    if (shdr.sh_type == SHT_DYNAMIC) {
+      for (std::size_t i = 0; i < shdr.sh_size / std::max<std::size_t>(shdr.sh_entsize, 1); ++i) {
+        GElf_Dyn dyn;
+        if (gelf_getdyn(data, static_cast<int>(i), &dyn) == nullptr) break;
+        if (dyn.d_tag == DT_NEEDED) {
+          const char* name = elf_strptr(elf.get(), shdr.sh_link, dyn.d_un.d_val);
+          if (name != nullptr) out.needed.emplace_back(name);
+        }
+      }
+    } else if (shdr.sh_type == SHT_GNU_verneed) {
+      std::size_t offset = 0;
+      for (std::size_t n = 0; n < shdr.sh_info; ++n) {
+        GElf_Verneed need;
+        if (gelf_getverneed(data, static_cast<int>(offset), &need) == nullptr) break;
+        std::size_t aux_offset = offset + need.vn_aux;
+        for (std::size_t a = 0; a < need.vn_cnt; ++a) {
+          GElf_Vernaux aux;
+          if (gelf_getvernaux(data, static_cast<int>(aux_offset), &aux) == nullptr) break;
+          const char* name = elf_strptr(elf.get(), shdr.sh_link, aux.vna_name);
+          if (name != nullptr) {
+            version_names[aux.vna_other] = name;
+            out.versions.emplace_back(name);
+          }
+          aux_offset += aux.vna_next;
+        }
+        if (need.vn_next == 0) break;
+        offset += need.vn_next;
+      }
+    } else if (shdr.sh_type == SHT_DYNSYM) {
+      dynsym = scn;
+      dynsym_link = shdr.sh_link;
+    } else if (shdr.sh_type == SHT_GNU_versym) {
+      versym = scn;
+    }
+  }
+  if (dynsym != nullptr && versym != nullptr) {
+    GElf_Shdr shdr;
+    gelf_getshdr(dynsym, &shdr);
+    Elf_Data* symbols = elf_getdata(dynsym, nullptr);
+    Elf_Data* versions = elf_getdata(versym, nullptr);
+    const std::size_t count = shdr.sh_size / std::max<std::size_t>(shdr.sh_entsize, 1);
+    for (std::size_t i = 1; symbols != nullptr && versions != nullptr && i < count; ++i) {
+      GElf_Sym sym;
+      GElf_Versym ver;
+      if (gelf_getsym(symbols, static_cast<int>(i), &sym) == nullptr) break;
+      if (gelf_getversym(versions, static_cast<int>(i), &ver) == nullptr) break;
+      if (sym.st_shndx != SHN_UNDEF) continue;
+      const auto found = version_names.find(static_cast<unsigned>(ver & 0x7fff));
+      if (found == version_names.end()) continue;
+      const char* name = elf_strptr(elf.get(), dynsym_link, sym.st_name);
+      out.symbols.push_back({name != nullptr ? name : "?", found->second});
+    }
+  }
+  return std::optional<ElfRequirements>(std::move(out));
+}
+
+std::optional<ManylinuxPolicy> manylinux_policy(std::string_view platform_tag) {
+  constexpr std::string_view prefix = "manylinux_2_";
+  if (platform_tag.substr(0, prefix.size()) != prefix) return std::nullopt;
+  const auto rest = platform_tag.substr(prefix.size());
+  int minor = 0;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), minor);
+  if (ec != std::errc() || end == rest.data() + rest.size() || *end != '_') return std::nullopt;
+  ManylinuxPolicy policy{std::string(platform_tag), minor, "3.4", "1.3", k_allowed};
+  for (const auto& limits : k_cxx_limits) {
+    if (limits.glibc_minor <= minor) {
+      policy.glibcxx_max = limits.glibcxx;
+      policy.cxxabi_max = limits.cxxabi;
+    }
+  }
+  return policy;
+}
+
+std::vector<std::string> policy_violations(std::string_view file, const ElfRequirements& requirements,
+                                           const ManylinuxPolicy& policy,
+                                           const std::vector<std::string>& bundled) {
+  std::vector<std::string> out;
+  const std::string where(file);
+  const std::string glibc_max = "2." + std::to_string(policy.glibc_minor);
+  auto limit_of = [&](std::string_view version) -> std::optional<std::pair<std::string, std::string>> {
+    for (const auto& [prefix, limit] : {std::pair<std::string, std::string>{"GLIBC_", glibc_max},
+                                        {"GLIBCXX_", policy.glibcxx_max},
+                                        {"CXXABI_", policy.cxxabi_max}}) {
+      if (version.substr(0, prefix.size()) == prefix && version.size() > prefix.size() &&
+          std::isdigit(static_cast<unsigned char>(version[prefix.size()])) &&
+          newer_than(version.substr(prefix.size()), limit))
+        return std::make_pair(prefix, limit);
+    }
+    return std::nullopt;
+  };
+  std::vector<std::string> reported;
+  for (const auto& symbol : requirements.symbols) {
+    const auto limit = limit_of(symbol.version);
+    if (!limit || std::find(reported.begin(), reported.end(), symbol.version) != reported.end()) continue;
+    reported.push_back(symbol.version);
+    out.push_back(where + " needs " + symbol.symbol + "@" + symbol.version + ", newer than " + limit->first +
+                  limit->second + " that " + policy.platform_tag + " allows");
+  }
+  for (const auto& version : requirements.versions) {
+    if (!limit_of(version) || std::find(reported.begin(), reported.end(), version) != reported.end())
+      continue;
+    reported.push_back(version);
+    out.push_back(where + " needs symbol version " + version + ", newer than " + policy.platform_tag +
+                  " allows");
+  }
+  for (const auto& library : requirements.needed) {
+    const bool allowed = std::find(policy.allowed_libraries.begin(), policy.allowed_libraries.end(),
+                                   library) != policy.allowed_libraries.end() ||
+                         std::find(bundled.begin(), bundled.end(), library) != bundled.end();
+    if (!allowed) {
+      out.push_back(where + " links " + library + ", which " + policy.platform_tag +
+                    " does not allow: bundle it in the wheel or depend on the pip package that ships it");
+    }
+  }
+  return out;
+}
+
+}  // namespace relforge::packaging

@@ -1,0 +1,112 @@
+#include "packaging/wheel_record.hpp"
+
+#include <charconv>
+
+#include "core/text.hpp"
+
+namespace relforge::packaging {
+namespace {
+
+// One CSV line into fields; quotes double themselves inside a quoted field.
+Result<std::vector<std::string>> csv_fields(std::string_view line, std::size_t line_number) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  if (quoted)
+    return fail(ErrorCategory::invalid_input,
+                "RECORD line " + std::to_string(line_number) + ": unterminated quote");
+  return fields;
+}
+
+std::string csv_quote(const std::string& field) {
+  if (field.find_first_of(",\"\n") == std::string::npos) return field;
+  return '"' + core::replace_all(field, "\"", "\"\"") + '"';
+}
+
+}  // namespace
+
+Result<std::vector<RecordEntry>> parse_record(std::string_view text) {
+  std::vector<RecordEntry> entries;
+  std::size_t line_number = 0;
+  for (auto line : core::split(text, '\n')) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    auto fields = csv_fields(line, line_number);
+    if (!fields) return tl::unexpected(fields.error());
+    if (fields->size() != 3) {
+      return fail(ErrorCategory::invalid_input,
+                  "RECORD line " + std::to_string(line_number) + " has " + std::to_string(fields->size()) +
+                      " fields, expected path,hash,size: '" + std::string(line) + "'");
+    }
+    RecordEntry entry{(*fields)[0], (*fields)[1], std::nullopt};
+    const auto& size = (*fields)[2];
+    if (!size.empty()) {
+      std::uint64_t value = 0;
+      const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), value);
+      if (ec != std::errc() || end != size.data() + size.size()) {
+        return fail(ErrorCategory::invalid_input,
+                    "RECORD line " + std::to_string(line_number) + ": size '" + size + "' is not a number");
+      }
+      entry.size = value;
+    }
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+std::string format_record(const std::vector<RecordEntry>& entries) {
+  std::string out;
+  for (const auto& entry : entries) {
+    out += csv_quote(entry.path) + ',' + entry.hash + ',';
+    if (entry.size) out += std::to_string(*entry.size);
+    out += '\n';
+  }
+  return out;
+}
+
+std::string record_hash(const platform::Sha256Digest& digest) {
+  return "sha256=" + platform::base64url_nopad(digest);
+}
+
+std::string record_hash_of(std::string_view bytes) {
+  return record_hash(platform::sha256(bytes));
+}
+
+Status check_archive_path(std::string_view path) {
+  const std::string shown(path);
+  if (path.empty()) return fail(ErrorCategory::invalid_input, "an entry has an empty name");
+  if (path.front() == '/')
+    return fail(ErrorCategory::invalid_input,
+                "entry '" + shown + "' is an absolute path (zip-slip): refusing it");
+  if (path.find('\\') != std::string_view::npos)
+    return fail(ErrorCategory::invalid_input, "entry '" + shown + "' contains a backslash: refusing it");
+  for (const auto& part : core::split(path, '/')) {
+    if (part == "..")
+      return fail(ErrorCategory::invalid_input,
+                  "entry '" + shown + "' has a '..' component (zip-slip): refusing it");
+    if (part == ".")
+      return fail(ErrorCategory::invalid_input, "entry '" + shown + "' has a '.' component: refusing it");
+  }
+  return {};
+}
+
+}  // namespace relforge::packaging

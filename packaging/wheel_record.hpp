@@ -1,0 +1,32 @@
+#pragma once
+// Wheel RECORD files (PEP 376/427): parse and format `path,sha256=<b64url nopad>,size` lines,
+// the hash text of some bytes, and the archive-path safety rules `verify` enforces.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "platform/digest.hpp"
+
+namespace relforge::packaging {
+
+struct RecordEntry {
+  std::string path;
+  std::string hash;                   // "sha256=..." or empty (RECORD's own line)
+  std::optional<std::uint64_t> size;  // nullopt when the field is empty
+};
+
+// CSV as Python's csv module writes it (fields with ',' or '"' quoted). invalid_input on a bad line.
+Result<std::vector<RecordEntry>> parse_record(std::string_view text);
+std::string format_record(const std::vector<RecordEntry>& entries);
+
+// "sha256=" + urlsafe base64 of the digest without '=' padding.
+std::string record_hash(const platform::Sha256Digest& digest);
+std::string record_hash_of(std::string_view bytes);
+
+// invalid_input when `path` is empty, absolute, has a backslash, or has '.'/'..' components.
+Status check_archive_path(std::string_view path);
+
+}  // namespace relforge::packaging

@@ -1,0 +1,342 @@
+#include "packaging/wheel_repair.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "core/text.hpp"
+#include "packaging/version.hpp"
+#include "packaging/wheel_archive.hpp"
+#include "packaging/wheel_elf_policy.hpp"
+#include "packaging/wheel_name.hpp"
+#include "packaging/wheel_record.hpp"
+
+namespace relforge::packaging {
+namespace {
+
+bool is_directory_entry(const std::string& name) {
+  return !name.empty() && name.back() == '/';
+}
+
+std::string first_component(const std::string& name) {
+  return name.substr(0, name.find('/'));
+}
+
+bool is_shared_object(const std::string& name) {
+  const auto slash = name.rfind('/');
+  const std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
+  return base.size() > 3 && (base.ends_with(".so") || base.find(".so.") != std::string::npos);
+}
+
+std::string base_name(const std::string& name) {
+  const auto slash = name.rfind('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
+// The one top-level `*.dist-info` folder holding WHEEL; invalid_input naming what was found.
+Result<std::string> find_dist_info(const ZipReader& reader) {
+  std::set<std::string> folders;
+  for (const auto& entry : reader.entries()) {
+    const auto top = first_component(entry.name);
+    if (top.ends_with(".dist-info") && entry.name == top + "/WHEEL") folders.insert(top);
+  }
+  if (folders.size() == 1) return *folders.begin();
+  if (folders.empty())
+    return fail(ErrorCategory::invalid_input,
+                "'" + reader.path().string() + "' has no *.dist-info/WHEEL: it is not a wheel");
+  return fail(ErrorCategory::invalid_input, "'" + reader.path().string() + "' has " +
+                                                std::to_string(folders.size()) + " dist-info folders (" +
+                                                core::join({folders.begin(), folders.end()}, ", ") +
+                                                "): a wheel has exactly one");
+}
+
+const ArchiveEntry* find_entry(const ZipReader& reader, const std::string& name) {
+  for (const auto& entry : reader.entries())
+    if (entry.name == name) return &entry;
+  return nullptr;
+}
+
+// Replaces the value of every `Key: value` header line with `value` (all of them for Tag).
+std::string rewrite_header(const std::string& text, const std::string& key, const std::string& value) {
+  std::string out;
+  for (auto line : core::split(text, '\n')) {
+    if (line.substr(0, key.size() + 2) == key + ": ") {
+      out += key + ": " + value + "\n";
+    } else {
+      out += std::string(line) + "\n";
+    }
+  }
+  if (!text.ends_with('\n') && !out.empty()) out.pop_back();
+  return out;
+}
+
+std::string rewrite_tags(const std::string& text, const std::vector<std::string>& tags) {
+  std::string out;
+  bool written = false;
+  for (auto line : core::split(text, '\n')) {
+    if (line.substr(0, 5) == "Tag: ") {
+      if (!written)
+        for (const auto& tag : tags) out += "Tag: " + tag + "\n";
+      written = true;
+    } else if (!line.empty()) {
+      out += std::string(line) + "\n";
+    }
+  }
+  if (!written)
+    for (const auto& tag : tags) out += "Tag: " + tag + "\n";
+  return out;
+}
+
+Status check_policy(const ZipReader& reader, const ManylinuxPolicy& policy, std::size_t& elf_files) {
+  std::vector<std::string> bundled;
+  for (const auto& entry : reader.entries())
+    if (is_shared_object(entry.name)) bundled.push_back(base_name(entry.name));
+  std::vector<std::string> violations;
+  for (const auto& entry : reader.entries()) {
+    if (!is_shared_object(entry.name)) continue;
+    auto bytes = reader.read(entry);
+    if (!bytes) return tl::unexpected(bytes.error());
+    auto requirements = read_elf_requirements(*bytes);
+    if (!requirements) return tl::unexpected(requirements.error().with_context(entry.name));
+    if (!*requirements) continue;
+    ++elf_files;
+    auto found = policy_violations(entry.name, **requirements, policy, bundled);
+    violations.insert(violations.end(), found.begin(), found.end());
+  }
+  if (violations.empty()) return {};
+  return fail(ErrorCategory::integrity, "refusing to tag '" + base_name(reader.path().string()) + "' " +
+                                            policy.platform_tag + ":\n  " + core::join(violations, "\n  ") +
+                                            "\nbuild it on a host or image with glibc <= 2." +
+                                            std::to_string(policy.glibc_minor) +
+                                            " (a quay.io/pypa/manylinux image), or keep the linux_* tag");
+}
+
+Result<std::string> new_version(const Version& current, const RepairOptions& options) {
+  std::string text = options.version ? *options.version : current.public_string();
+  std::string local = options.local ? *options.local : current.local_string();
+  if (options.version) {
+    auto given = parse_version(*options.version);
+    if (!given) return tl::unexpected(given.error().with_context("--version"));
+    if (given->has_local() && !options.local) local = given->local_string();
+    text = given->public_string();
+  }
+  if (!local.empty()) text += "+" + local;
+  auto parsed = parse_version(text);
+  if (!parsed) return tl::unexpected(parsed.error().with_context("the repaired version '" + text + "'"));
+  return parsed->to_string();
+}
+
+}  // namespace
+
+Result<RepairResult> repair_wheel(const RepairOptions& options) {
+  auto reader = ZipReader::open(options.wheel);
+  if (!reader) return tl::unexpected(reader.error());
+  auto name = parse_wheel_filename(options.wheel.filename().string());
+  if (!name) return tl::unexpected(name.error());
+  auto dist_info = find_dist_info(*reader);
+  if (!dist_info) return tl::unexpected(dist_info.error());
+  for (const auto& entry : reader->entries())
+    if (auto ok = check_archive_path(entry.name); !ok)
+      return tl::unexpected(ok.error().with_context(options.wheel.string()));
+
+  RepairResult result;
+  if (options.platform) {
+    if (auto policy = manylinux_policy(*options.platform)) {
+      if (auto ok = check_policy(*reader, *policy, result.elf_files); !ok) return tl::unexpected(ok.error());
+    }
+  }
+  auto version = new_version(name->version, options);
+  if (!version) return tl::unexpected(version.error());
+  WheelName renamed = *name;
+  renamed.version = *parse_version(*version);
+  if (options.platform) renamed.tag_set.platforms = {*options.platform};
+  auto filename = format_wheel_filename(renamed);
+  if (!filename) return tl::unexpected(filename.error());
+  for (const auto& tag : renamed.tags()) result.tags.push_back(tag.to_string());
+  result.version = *version;
+
+  const std::string old_prefix = *dist_info + "/";
+  const std::string new_dist_info =
+      dist_info->substr(0, dist_info->find('-')) + "-" + *version + ".dist-info";
+  const std::string new_prefix = new_dist_info + "/";
+
+  std::map<std::string, RecordEntry> old_record;
+  if (const auto* record = find_entry(*reader, old_prefix + "RECORD")) {
+    auto text = reader->read(*record);
+    if (!text) return tl::unexpected(text.error());
+    auto entries = parse_record(*text);
+    if (!entries) return tl::unexpected(entries.error().with_context(old_prefix + "RECORD"));
+    for (auto& entry : *entries) old_record[entry.path] = entry;
+  }
+
+  std::vector<PlannedEntry> planned;
+  std::vector<RecordEntry> record;
+  for (const auto& entry : reader->entries()) {
+    if (is_directory_entry(entry.name)) continue;
+    const bool in_dist_info = entry.name.starts_with(old_prefix);
+    const std::string leaf = in_dist_info ? entry.name.substr(old_prefix.size()) : "";
+    // The old RECORD and its signatures describe the old bytes; a new RECORD is written last.
+    if (leaf == "RECORD" || leaf == "RECORD.jws" || leaf == "RECORD.p7s") continue;
+    PlannedEntry plan;
+    plan.name = in_dist_info ? new_prefix + leaf : entry.name;
+    plan.external_attributes = entry.external_attributes != 0 ? entry.external_attributes : 0644u << 16;
+    plan.mtime = entry.mtime;
+    if (leaf == "METADATA" || leaf == "WHEEL") {
+      auto text = reader->read(entry);
+      if (!text) return tl::unexpected(text.error());
+      plan.bytes =
+          leaf == "METADATA" ? rewrite_header(*text, "Version", *version) : rewrite_tags(*text, result.tags);
+      record.push_back({plan.name, record_hash_of(plan.bytes), plan.bytes.size()});
+      ++result.rewritten;
+    } else {
+      plan.copy_from = &entry;
+      // Unchanged bytes keep the hash RECORD already gave them (`wheel verify` rechecks them all);
+      // entries it lacks or leaves without a size are hashed now.
+      const auto known = old_record.find(entry.name);
+      if (known != old_record.end() && known->second.hash.starts_with("sha256=") && known->second.size &&
+          *known->second.size == entry.size) {
+        record.push_back({plan.name, known->second.hash, entry.size});
+      } else {
+        auto digest = reader->digest(entry);
+        if (!digest) return tl::unexpected(digest.error());
+        record.push_back({plan.name, record_hash(digest->first), digest->second});
+      }
+      ++result.copied;
+    }
+    planned.push_back(std::move(plan));
+  }
+  record.push_back({new_prefix + "RECORD", "", std::nullopt});
+  PlannedEntry record_entry;
+  record_entry.name = new_prefix + "RECORD";
+  record_entry.bytes = format_record(record);
+  planned.push_back(std::move(record_entry));
+  ++result.rewritten;
+
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  if (ec) return fail(ErrorCategory::io, "cannot create '" + options.out_dir.string() + "': " + ec.message());
+  result.output = options.out_dir / *filename;
+  if (std::filesystem::equivalent(result.output, options.wheel, ec))
+    return fail(ErrorCategory::conflict, "the repaired wheel would overwrite its input '" +
+                                             options.wheel.string() + "': choose another --out folder");
+  if (options.overwrite == Overwrite::refuse && std::filesystem::exists(result.output))
+    return fail(ErrorCategory::conflict, "'" + result.output.string() + "' exists already");
+  if (auto ok = write_zip(result.output, &*reader, planned); !ok) return tl::unexpected(ok.error());
+  return result;
+}
+
+Result<VerifyResult> verify_wheel(const std::filesystem::path& wheel) {
+  auto reader = ZipReader::open(wheel);
+  if (!reader) return tl::unexpected(reader.error());
+  const std::string where = wheel.string();
+  std::set<std::string> seen;
+  for (const auto& entry : reader->entries()) {
+    if (auto ok = check_archive_path(entry.name); !ok) return tl::unexpected(ok.error().with_context(where));
+    if (!seen.insert(entry.name).second)
+      return fail(ErrorCategory::integrity,
+                  where + ": entry '" + entry.name + "' appears twice: refusing it");
+  }
+  auto dist_info = find_dist_info(*reader);
+  if (!dist_info) return tl::unexpected(dist_info.error());
+  const std::string record_name = *dist_info + "/RECORD";
+  const auto* record_entry = find_entry(*reader, record_name);
+  if (record_entry == nullptr)
+    return fail(ErrorCategory::integrity, where + ": " + record_name + " is missing");
+  auto text = reader->read(*record_entry);
+  if (!text) return tl::unexpected(text.error());
+  auto record = parse_record(*text);
+  if (!record) return tl::unexpected(record.error().with_context(where + ": " + record_name));
+  std::map<std::string, RecordEntry> by_path;
+  for (auto& line : *record) {
+    if (!by_path.emplace(line.path, line).second)
+      return fail(ErrorCategory::integrity, where + ": " + record_name + " lists '" + line.path + "' twice");
+  }
+  VerifyResult result;
+  std::vector<std::string> problems;
+  for (const auto& entry : reader->entries()) {
+    ++result.entries;
+    if (is_directory_entry(entry.name) || entry.name == record_name || entry.name == record_name + ".jws" ||
+        entry.name == record_name + ".p7s")
+      continue;
+    const auto found = by_path.find(entry.name);
+    if (found == by_path.end()) {
+      problems.push_back("'" + entry.name + "' is not listed in RECORD");
+      continue;
+    }
+    auto digest = reader->digest(entry);
+    if (!digest) return tl::unexpected(digest.error());
+    ++result.hashed;
+    result.bytes += digest->second;
+    if (found->second.hash != record_hash(digest->first))
+      problems.push_back("'" + entry.name + "': RECORD says " + found->second.hash + ", the bytes hash to " +
+                         record_hash(digest->first));
+    else if (found->second.size && *found->second.size != digest->second)
+      problems.push_back("'" + entry.name + "': RECORD says " + std::to_string(*found->second.size) +
+                         " bytes, the entry has " + std::to_string(digest->second));
+    by_path.erase(found);
+  }
+  for (const auto& [path, line] : by_path)
+    if (path != record_name) problems.push_back("RECORD lists '" + path + "', which the archive lacks");
+  if (!problems.empty())
+    return fail(ErrorCategory::integrity,
+                where + ": RECORD does not match the archive:\n  " + core::join(problems, "\n  "));
+  return result;
+}
+
+Result<InspectResult> inspect_wheel(const std::filesystem::path& wheel) {
+  auto reader = ZipReader::open(wheel);
+  if (!reader) return tl::unexpected(reader.error());
+  auto name = parse_wheel_filename(wheel.filename().string());
+  if (!name) return tl::unexpected(name.error());
+  auto dist_info = find_dist_info(*reader);
+  if (!dist_info) return tl::unexpected(dist_info.error());
+  InspectResult result{wheel.filename().string(),
+                       name->distribution,
+                       name->version.to_string(),
+                       {},
+                       *dist_info,
+                       {},
+                       {},
+                       {},
+                       {}};
+  std::map<std::string, std::string> newest;  // prefix → newest version
+  std::set<std::string> needed;
+  for (const auto& entry : reader->entries()) {
+    result.files.push_back(entry.name);
+    if (entry.name == *dist_info + "/WHEEL") {
+      auto text = reader->read(entry);
+      if (!text) return tl::unexpected(text.error());
+      for (auto line : core::split(*text, '\n'))
+        if (line.substr(0, 5) == "Tag: ") result.tags.emplace_back(core::trim(line.substr(5)));
+    }
+    if (!is_shared_object(entry.name)) continue;
+    auto bytes = reader->read(entry);
+    if (!bytes) return tl::unexpected(bytes.error());
+    auto requirements = read_elf_requirements(*bytes);
+    if (!requirements) return tl::unexpected(requirements.error().with_context(entry.name));
+    if (!*requirements) continue;
+    result.elf_files.push_back(entry.name);
+    for (const auto& library : (*requirements)->needed) needed.insert(library);
+    for (const auto& version : (*requirements)->versions) {
+      for (const std::string prefix : {"GLIBC_", "GLIBCXX_", "CXXABI_"}) {
+        if (!version.starts_with(prefix) || version.size() == prefix.size() ||
+            !std::isdigit(static_cast<unsigned char>(version[prefix.size()])))
+          continue;
+        auto& best = newest[prefix];
+        auto key = [&](const std::string& v) {
+          std::vector<int> parts;
+          for (auto part : core::split(std::string_view(v).substr(prefix.size()), '.'))
+            parts.push_back(std::atoi(std::string(part).c_str()));
+          return parts;
+        };
+        if (best.empty() || key(version) > key(best)) best = version;
+      }
+    }
+  }
+  for (const auto& [prefix, version] : newest) result.glibc_versions.push_back(version);
+  result.needed.assign(needed.begin(), needed.end());
+  return result;
+}
+
+}  // namespace relforge::packaging

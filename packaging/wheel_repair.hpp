@@ -1,0 +1,62 @@
+#pragma once
+// Wheel repair and verification: set the version (local label, dist-info rename, METADATA and
+// WHEEL rewritten), retag the platform after the manylinux ELF check, rebuild RECORD, and copy
+// every unchanged entry still compressed. `verify_wheel` checks paths, duplicates and RECORD.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace relforge::packaging {
+
+enum class Overwrite { refuse, replace };
+
+struct RepairOptions {
+  std::filesystem::path wheel;
+  std::filesystem::path out_dir;
+  std::optional<std::string> platform;  // "manylinux_2_28_x86_64": checked, then retagged
+  std::optional<std::string> local;     // "cu130": the version's local label ("" drops it)
+  std::optional<std::string> version;   // a new public version ("0.3.0.dev20260101")
+  Overwrite overwrite = Overwrite::replace;
+};
+
+struct RepairResult {
+  std::filesystem::path output;
+  std::string version;
+  std::vector<std::string> tags;
+  std::size_t copied = 0;     // entries copied compressed
+  std::size_t rewritten = 0;  // entries written anew (METADATA, WHEEL, RECORD, ...)
+  std::size_t elf_files = 0;  // ELF files checked against the policy
+};
+
+// integrity error listing every policy violation (file and symbol) when the platform is refused.
+Result<RepairResult> repair_wheel(const RepairOptions& options);
+
+struct VerifyResult {
+  std::size_t entries = 0;
+  std::size_t hashed = 0;
+  std::uint64_t bytes = 0;
+};
+
+// integrity/invalid_input errors name the entry: unsafe path, duplicate, missing from RECORD,
+// hash or size mismatch, missing dist-info files.
+Result<VerifyResult> verify_wheel(const std::filesystem::path& wheel);
+
+struct InspectResult {
+  std::string filename;
+  std::string name;
+  std::string version;
+  std::vector<std::string> tags;  // from WHEEL
+  std::string dist_info;
+  std::vector<std::string> files;
+  std::vector<std::string> elf_files;
+  std::vector<std::string> glibc_versions;  // the newest GLIBC_/GLIBCXX_/CXXABI_ needed, per prefix
+  std::vector<std::string> needed;          // DT_NEEDED of every ELF file, deduplicated
+};
+
+Result<InspectResult> inspect_wheel(const std::filesystem::path& wheel);
+
+}  // namespace relforge::packaging

@@ -1,0 +1,128 @@
+// End-to-end: `relforge runners detect`, `build --plan`, and a real build of minitensor's cp311
+// cells (compile, wheel, repair, smoke test), checked with wheel unpack, twine and packaging.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/run.hpp"
+
+namespace relforge::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string k_config = shell_quote(source_path("examples/minitensor/relforge.toml").string());
+
+fs::path fresh_dir(const std::string& name) {
+  const auto dir =
+      fs::temp_directory_path() / ("relforge-e2e-build-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+bool has_python311() {
+  return fs::exists("/usr/bin/python3.11") && fs::exists("/usr/include/python3.11/Python.h");
+}
+
+TEST(BuildCli, RunnersDetectFindsThisMachinesPython) {
+  const auto result = relforge("runners detect --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  ASSERT_EQ(json["runners"].size(), 1u);
+  bool found = false;
+  for (const auto& python : json["runners"][0]["pythons"]) found = found || python["version"] == "3.11";
+  EXPECT_TRUE(found) << result.out;
+}
+
+TEST(BuildCli, PlanSaysWhyEachCellHasNoRunner) {
+  const auto result = relforge("build --config " + k_config + " --plan");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("3.11-cpu: local (local)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("3.11-rocm7.2: no runner has hipcc 7.2 — available: none"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("3.12-cu126: gpu-a10g (linux.g5.4xlarge.nvidia.gpu)"), std::string::npos)
+      << result.out;
+  if (!fs::exists("/usr/local/cuda/bin/nvcc")) {
+    EXPECT_NE(result.out.find("3.11-cu130: no runner has nvcc 13.0 — available: nvcc 12.6"),
+              std::string::npos)
+        << result.out;
+  }
+}
+
+TEST(BuildCli, BadConfigKeyIsAClearError) {
+  const auto dir = fresh_dir("badkey");
+  run_shell("sed 's/^timeout = 1800/timout = 1800/' " + k_config + " > " +
+            shell_quote((dir / "relforge.toml").string()));
+  const auto result = relforge("build --plan --config " + shell_quote((dir / "relforge.toml").string()));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("unknown key 'timout' in [recipe]; did you mean 'timeout'?"), std::string::npos)
+      << result.err;
+  EXPECT_TRUE(result.out.empty());
+  fs::remove_all(dir);
+}
+
+void check_with_real_clients(const std::string& wheel, const fs::path& dir) {
+  const auto unpack = run_shell("cd " + shell_quote(dir.string()) + " && /usr/bin/python3 -m wheel unpack " +
+                                shell_quote(wheel));
+  EXPECT_EQ(unpack.exit_code, 0) << unpack.err;
+  const auto twine = run_shell("/usr/bin/python3 -m twine check --strict " + shell_quote(wheel) + " 2>&1");
+  EXPECT_NE(twine.out.find("PASSED"), std::string::npos) << twine.out;
+  const auto parsed = run_shell(
+      "/usr/bin/python3 -c " +
+      shell_quote("import sys; from packaging.utils import parse_wheel_filename as p; "
+                  "n, v, b, t = p(sys.argv[1].rsplit('/', 1)[1]); print(n, v, sorted(str(x) for x in t))") +
+      " " + shell_quote(wheel));
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+  const auto verify = relforge("wheel verify " + shell_quote(wheel));
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+}
+
+// Compiles the C++ core and extension for python3.11, repairs, smoke-tests in a fresh venv, resumes.
+TEST(BuildCli, BuildsTheCp311CpuWheelForRealSlow) {
+  if (!has_python311()) GTEST_SKIP() << "no /usr/bin/python3.11 with headers (install python3-dev)";
+  const auto dir = fresh_dir("cpu");
+  const auto state = shell_quote((dir / "state").string());
+  const auto result =
+      relforge("build --config " + k_config + " --cell 3.11-cpu --state-dir " + state + " --json");
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  const auto& cell = json["cells"][0];
+  EXPECT_EQ(cell["result"], "succeeded") << result.out;
+  const std::string wheel = cell["wheel"];
+  EXPECT_EQ(fs::path(wheel).filename(), "minitensor-0.3.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl");
+  check_with_real_clients(wheel, dir);
+  const auto parsed =
+      run_shell("/usr/bin/python3 -c " +
+                shell_quote("import sys; from packaging.utils import parse_wheel_filename as p; "
+                            "n, v, b, t = p(sys.argv[1].rsplit('/', 1)[1]); print(n, v, *t)") +
+                " " + shell_quote(wheel));
+  EXPECT_EQ(parsed.out, "minitensor 0.3.0+cpu cp311-cp311-manylinux_2_28_x86_64\n");
+
+  const auto again =
+      relforge("build --config " + k_config + " --cell 3.11-cpu --resume --state-dir " + state + " --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["cells"][0]["result"], "up to date");
+  fs::remove_all(dir);
+}
+
+TEST(BuildCli, BuildsTheCp311Cu130WheelForRealSlow) {
+  if (!fs::exists("/usr/local/cuda/bin/nvcc"))
+    GTEST_SKIP() << "no nvcc at /usr/local/cuda/bin/nvcc: the CUDA 13.0 cell has no runner here";
+  if (!has_python311()) GTEST_SKIP() << "no /usr/bin/python3.11 with headers (install python3-dev)";
+  const auto dir = fresh_dir("cu130");
+  const auto result = relforge("build --config " + k_config + " --cell 3.11-cu130 --state-dir " +
+                               shell_quote((dir / "state").string()) + " --json");
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  const auto cell = nlohmann::json::parse(result.out)["cells"][0];
+  EXPECT_EQ(cell["result"], "succeeded") << result.out;
+  const std::string wheel = cell["wheel"];
+  EXPECT_EQ(fs::path(wheel).filename(), "minitensor-0.3.0+cu130-cp311-cp311-manylinux_2_28_x86_64.whl");
+  check_with_real_clients(wheel, dir);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace relforge::test

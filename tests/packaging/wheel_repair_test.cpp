@@ -1,0 +1,189 @@
+#include "packaging/wheel_repair.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "packaging/wheel_archive.hpp"
+#include "packaging/wheel_elf_policy.hpp"
+#include "packaging/wheel_record.hpp"
+#include "platform/fs.hpp"
+#include "tests/support/run.hpp"
+
+namespace relforge::packaging {
+namespace {
+
+namespace fs = std::filesystem;
+
+class WheelRepairTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("relforge-repair-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir / "out");
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  // A wheel named demo-1.0-cp311-cp311-linux_x86_64.whl with a correct RECORD plus `extra` files.
+  fs::path make_wheel(std::vector<std::pair<std::string, std::string>> extra = {},
+                      bool correct_record = true) {
+    std::vector<std::pair<std::string, std::string>> files = {
+        {"demo/__init__.py", "X = 1\n"},
+        {"demo/data.bin", std::string(200000, 'a')},
+        {"demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n"},
+        {"demo-1.0.dist-info/WHEEL",
+         "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n"}};
+    files.insert(files.end(), extra.begin(), extra.end());
+    std::vector<RecordEntry> record;
+    std::vector<PlannedEntry> planned;
+    for (const auto& [name, bytes] : files) {
+      record.push_back(
+          {name, correct_record ? record_hash_of(bytes) : record_hash_of("wrong"), bytes.size()});
+      planned.push_back({name, nullptr, bytes});
+    }
+    record.push_back({"demo-1.0.dist-info/RECORD", "", std::nullopt});
+    planned.push_back({"demo-1.0.dist-info/RECORD", nullptr, format_record(record)});
+    const auto path = m_dir / "demo-1.0-cp311-cp311-linux_x86_64.whl";
+    EXPECT_TRUE(write_zip(path, nullptr, planned));
+    return path;
+  }
+
+  fs::path m_dir;
+};
+
+TEST_F(WheelRepairTest, SetsLocalLabelRetagsAndRebuildsRecord) {
+  const auto wheel = make_wheel();
+  RepairOptions options{wheel, m_dir / "out", "manylinux_2_28_x86_64", "cu130", std::nullopt};
+  const auto result = repair_wheel(options);
+  ASSERT_TRUE(result) << result.error().describe();
+  EXPECT_EQ(result->output.filename(), "demo-1.0+cu130-cp311-cp311-manylinux_2_28_x86_64.whl");
+  EXPECT_EQ(result->version, "1.0+cu130");
+  EXPECT_EQ(result->copied, 2u);
+  EXPECT_EQ(result->rewritten, 3u);
+  const auto verified = verify_wheel(result->output);
+  ASSERT_TRUE(verified) << verified.error().describe();
+  EXPECT_EQ(verified->hashed, 4u);
+  auto reader = ZipReader::open(result->output);
+  ASSERT_TRUE(reader);
+  std::vector<std::string> names;
+  for (const auto& entry : reader->entries()) names.push_back(entry.name);
+  EXPECT_EQ(names.back(), "demo-1.0+cu130.dist-info/RECORD");
+  for (const auto& entry : reader->entries()) {
+    if (entry.name.ends_with("WHEEL")) {
+      EXPECT_NE(reader->read(entry)->find("Tag: cp311-cp311-manylinux_2_28_x86_64\n"), std::string::npos);
+    }
+    if (entry.name.ends_with("METADATA")) {
+      EXPECT_NE(reader->read(entry)->find("Version: 1.0+cu130\n"), std::string::npos);
+    }
+  }
+}
+
+TEST_F(WheelRepairTest, UnchangedEntriesAreCopiedCompressedAsTheyWere) {
+  const auto wheel = make_wheel();
+  const auto result = repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt});
+  ASSERT_TRUE(result) << result.error().describe();
+  auto before = ZipReader::open(wheel);
+  auto after = ZipReader::open(result->output);
+  ASSERT_TRUE(before && after);
+  auto compressed = [](const ZipReader& reader, const std::string& name) -> std::uint64_t {
+    for (const auto& entry : reader.entries())
+      if (entry.name == name) return entry.compressed_size;
+    return 0;
+  };
+  EXPECT_GT(compressed(*before, "demo/data.bin"), 0u);
+  EXPECT_LT(compressed(*before, "demo/data.bin"), 200000u);
+  EXPECT_EQ(compressed(*before, "demo/data.bin"), compressed(*after, "demo/data.bin"));
+}
+
+TEST_F(WheelRepairTest, VerifyReportsRecordMismatchNamingTheEntry) {
+  const auto wheel = make_wheel({}, false);
+  const auto verified = verify_wheel(wheel);
+  ASSERT_FALSE(verified);
+  EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+  EXPECT_NE(verified.error().message().find("'demo/__init__.py': RECORD says"), std::string::npos);
+}
+
+TEST_F(WheelRepairTest, VerifyAndRepairRefuseZipSlipPaths) {
+  const auto wheel = make_wheel({{"../evil.py", "boom"}});
+  const auto verified = verify_wheel(wheel);
+  ASSERT_FALSE(verified);
+  EXPECT_NE(verified.error().describe().find("'../evil.py' has a '..' component"), std::string::npos);
+  EXPECT_FALSE(repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt}));
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+}
+
+TEST_F(WheelRepairTest, VerifyRefusesDuplicateEntries) {
+  const auto wheel = make_wheel();
+  const auto script =
+      "import warnings, zipfile; warnings.simplefilter('ignore'); "
+      "zipfile.ZipFile('" +
+      wheel.string() + "', 'a').writestr('demo/__init__.py', 'Y = 2\\n')";
+  ASSERT_EQ(test::run_shell("/usr/bin/python3 -c " + test::shell_quote(script)).exit_code, 0);
+  const auto verified = verify_wheel(wheel);
+  ASSERT_FALSE(verified);
+  EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+  EXPECT_NE(verified.error().message().find("has two entries with the same name"), std::string::npos)
+      << verified.error().message();
+}
+
+TEST_F(WheelRepairTest, CorruptZipIsAnIntegrityErrorNamingTheFile) {
+  const auto path = m_dir / "demo-1.0-py3-none-any.whl";
+  ASSERT_TRUE(platform::write_file_atomic(path, "PK\x03\x04 this is not really a zip",
+                                          platform::Durability::no_fsync));
+  const auto verified = verify_wheel(path);
+  ASSERT_FALSE(verified);
+  EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+  EXPECT_NE(verified.error().message().find("not a readable zip"), std::string::npos);
+  EXPECT_FALSE(repair_wheel({path, m_dir / "out", std::nullopt, "cpu", std::nullopt}));
+}
+
+// A library that needs pthread_join@GLIBC_2.34 (glibc >= 2.34 hosts) must not be tagged 2_28.
+TEST_F(WheelRepairTest, PolicyViolationNamesTheFileAndSymbol) {
+  const auto source = m_dir / "lib.c";
+  ASSERT_TRUE(platform::write_file_atomic(
+      source, "#include <pthread.h>\nint f(pthread_t t) { return pthread_join(t, 0); }\n",
+      platform::Durability::no_fsync));
+  const auto library = m_dir / "libnew.so";
+  const auto compiled = test::run_shell("cc -shared -fPIC -o " + library.string() + " " + source.string());
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+  const auto bytes = platform::read_file(library);
+  ASSERT_TRUE(bytes);
+  const auto requirements = read_elf_requirements(*bytes);
+  ASSERT_TRUE(requirements && *requirements);
+  EXPECT_NE(std::find((*requirements)->needed.begin(), (*requirements)->needed.end(), "libc.so.6"),
+            (*requirements)->needed.end());
+  const auto glibc = test::run_shell("ldd --version | head -1 | grep -o '2\\.[0-9]*$'");
+  const bool new_glibc = std::stoi(glibc.out.substr(2)) >= 34;
+
+  const auto wheel = make_wheel({{"demo/libnew.so", *bytes}});
+  const auto result = repair_wheel({wheel, m_dir / "out", "manylinux_2_28_x86_64", "cpu", std::nullopt});
+  if (!new_glibc) GTEST_SKIP() << "this host's glibc is older than 2.34: no GLIBC_2.34 symbol to refuse";
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), ErrorCategory::integrity);
+  EXPECT_NE(result.error().message().find("demo/libnew.so needs pthread_join@GLIBC_2.34"), std::string::npos)
+      << result.error().message();
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+  // The same wheel passes a policy new enough for it.
+  EXPECT_TRUE(repair_wheel({wheel, m_dir / "out", "manylinux_2_39_x86_64", "cpu", std::nullopt}));
+}
+
+TEST(WheelElfPolicy, PolicyTablesAndDisallowedLibraries) {
+  const auto policy = manylinux_policy("manylinux_2_28_x86_64");
+  ASSERT_TRUE(policy);
+  EXPECT_EQ(policy->glibc_minor, 28);
+  EXPECT_EQ(policy->glibcxx_max, "3.4.25");
+  EXPECT_FALSE(manylinux_policy("linux_x86_64"));
+  ElfRequirements needs;
+  needs.needed = {"libc.so.6", "libcudart.so.13", "libbundled.so"};
+  needs.symbols = {{"memcpy", "GLIBC_2.14"}, {"_ZSt4cout", "GLIBCXX_3.4.30"}};
+  needs.versions = {"GLIBC_2.14", "GLIBCXX_3.4.30"};
+  const auto violations = policy_violations("pkg/_C.so", needs, *policy, {"libbundled.so"});
+  ASSERT_EQ(violations.size(), 2u);
+  EXPECT_NE(violations[0].find("pkg/_C.so needs _ZSt4cout@GLIBCXX_3.4.30"), std::string::npos);
+  EXPECT_NE(violations[1].find("links libcudart.so.13"), std::string::npos);
+  EXPECT_FALSE(read_elf_requirements("not elf")->has_value());
+}
+
+}  // namespace
+}  // namespace relforge::packaging
