@@ -1,6 +1,5 @@
 #pragma once
-// HMAC-SHA256 (OpenSSL) and GitHub's `sha256=<hex>` signature check in constant time.
-// Candidate to move to platform/digest once platform grows an HMAC.
+// GitHub's webhook signature: `sha256=<hex HMAC-SHA256 of the raw body>`, checked in constant time.
 #include <string>
 #include <string_view>
 

@@ -1,7 +1,9 @@
 #include "platform/digest.hpp"
 
 #include <fcntl.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <unistd.h>
 
 #include <cassert>
@@ -75,6 +77,20 @@ std::string to_hex(const Sha256Digest& digest) {
     out += k_digits[byte & 0x0f];
   }
   return out;
+}
+
+Sha256Digest hmac_sha256(std::string_view key, std::string_view message) {
+  Sha256Digest digest{};
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest.data(), &length);
+  assert(length == digest.size());
+  return digest;
+}
+
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 std::string base64url_nopad(std::string_view bytes) {

@@ -33,6 +33,13 @@ Sha256Digest sha256(std::string_view bytes);
 Result<Sha256Digest> sha256_file(const std::filesystem::path& path);
 
 std::string to_hex(const Sha256Digest& digest);
+
+// HMAC-SHA256 of `message` under `key` (webhook signatures, callback tokens).
+Sha256Digest hmac_sha256(std::string_view key, std::string_view message);
+
+// Compares without an early exit, so the time taken does not reveal where two secrets differ;
+// unequal lengths compare unequal (a length is not secret).
+bool constant_time_equal(std::string_view a, std::string_view b);
 std::string base64url_nopad(std::string_view bytes);
 std::string base64url_nopad(const Sha256Digest& digest);
 

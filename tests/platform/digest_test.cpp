@@ -49,6 +49,18 @@ TEST(Digest, MissingFileIsNotFound) {
   EXPECT_EQ(digest.error().category(), ErrorCategory::not_found);
 }
 
+// RFC 4231 test case 2.
+TEST(Digest, HmacSha256KnownAnswer) {
+  EXPECT_EQ(to_hex(hmac_sha256("Jefe", "what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+TEST(Digest, ConstantTimeEqual) {
+  EXPECT_TRUE(constant_time_equal("sha256=ab", "sha256=ab"));
+  EXPECT_FALSE(constant_time_equal("sha256=ab", "sha256=ac"));
+  EXPECT_FALSE(constant_time_equal("sha256=ab", "sha256=a"));
+}
+
 TEST(Digest, Base64urlUsesUrlAlphabetWithoutPadding) {
   EXPECT_EQ(base64url_nopad(std::string("\xfb\xff", 2)), "-_8");
 }
