@@ -15,3 +15,13 @@ for channel in nightly test release; do
   "$bin" matrix expand --config examples/pytorch/relforge.toml --channel "$channel" --fields os --format table \
     | sed '1d;$d' | sort | uniq -c | awk '{printf "  %s %s", $2, $1} END {print ""}'
 done
+
+echo
+echo "== minitensor: build, repair and smoke-test the CPython 3.11 CPU wheel (state in .relforge/)"
+"$bin" build --config examples/minitensor/relforge.toml --select 'cp311-*-cpu'
+
+echo
+echo "== CI relay: replay a recorded scenario and list the breakages it attributes"
+relay_db=$(mktemp -d)/relay.db
+"$bin" relay replay tests/fixtures/relay/scenario.jsonl --config tests/fixtures/relay/relay.toml --db "$relay_db"
+"$bin" relay breakages --open --config tests/fixtures/relay/relay.toml --db "$relay_db"
