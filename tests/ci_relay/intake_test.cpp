@@ -27,7 +27,7 @@ Relay open_relay(const RelayConfig& config, const std::filesystem::path& db) {
 }
 
 std::filesystem::path fixtures() {
-  return std::filesystem::path(RELFORGE_SOURCE_DIR) / ".." / "shared" / "fixtures" / "github-webhooks";
+  return std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests" / "fixtures" / "github-webhooks";
 }
 
 TEST(Intake, DuplicateDeliveryIdsAreAcknowledgedAndStoredOnce) {

@@ -21,7 +21,7 @@ using relforge::test::slurp;
 constexpr const char* k_secret = "e2e webhook secret";
 
 std::filesystem::path fixtures() {
-  return std::filesystem::path(RELFORGE_SOURCE_DIR) / ".." / "shared" / "fixtures" / "github-webhooks";
+  return std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests" / "fixtures" / "github-webhooks";
 }
 
 class RelayServer {
