@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 #include "packaging/wheel_repair.hpp"
 #include "platform/digest.hpp"
+#include "platform/file_lock.hpp"
 #include "platform/fs.hpp"
 #include "platform/process.hpp"
 
@@ -60,6 +61,15 @@ struct Shared {
 void note(Shared& shared, const std::string& line) {
   std::lock_guard lock(shared.mutex);
   shared.options.on_line(line);
+}
+
+bool cancelled(const BuildOptions& options) {
+  return options.cancel != nullptr && options.cancel->load();
+}
+
+void mark_interrupted(CellOutcome& outcome, const std::string& what) {
+  outcome.result = CellResult::interrupted;
+  outcome.message = "interrupted: " + what + " was stopped and its process group killed";
 }
 
 // Runs the recipe (with retries), then repair and smoke test; fills `outcome`.
@@ -112,6 +122,7 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   for (const auto& [name, value] : config.recipe.env) spec.environment[name] = fill_template(value, values);
   spec.output_file = log;
   spec.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config.recipe.timeout);
+  spec.cancel = options.cancel;
 
   for (int attempt = 0;; ++attempt) {
     auto result = platform::run_process(spec);
@@ -121,6 +132,10 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
       return;
     }
     outcome.duration_ms += result->duration.count();
+    if (result->cancelled) {
+      mark_interrupted(outcome, "the recipe");
+      return;
+    }
     if (result->timed_out) {
       outcome.result = CellResult::timed_out;
       outcome.message = "killed after its timeout of " + std::to_string(config.recipe.timeout.count()) + " s";
@@ -150,6 +165,10 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
                                           core::join(names, ", ") + "); a cell builds exactly one";
     return;
   }
+  if (cancelled(options)) {
+    mark_interrupted(outcome, "the cell before its repair");
+    return;
+  }
   packaging::RepairOptions repair;
   repair.wheel = built.front();
   repair.out_dir = dist;
@@ -164,13 +183,17 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
     return;
   }
   outcome.wheel = repaired->output.string();
-  SmokeSpec smoke{python->path, repaired->output, work / "venv", log, {}, options.path_env};
+  SmokeSpec smoke{python->path, repaired->output, work / "venv", log, {}, options.path_env, options.cancel};
   auto smoke_values = values;
   smoke_values["version"] = full_version;
   smoke_values["cuda"] = needs.accel_type == "cuda" ? needs.accel_version : "";
   smoke_values["cell"] = id;
   for (const auto& check : config.recipe.smoke) smoke.checks.push_back(fill_template(check, smoke_values));
   if (auto ok = run_smoke_test(smoke); !ok) {
+    if (cancelled(options)) {
+      mark_interrupted(outcome, "the smoke test");
+      return;
+    }
     outcome.result = CellResult::failed;
     outcome.message = ok.error().describe();
     return;
@@ -197,6 +220,8 @@ std::string cell_result_name(CellResult result) {
       return "would build";
     case CellResult::not_started:
       return "not started";
+    case CellResult::interrupted:
+      return "interrupted";
   }
   return "?";
 }
@@ -238,8 +263,14 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
     } else if (assignments[i].runner->source != RunnerSource::detected) {
       outcomes[i].runner = assignments[i].runner->name;
       outcomes[i].result = CellResult::waiting;
-      outcomes[i].message = "goes to declared runner '" + assignments[i].runner->name + "' (" +
-                            core::join(assignments[i].runner->labels, ", ") + "): run it there";
+      // Say why this machine cannot take it, so a missing toolkit is not mistaken for a bug.
+      std::string here;
+      for (const auto& runner : options.runners)
+        if (runner.source == RunnerSource::detected)
+          here = "; this machine lacks " + missing_on(runner, assignments[i].needs);
+      outcomes[i].message = "waiting for runner '" + assignments[i].runner->name + "' (" +
+                            core::join(assignments[i].runner->labels, ", ") + ")" + here +
+                            ": run `relforge build --cell " + assignments[i].cell_id + "` there";
     } else {
       outcomes[i].runner = assignments[i].runner->name;
       outcomes[i].result = options.dry_run == DryRun::yes ? CellResult::would_build : CellResult::not_started;
@@ -248,10 +279,25 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
   }
   if (options.dry_run == DryRun::yes || queue.empty()) return outcomes;
 
-  auto ledger = Ledger::open(std::filesystem::absolute(options.config.state_dir) / "state.db");
+  const auto state = std::filesystem::absolute(options.config.state_dir);
+  // One run per ledger: a second run would take the first one's "running" rows for stale ones.
+  auto run_lock = platform::FileLock::acquire(state / "state.db.lock", std::chrono::milliseconds(200));
+  if (!run_lock)
+    return fail(ErrorCategory::conflict, "the build ledger " + (state / "state.db").string() +
+                                             " is locked by another relforge run (" +
+                                             run_lock.error().message() + "); or use another --state-dir");
+  auto ledger = Ledger::open(state / "state.db");
   if (!ledger) return tl::unexpected(ledger.error());
-  if (auto stale = ledger->close_stale(); !stale) return tl::unexpected(stale.error());
+  if (auto stale = ledger->close_stale(); !stale)
+    return tl::unexpected(stale.error());
+  else if (*stale > 0)
+    options.on_line(std::to_string(*stale) +
+                    " attempt(s) left running by a killed earlier run: marked interrupted");
   Shared shared(options, *ledger);
+  BuildProgress progress;
+  progress.queued = static_cast<int>(queue.size());
+  options.on_progress(progress);
+  std::vector<std::pair<std::int64_t, Attempt>> interrupted;  // recorded together at the end
   std::atomic<std::size_t> next{0};
   int jobs = options.jobs;
   if (jobs <= 0) jobs = 1;
@@ -261,8 +307,9 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
 
   auto worker = [&] {
     for (;;) {
+      if (shared.stop || cancelled(options)) return;
       const auto slot = next.fetch_add(1);
-      if (slot >= queue.size() || shared.stop) return;
+      if (slot >= queue.size()) return;
       const auto index = queue[slot];
       const auto& cell = options.cells[index];
       auto& outcome = outcomes[index];
@@ -280,32 +327,52 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
             outcome.log = (*previous)->log;
             outcome.message = "inputs unchanged since a successful build: skipped (--resume)";
             options.on_line(outcome.cell + ": up to date, skipped");
+            --progress.queued;
+            ++progress.done;
+            options.on_progress(progress);
             continue;
           }
         }
-        attempt.log =
-            (std::filesystem::absolute(options.config.state_dir) / "logs" / (outcome.cell + ".log")).string();
+        attempt.log = (state / "logs" / (outcome.cell + ".log")).string();
         auto begun = ledger->begin(attempt);
         if (begun) row = *begun;
         options.on_line(outcome.cell + ": building on " + outcome.runner);
+        --progress.queued;
+        ++progress.running;
+        options.on_progress(progress);
       }
       build_cell(shared, cell, *assignments[index].runner, outcome);
       if (outcome.result != CellResult::succeeded) outcome.log_tail = tail_lines(outcome.log, 20);
-      attempt.result = outcome.result == CellResult::succeeded   ? "succeeded"
-                       : outcome.result == CellResult::timed_out ? "timed_out"
-                                                                 : "failed";
+      attempt.result = outcome.result == CellResult::succeeded     ? "succeeded"
+                       : outcome.result == CellResult::timed_out   ? "timed_out"
+                       : outcome.result == CellResult::interrupted ? "interrupted"
+                                                                   : "failed";
       attempt.duration_ms = outcome.duration_ms;
       attempt.wheel = outcome.wheel;
       attempt.message = outcome.message;
       std::lock_guard lock(shared.mutex);
-      if (row != 0) (void)ledger->finish(row, attempt);
+      if (outcome.result == CellResult::interrupted) {
+        if (row != 0) interrupted.emplace_back(row, attempt);
+      } else if (row != 0) {
+        (void)ledger->finish(row, attempt);
+      }
       options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
+      --progress.running;
+      ++(outcome.result == CellResult::succeeded ? progress.done : progress.failed);
+      options.on_progress(progress);
       if (outcome.result != CellResult::succeeded && options.keep_going == KeepGoing::no) shared.stop = true;
     }
   };
   std::vector<std::thread> threads;
   for (int i = 0; i < jobs; ++i) threads.emplace_back(worker);
   for (auto& thread : threads) thread.join();
+  if (!interrupted.empty())
+    if (auto ok = ledger->finish_all(interrupted); !ok)
+      return tl::unexpected(ok.error().with_context("recording the interrupted attempts"));
+  if (cancelled(options))
+    for (const auto index : queue)
+      if (outcomes[index].result == CellResult::not_started)
+        outcomes[index].message = "not started: the build was interrupted";
   return outcomes;
 }
 

@@ -2,6 +2,7 @@
 // `relforge build`: runs each cell's recipe on a local process pool in its own work dir with a
 // clean environment, a log file and a timeout; then finds its one wheel, repairs it, smoke-tests
 // it in a fresh venv and records every attempt in the ledger (`--resume` skips unchanged ones).
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -19,6 +20,14 @@ enum class Resume { no, yes };
 enum class DryRun { no, yes };
 enum class KeepGoing { no, yes };
 
+// Counts of the cells this run builds, for a progress bar; reported after every change.
+struct BuildProgress {
+  int done = 0;  // succeeded or up to date
+  int failed = 0;
+  int running = 0;
+  int queued = 0;
+};
+
 struct BuildOptions {
   BuildConfig config;
   std::vector<matrix::Cell> cells;  // the selected cells
@@ -32,9 +41,22 @@ struct BuildOptions {
   std::string path_env = "/usr/bin:/bin";  // PATH of the clean environment
   std::function<std::int64_t()> now_unix = [] { return std::int64_t{0}; };
   std::function<void(const std::string& line)> on_line = [](const std::string&) {};  // progress lines
+  // Set by the caller's signal handler (Ctrl-C): running cells' process groups are killed, their
+  // attempts recorded as "interrupted" and no further cell starts. Null: never cancelled.
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(const BuildProgress&)> on_progress = [](const BuildProgress&) {};
 };
 
-enum class CellResult { succeeded, failed, timed_out, up_to_date, waiting, would_build, not_started };
+enum class CellResult {
+  succeeded,
+  failed,
+  timed_out,
+  up_to_date,
+  waiting,
+  would_build,
+  not_started,
+  interrupted
+};
 std::string cell_result_name(CellResult result);
 
 struct CellOutcome {
@@ -48,7 +70,8 @@ struct CellOutcome {
   std::vector<std::string> log_tail;  // the last 20 lines of a failure's log
 };
 
-// Errors only for the run as a whole (ledger locked, bad config); a failing cell is an outcome.
+// Errors only for the run as a whole (ledger locked by another run: conflict; bad config); a
+// failing cell is an outcome. Attempts left "running" by a killed earlier run become "interrupted".
 Result<std::vector<CellOutcome>> run_build(const BuildOptions& options);
 
 // The inputs key of a cell: sha256 over the source key, the cell's fields, the recipe and version.

@@ -48,6 +48,31 @@ Status Ledger::finish(std::int64_t id, const Attempt& attempt) {
   return statement->run();
 }
 
+Status Ledger::finish_all(const std::vector<std::pair<std::int64_t, Attempt>>& attempts) {
+  auto transaction = platform::Transaction::begin(m_db);
+  if (!transaction) return tl::unexpected(transaction.error());
+  for (const auto& [id, attempt] : attempts)
+    if (auto ok = finish(id, attempt); !ok) return ok;  // the transaction rolls back
+  return transaction->commit();
+}
+
+Result<std::vector<Attempt>> Ledger::attempts(const std::string& cell) {
+  auto statement = m_db.prepare(
+      "SELECT inputs_key, runner, result, started_unix, duration_ms, wheel, log, message FROM attempts"
+      " WHERE cell=? ORDER BY id");
+  if (!statement) return tl::unexpected(statement.error());
+  statement->bind(1, cell);
+  std::vector<Attempt> out;
+  for (;;) {
+    auto row = statement->step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) return out;
+    out.push_back({cell, statement->column_text(0), statement->column_text(1), statement->column_text(2),
+                   statement->column_int(3), statement->column_int(4), statement->column_text(5),
+                   statement->column_text(6), statement->column_text(7)});
+  }
+}
+
 Result<std::optional<Attempt>> Ledger::last_success(const std::string& cell, const std::string& inputs_key) {
   auto statement = m_db.prepare(
       "SELECT runner, started_unix, duration_ms, wheel, log, message FROM attempts"

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "platform/sqlite.hpp"
@@ -30,6 +32,10 @@ public:
 
   Result<std::int64_t> begin(const Attempt& attempt);  // records a "running" row, returns its id
   Status finish(std::int64_t id, const Attempt& attempt);
+  // Finishes several attempts in one transaction (all or none), e.g. every cell a Ctrl-C ended.
+  Status finish_all(const std::vector<std::pair<std::int64_t, Attempt>>& attempts);
+  // Every attempt of `cell`, oldest first.
+  Result<std::vector<Attempt>> attempts(const std::string& cell);
   // The newest succeeded attempt of `cell` with exactly `inputs_key`, if any.
   Result<std::optional<Attempt>> last_success(const std::string& cell, const std::string& inputs_key);
   // Rows left "running" by a killed run become "interrupted"; returns how many.

@@ -25,6 +25,18 @@ std::string refusal(const Runner& runner, const CellNeeds& needs) {
 
 }  // namespace
 
+std::string missing_on(const Runner& runner, const CellNeeds& needs) {
+  const auto missing = refusal(runner, needs);
+  if (missing.empty()) return "";
+  std::vector<std::string> has;
+  if (missing.starts_with("python")) {
+    for (const auto& python : runner.pythons) has.push_back(python.version);
+  } else if (const auto* kit = runner.toolkit(needs.accel_type)) {
+    has.push_back(toolkit_program(kit->kind) + (kit->version.empty() ? "" : " " + kit->version));
+  }
+  return missing + " (it has " + (has.empty() ? std::string("none") : core::join(has, ", ")) + ")";
+}
+
 std::string toolkit_program(const std::string& accel_type) {
   if (accel_type == "cuda") return "nvcc";
   if (accel_type == "rocm") return "hipcc";

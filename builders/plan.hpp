@@ -29,6 +29,10 @@ struct Assignment {
 std::vector<Assignment> plan_cells(const std::vector<matrix::Cell>& cells,
                                    const std::vector<Runner>& runners);
 
+// What `runner` lacks to build a cell with `needs`, with what it has instead: "nvcc 12.6 (it has
+// nvcc 13.0)", "python3.12 (it has 3.11)"; "" when it can build the cell.
+std::string missing_on(const Runner& runner, const CellNeeds& needs);
+
 // The toolkit program that builds an accelerator type: nvcc, hipcc, icpx; "" for cpu.
 std::string toolkit_program(const std::string& accel_type);
 

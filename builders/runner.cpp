@@ -1,10 +1,12 @@
 #include "builders/runner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <regex>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include "core/text.hpp"
 #include "platform/process.hpp"
@@ -49,10 +51,21 @@ Result<Runner> detect_local_runner(const DetectOptions& options) {
   runner.slots = std::max(1, options.cpus);
   runner.labels = {"local"};
   static const std::regex python_name(R"(python(3\.[0-9]+t?))");
-  // Per version, the first interpreter with development headers wins (a pyenv shim or a venv
-  // without Python.h cannot build extensions); without any, the first one found.
-  std::map<std::string, std::pair<Interpreter, bool>> found;
-  std::vector<std::string> order;
+  // Per version the best-ranked interpreter wins: development headers first (a pyenv shim or a
+  // venv without Python.h cannot build extensions), then a preferred folder (the distribution's
+  // own /usr/bin/python3.X, not a shim that resolves differently per directory), then the first.
+  auto preferred = [&options](const std::filesystem::path& path) {
+    for (const auto& dir : options.preferred_dirs)
+      if (path.parent_path() == dir) return 1;
+    return 0;
+  };
+  struct Candidate {
+    std::filesystem::path path;
+    std::string named;    // the version its name claims
+    std::string version;  // what it answered; "" when it failed or lied
+    bool headers = false;
+  };
+  std::vector<Candidate> candidates;
   for (const auto& dir : options.search_dirs) {
     std::error_code ec;
     std::vector<std::filesystem::path> names;
@@ -61,12 +74,17 @@ Result<Runner> detect_local_runner(const DetectOptions& options) {
     for (const auto& path : names) {
       std::smatch match;
       const std::string base = path.filename().string();
-      if (!std::regex_match(base, match, python_name)) continue;
-      const auto known = found.find(match[1]);
-      if (known != found.end() && known->second.second) continue;
-      // Ask the interpreter itself: a name can lie (a dangling link, a wrapper).
+      if (std::regex_match(base, match, python_name)) candidates.push_back({path, match[1], "", false});
+    }
+  }
+  // Ask every interpreter itself (a name can lie: a dangling link, a wrapper, a pyenv shim for a
+  // version it does not have), several at once: a shim takes a while to answer.
+  std::atomic<std::size_t> next{0};
+  auto ask = [&candidates, &next] {
+    for (std::size_t i = next++; i < candidates.size(); i = next++) {
+      auto& candidate = candidates[i];
       platform::ProcessSpec spec;
-      spec.argv = {path.string(), "-c",
+      spec.argv = {candidate.path.string(), "-c",
                    "import os,sys,sysconfig;print('%d.%d%s'%(sys.version_info[0],sys.version_info[1],"
                    "'t' if sysconfig.get_config_var('Py_GIL_DISABLED') else ''));"
                    "print(os.path.exists(os.path.join(sysconfig.get_paths()['include'],'Python.h')))"};
@@ -74,12 +92,24 @@ Result<Runner> detect_local_runner(const DetectOptions& options) {
       auto result = platform::run_process(spec);
       if (!result || result->exit_code != 0) continue;
       const auto lines = core::split(result->out, '\n');
-      if (lines.size() < 2 || lines[0] != match[1].str()) continue;
-      const bool headers = core::trim(lines[1]) == "True";
-      const std::string version(lines[0]);
-      if (known == found.end()) order.push_back(version);
-      if (known == found.end() || headers) found[version] = {Interpreter{version, path}, headers};
+      if (lines.size() < 2 || lines[0] != candidate.named) continue;
+      candidate.version = std::string(lines[0]);
+      candidate.headers = core::trim(lines[1]) == "True";
     }
+  };
+  std::vector<std::thread> askers;
+  for (std::size_t i = 0; i < std::min<std::size_t>(candidates.size(), 8); ++i) askers.emplace_back(ask);
+  for (auto& asker : askers) asker.join();
+
+  std::map<std::string, std::pair<Interpreter, int>> found;  // version -> interpreter, rank
+  std::vector<std::string> order;
+  for (const auto& candidate : candidates) {
+    if (candidate.version.empty()) continue;
+    const int rank = (candidate.headers ? 2 : 0) + preferred(candidate.path);
+    const auto known = found.find(candidate.version);
+    if (known == found.end()) order.push_back(candidate.version);
+    if (known == found.end() || rank > known->second.second)
+      found[candidate.version] = {Interpreter{candidate.version, candidate.path}, rank};
   }
   for (const auto& version : order) runner.pythons.push_back(found[version].first);
   std::vector<std::filesystem::path> dirs = options.search_dirs;

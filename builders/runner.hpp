@@ -42,10 +42,14 @@ struct Runner {
 struct DetectOptions {
   std::vector<std::filesystem::path> search_dirs;   // PATH's folders, then /usr/bin
   std::vector<std::filesystem::path> toolkit_dirs;  // e.g. /usr/local/cuda/bin, /opt/rocm/bin
+  // Of several copies of one python3.X, one in these folders wins over pyenv shims, venvs and
+  // other copies (after having development headers, which building an extension needs).
+  std::vector<std::filesystem::path> preferred_dirs{"/usr/bin"};
   int cpus = 1;
 };
 
-// Finds every python3.X[t] (asking each for its version), nvcc, hipcc and icpx.
+// Finds every python3.X[t] (asking each for its version; per version one interpreter: with
+// headers first, then in a preferred folder, then the first found), nvcc, hipcc and icpx.
 Result<Runner> detect_local_runner(const DetectOptions& options);
 
 // "Cuda compilation tools, release 13.0, V13.0.48" → "13.0"; "" when absent.

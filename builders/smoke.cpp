@@ -20,8 +20,10 @@ Status step(const std::string& what, std::vector<std::string> argv, const SmokeS
                          {"LANG", "C.UTF-8"}};
   process.environment_mode = platform::EnvironmentMode::clean;
   process.timeout = std::chrono::milliseconds(300000);
+  process.cancel = spec.cancel;
   auto result = platform::run_process(process);
   if (!result) return tl::unexpected(result.error().with_context("smoke test: " + what));
+  if (result->cancelled) return fail(ErrorCategory::io, "smoke test interrupted at " + what);
   (void)platform::append_file(spec.log, "== smoke: " + what + "\n" + result->out + result->err);
   if (result->exit_code != 0) {
     std::string output = result->err.empty() ? result->out : result->err;

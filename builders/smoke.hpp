@@ -1,6 +1,7 @@
 #pragma once
 // The smoke test of a built wheel: a fresh venv on the cell's interpreter, `pip install
 // --no-index --no-deps`, LD_LIBRARY_PATH unset, then each configured Python check.
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -17,6 +18,7 @@ struct SmokeSpec {
   std::filesystem::path log;        // output appended here
   std::vector<std::string> checks;  // Python snippets, already filled in
   std::string path_env;
+  const std::atomic<bool>* cancel = nullptr;  // when it becomes true the running step is killed
 };
 
 // io error when a step cannot start; integrity error naming the failing step and its output.

@@ -234,6 +234,11 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
       ::kill(-pid, SIGTERM);
       kill_at = now + spec.kill_grace;
     }
+    if (spec.cancel != nullptr && !result.cancelled && !result.timed_out && spec.cancel->load()) {
+      result.cancelled = true;
+      ::kill(-pid, SIGTERM);
+      kill_at = now + spec.kill_grace;
+    }
     if (kill_at && now >= *kill_at) {
       ::kill(-pid, SIGKILL);
       kill_at.reset();
@@ -249,6 +254,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
 
     // Without a descriptor to wait on, the child's exit is noticed by polling every few ms.
     int wait_ms = pipes_open && reaped ? 50 : (pipes_open ? 250 : 5);
+    if (spec.cancel != nullptr && !result.cancelled) wait_ms = std::min(wait_ms, 50);
     const std::optional<Clock::time_point> pending_deadline = result.timed_out ? std::nullopt : deadline;
     for (const auto& limit : {pending_deadline, kill_at, abandon_at}) {
       if (!limit) continue;
@@ -289,6 +295,9 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
       }
     }
   }
+
+  // After a timeout or cancel, members of the group that outlived its leader get SIGKILL too.
+  if (result.timed_out || result.cancelled) ::kill(-pid, SIGKILL);
 
   // Drop a SIGPIPE raised by our stdin writes before unblocking, so it is never delivered.
   sigset_t pending;

@@ -1,6 +1,7 @@
 #pragma once
 // Child processes: spawn with an explicit argv, environment and working directory, in a process
 // group of their own (so a timeout or Ctrl-C kills the whole tree), output captured or to files.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -24,14 +25,17 @@ struct ProcessSpec {
   std::optional<std::chrono::milliseconds> timeout{};  // the process group is killed after this
   // After a timeout: SIGTERM to the group, then SIGKILL when it is still alive after this grace.
   std::chrono::milliseconds kill_grace = std::chrono::seconds(2);
+  // When set and it becomes true (Ctrl-C), the process group is ended like after a timeout.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct ProcessResult {
   int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;      // the terminating signal, 0 if it exited
   bool timed_out = false;
-  std::string out{};  // captured stdout (empty when output_file is set)
-  std::string err{};  // captured stderr (empty when output_file is set)
+  bool cancelled = false;  // ended because `cancel` became true
+  std::string out{};       // captured stdout (empty when output_file is set)
+  std::string err{};       // captured stderr (empty when output_file is set)
   std::chrono::milliseconds duration{0};
 };
 

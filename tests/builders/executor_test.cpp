@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
+#include "builders/ledger.hpp"
+#include "core/text.hpp"
+#include "platform/file_lock.hpp"
 #include "platform/fs.hpp"
 #include "tests/builders/support.hpp"
 
@@ -29,6 +34,22 @@ with zipfile.ZipFile(os.path.join(os.environ["RELFORGE_OUT"], f"demo-{v}-py3-non
     for p, d in files.items(): z.writestr(p, d)
 PY
 )";
+
+// True while the process exists and is not a zombie waiting to be reaped.
+bool alive(const fs::path& pid_file) {
+  const auto pid = platform::read_file(pid_file);
+  if (!pid) return false;
+  const auto stat = platform::read_file("/proc/" + std::string(core::trim(*pid)) + "/stat");
+  if (!stat) return false;
+  const auto close = stat->rfind(')');
+  return close != std::string::npos && stat->size() > close + 2 && (*stat)[close + 2] != 'Z';
+}
+
+bool wait_for(const fs::path& path) {
+  for (int i = 0; i < 2000 && !fs::exists(path); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return fs::exists(path);
+}
 
 class ExecutorTest : public ::testing::Test {
 protected:
@@ -112,6 +133,100 @@ TEST_F(ExecutorTest, CellsWithoutARunnerWaitAndDryRunBuildsNothing) {
   EXPECT_EQ((*outcomes)[1].message, "no runner has nvcc 13.0 — available: none");
   EXPECT_EQ((*outcomes)[3].message, "no runner has python3.12 — available: 3.11");
   EXPECT_FALSE(fs::exists(m_dir / "state"));
+}
+
+TEST_F(ExecutorTest, CancelKillsTheRunningCellsProcessGroupAndRecordsItInterrupted) {
+  auto build = options(
+      "echo $$ > \"$MARK/recipe.pid\"\nsleep 30 &\necho $! > \"$MARK/child.tmp\"\n"
+      "mv \"$MARK/child.tmp\" \"$MARK/child.pid\"\nwait\n");
+  build.config.recipe.env["MARK"] = m_dir.string();
+  std::atomic<bool> cancel{false};
+  build.cancel = &cancel;
+  std::thread ctrl_c([&] {
+    wait_for(m_dir / "child.pid");
+    cancel = true;
+  });
+  const auto outcomes = run_build(build);
+  ctrl_c.join();
+  ASSERT_TRUE(outcomes) << outcomes.error().describe();
+  const auto& cell = outcomes->front();
+  EXPECT_EQ(cell.result, CellResult::interrupted);
+  EXPECT_EQ(cell.message, "interrupted: the recipe was stopped and its process group killed");
+  EXPECT_FALSE(alive(m_dir / "recipe.pid"));
+  EXPECT_FALSE(alive(m_dir / "child.pid"));  // the recipe's own child died with its group
+  auto ledger = Ledger::open(m_dir / "state" / "state.db");
+  ASSERT_TRUE(ledger);
+  const auto rows = ledger->attempts("3.11-cpu");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->front().result, "interrupted");
+  EXPECT_EQ(rows->front().message, cell.message);
+}
+
+TEST_F(ExecutorTest, NothingStartsOnceCancelled) {
+  auto build = options("touch \"$MARK/ran\"\n");
+  build.config.recipe.env["MARK"] = m_dir.string();
+  build.cells = test::cells("\"3.11\"");
+  std::atomic<bool> cancel{true};
+  build.cancel = &cancel;
+  const auto outcomes = run_build(build);
+  ASSERT_TRUE(outcomes);
+  EXPECT_EQ(outcomes->front().result, CellResult::not_started);
+  EXPECT_EQ(outcomes->front().message, "not started: the build was interrupted");
+  EXPECT_FALSE(fs::exists(m_dir / "ran"));
+}
+
+TEST_F(ExecutorTest, AttemptsLeftRunningByAKilledRunAreMarkedInterruptedAtTheNextStart) {
+  {
+    auto ledger = Ledger::open(m_dir / "state" / "state.db");
+    ASSERT_TRUE(ledger);
+    ASSERT_TRUE(ledger->begin({"3.11-cpu", "k", "local", "running", 1, 0, "", "", ""}));
+  }  // as if `kill -9` ended that run here
+  const auto outcomes = run_build(options("exit 1\n"));
+  ASSERT_TRUE(outcomes);
+  EXPECT_EQ(m_lines.front(), "1 attempt(s) left running by a killed earlier run: marked interrupted");
+  auto ledger = Ledger::open(m_dir / "state" / "state.db");
+  ASSERT_TRUE(ledger);
+  const auto rows = ledger->attempts("3.11-cpu");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].result, "interrupted");
+  EXPECT_EQ((*rows)[1].result, "failed");
+}
+
+TEST_F(ExecutorTest, ALedgerLockedByAnotherRunIsAConflictAndBuildsNothing) {
+  auto build = options("touch \"$MARK/ran\"\n");
+  build.config.recipe.env["MARK"] = m_dir.string();
+  auto other_run = platform::FileLock::acquire(m_dir / "state" / "state.db.lock");
+  ASSERT_TRUE(other_run);
+  const auto outcomes = run_build(build);
+  ASSERT_FALSE(outcomes);
+  EXPECT_EQ(outcomes.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(outcomes.error().message().find("the build ledger " + (m_dir / "state" / "state.db").string() +
+                                            " is locked by another relforge run"),
+            std::string::npos)
+      << outcomes.error().message();
+  EXPECT_FALSE(fs::exists(m_dir / "ran"));
+}
+
+TEST_F(ExecutorTest, CellsForADeclaredRunnerWaitSayingWhyThisMachineCannotBuildThem) {
+  auto build = options("exit 1\n");
+  build.cells = test::cells("\"3.11\"");
+  build.runners.front().toolkits = {{"cuda", "12.6", "/opt/cuda-12.6/bin/nvcc"}};
+  Runner gpu;
+  gpu.name = "gpu-h100";
+  gpu.labels = {"linux.h100.nvidia.gpu"};
+  gpu.pythons = {{"3.11", "python3.11"}};
+  gpu.toolkits = {{"cuda", "13.0", ""}};
+  build.runners.push_back(gpu);
+  build.dry_run = DryRun::yes;
+  const auto outcomes = run_build(build);
+  ASSERT_TRUE(outcomes);
+  EXPECT_EQ((*outcomes)[1].result, CellResult::waiting);
+  EXPECT_EQ(
+      (*outcomes)[1].message,
+      "waiting for runner 'gpu-h100' (linux.h100.nvidia.gpu); this machine lacks nvcc 13.0 (it has nvcc "
+      "12.6): run `relforge build --cell 3.11-cu130` there");
 }
 
 // Builds, repairs and smoke-tests a pure wheel (a venv and pip: a few seconds), then resumes.

@@ -38,6 +38,15 @@ TEST(BuildPlan, NamesTheToolkitVersionsThereAre) {
   EXPECT_EQ(without[1].reason, "no runner has nvcc 13.0 — available: none");
 }
 
+TEST(BuildPlan, MissingOnSaysWhatARunnerLacksAndWhatItHas) {
+  auto local = test::local_runner();
+  local.toolkits = {{"cuda", "13.0", "/usr/local/cuda/bin/nvcc"}};
+  EXPECT_EQ(missing_on(local, {"3.11", "cuda", "12.6"}), "nvcc 12.6 (it has nvcc 13.0)");
+  EXPECT_EQ(missing_on(local, {"3.11", "cuda", "13.0"}), "");
+  EXPECT_EQ(missing_on(local, {"3.11", "rocm", "7.2"}), "hipcc (it has none)");
+  EXPECT_EQ(missing_on(local, {"3.12", "cpu", ""}), "python3.12 (it has 3.11)");
+}
+
 TEST(BuildPlan, NvccVersionParsing) {
   EXPECT_EQ(parse_nvcc_version(
                 "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.48\n"),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -49,6 +50,37 @@ TEST(BuildCli, PlanSaysWhyEachCellHasNoRunner) {
     EXPECT_NE(result.out.find("3.11-cu130: no runner has nvcc 13.0 — available: nvcc 12.6"),
               std::string::npos)
         << result.out;
+  }
+}
+
+// What `build --select 'cp311-*'` does with each cell, without building: this machine takes cpu
+// (and cu130 when nvcc 13.0 is here); every other cell waits with its reason.
+TEST(BuildCli, DryRunOfCp311ListsWaitingCellsWithTheirReasons) {
+  const auto result = relforge("build --config " + k_config + " --select 'cp311-*' --dry-run --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto cells = nlohmann::json::parse(result.out)["cells"];
+  std::map<std::string, nlohmann::json> by_id;
+  for (const auto& cell : cells) by_id[cell["cell"]] = cell;
+  ASSERT_EQ(by_id.size(), 5u) << result.out;
+  if (has_python311()) {
+    EXPECT_EQ(by_id["3.11-cpu"]["result"], "would build");
+  }
+  EXPECT_EQ(by_id["3.11-rocm7.2"]["result"], "waiting for a runner");
+  EXPECT_EQ(by_id["3.11-rocm7.2"]["message"], "no runner has hipcc 7.2 — available: none");
+  EXPECT_EQ(by_id["3.11-xpu"]["message"], "no runner has icpx — available: none");
+  EXPECT_EQ(by_id["3.11-cu126"]["result"], "waiting for a runner");
+  const std::string cu126 = by_id["3.11-cu126"]["message"];
+  EXPECT_EQ(
+      cu126.rfind("waiting for runner 'gpu-a10g' (linux.g5.4xlarge.nvidia.gpu); this machine lacks nvcc "
+                  "12.6",
+                  0),
+      0u)
+      << cu126;
+  EXPECT_NE(cu126.find(": run `relforge build --cell 3.11-cu126` there"), std::string::npos) << cu126;
+  const auto nvcc = run_shell("/usr/local/cuda/bin/nvcc --version");
+  if (nvcc.out.find("release 13.0") != std::string::npos && has_python311()) {
+    EXPECT_EQ(by_id["3.11-cu130"]["result"], "would build");
+    EXPECT_NE(cu126.find("(it has nvcc 13.0)"), std::string::npos) << cu126;
   }
 }
 
