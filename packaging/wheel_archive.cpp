@@ -2,6 +2,8 @@
 
 #include <zip.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <system_error>
 
 namespace relforge::packaging {
@@ -19,6 +21,90 @@ struct ZipFileCloser {
   void operator()(zip_file_t* file) const { zip_fclose(file); }
 };
 
+// libzip's own files go through stdio's 4 KiB buffers: copying a 1 GiB wheel then costs some
+// 400,000 read, write and seek calls. These buffers cut that a thousandfold.
+constexpr std::size_t k_read_buffer = 1 << 20;
+constexpr std::size_t k_write_buffer = 4 << 20;
+
+// The output archive as a libzip source that writes through a large stdio buffer.
+struct BufferedOutput {
+  explicit BufferedOutput(std::filesystem::path target) : path(std::move(target)) { zip_error_init(&error); }
+  ~BufferedOutput() {
+    if (file != nullptr) std::fclose(file);
+    zip_error_fini(&error);
+  }
+  BufferedOutput(const BufferedOutput&) = delete;
+  BufferedOutput& operator=(const BufferedOutput&) = delete;
+  std::filesystem::path path;
+  FILE* file = nullptr;
+  zip_error_t error;
+  std::unique_ptr<char[]> buffer;
+};
+
+zip_int64_t buffered_output(void* state, void* data, zip_uint64_t length, zip_source_cmd_t command) {
+  auto& out = *static_cast<BufferedOutput*>(state);
+  auto failed = [&](int code) {
+    zip_error_set(&out.error, code, errno);
+    return zip_int64_t{-1};
+  };
+  switch (command) {
+    case ZIP_SOURCE_SUPPORTS:
+      return ZIP_SOURCE_SUPPORTS_WRITABLE;
+    case ZIP_SOURCE_STAT: {
+      auto* st = ZIP_SOURCE_GET_ARGS(zip_stat_t, data, length, &out.error);
+      if (st == nullptr) return -1;
+      zip_stat_init(st);
+      st->valid = ZIP_STAT_SIZE;
+      st->size = 0;  // a new, empty archive
+      return sizeof(zip_stat_t);
+    }
+    case ZIP_SOURCE_OPEN:
+    case ZIP_SOURCE_CLOSE:
+    case ZIP_SOURCE_READ:
+    case ZIP_SOURCE_SEEK:
+    case ZIP_SOURCE_TELL:
+      return 0;
+    case ZIP_SOURCE_BEGIN_WRITE:
+      out.file = std::fopen(out.path.c_str(), "wb");
+      if (out.file == nullptr) return failed(ZIP_ER_OPEN);
+      out.buffer = std::make_unique<char[]>(k_write_buffer);
+      std::setvbuf(out.file, out.buffer.get(), _IOFBF, k_write_buffer);
+      return 0;
+    case ZIP_SOURCE_WRITE:
+      if (std::fwrite(data, 1, length, out.file) != length) return failed(ZIP_ER_WRITE);
+      return static_cast<zip_int64_t>(length);
+    case ZIP_SOURCE_SEEK_WRITE: {
+      auto* args = ZIP_SOURCE_GET_ARGS(zip_source_args_seek_t, data, length, &out.error);
+      if (args == nullptr) return -1;
+      if (fseeko(out.file, static_cast<off_t>(args->offset), args->whence) != 0) return failed(ZIP_ER_SEEK);
+      return 0;
+    }
+    case ZIP_SOURCE_TELL_WRITE: {
+      const off_t at = ftello(out.file);
+      if (at < 0) return failed(ZIP_ER_TELL);
+      return static_cast<zip_int64_t>(at);
+    }
+    case ZIP_SOURCE_COMMIT_WRITE: {
+      const int closed = std::fclose(out.file);
+      out.file = nullptr;
+      if (closed != 0) return failed(ZIP_ER_WRITE);
+      return 0;
+    }
+    case ZIP_SOURCE_ROLLBACK_WRITE:
+    case ZIP_SOURCE_REMOVE:
+    case ZIP_SOURCE_FREE:
+      if (out.file != nullptr) std::fclose(out.file);
+      out.file = nullptr;
+      if (command != ZIP_SOURCE_FREE) std::remove(out.path.c_str());
+      return 0;
+    case ZIP_SOURCE_ERROR:
+      return zip_error_to_data(&out.error, data, length);
+    default:
+      zip_error_set(&out.error, ZIP_ER_OPNOTSUPP, 0);
+      return -1;
+  }
+}
+
 }  // namespace
 
 Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
@@ -26,7 +112,21 @@ Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
   if (!std::filesystem::is_regular_file(path, ec))
     return fail(ErrorCategory::not_found, "wheel '" + path.string() + "' does not exist");
   int code = 0;
-  ::zip* archive = zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+  ::zip* archive = nullptr;
+  auto buffer = std::make_unique<char[]>(k_read_buffer);
+  if (FILE* file = std::fopen(path.c_str(), "rb"); file == nullptr) {
+    code = ZIP_ER_OPEN;
+  } else {
+    std::setvbuf(file, buffer.get(), _IOFBF, k_read_buffer);
+    zip_error_t error;
+    zip_error_init(&error);
+    zip_source_t* source = zip_source_filep_create(file, 0, -1, &error);  // owns `file` from here
+    if (source == nullptr) std::fclose(file);
+    if (source != nullptr) archive = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+    if (source != nullptr && archive == nullptr) zip_source_free(source);
+    code = zip_error_code_zip(&error);
+    zip_error_fini(&error);
+  }
   if (archive == nullptr && code == ZIP_ER_EXISTS) {
     return fail(ErrorCategory::integrity, "'" + path.string() +
                                               "' has two entries with the same name: refusing it (tools "
@@ -38,6 +138,7 @@ Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
                     "): rebuild the wheel; a truncated download or upload is the usual cause");
   }
   ZipReader reader(archive, path);
+  reader.m_buffer = std::move(buffer);
   const zip_int64_t count = zip_get_num_entries(archive, 0);
   for (zip_int64_t i = 0; i < count; ++i) {
     zip_stat_t st;
@@ -65,7 +166,10 @@ Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
 }
 
 ZipReader::ZipReader(ZipReader&& other) noexcept
-    : m_zip(other.m_zip), m_path(std::move(other.m_path)), m_entries(std::move(other.m_entries)) {
+    : m_zip(other.m_zip),
+      m_path(std::move(other.m_path)),
+      m_entries(std::move(other.m_entries)),
+      m_buffer(std::move(other.m_buffer)) {
   other.m_zip = nullptr;
 }
 
@@ -75,6 +179,7 @@ ZipReader& ZipReader::operator=(ZipReader&& other) noexcept {
     m_zip = other.m_zip;
     m_path = std::move(other.m_path);
     m_entries = std::move(other.m_entries);
+    m_buffer = std::move(other.m_buffer);
     other.m_zip = nullptr;
   }
   return *this;
@@ -127,11 +232,18 @@ Status write_zip(const std::filesystem::path& target, const ZipReader* source,
   const auto temp = target.parent_path() / ("." + target.filename().string() + ".partial");
   std::error_code ec;
   std::filesystem::remove(temp, ec);
-  int code = 0;
-  ::zip* out = zip_open(temp.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
+  BufferedOutput output(temp);  // outlives `out`: every path below closes or discards it
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* sink = zip_source_function_create(buffered_output, &output, &error);
+  ::zip* out = sink != nullptr ? zip_open_from_source(sink, ZIP_CREATE | ZIP_TRUNCATE, &error) : nullptr;
   if (out == nullptr) {
-    return fail(ErrorCategory::io, "cannot create '" + temp.string() + "': " + zip_error_text(code));
+    if (sink != nullptr) zip_source_free(sink);
+    const std::string text = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    return fail(ErrorCategory::io, "cannot create '" + temp.string() + "': " + text);
   }
+  zip_error_fini(&error);
   auto abandon = [&](std::string message) {
     zip_discard(out);
     std::filesystem::remove(temp, ec);

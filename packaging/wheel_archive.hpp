@@ -50,6 +50,7 @@ private:
   ::zip* m_zip = nullptr;
   std::filesystem::path m_path;
   std::vector<ArchiveEntry> m_entries;
+  std::unique_ptr<char[]> m_buffer;  // stdio's buffer for the archive file; outlives m_zip
 };
 
 // One entry of an archive to write: a raw copy of a source entry, or new bytes.

@@ -1,21 +1,12 @@
 #include "packaging/wheel_elf_policy.hpp"
 
-#include <gelf.h>
-#include <libelf.h>
-
 #include <algorithm>
 #include <charconv>
-#include <map>
-#include <memory>
 
 #include "core/text.hpp"
 
 namespace relforge::packaging {
 namespace {
-
-struct ElfCloser {
-  void operator()(Elf* elf) const { elf_end(elf); }
-};
 
 // "2.28.1" → {2, 28, 1}; compared lexicographically as numbers.
 std::vector<int> numbers(std::string_view text) {
@@ -55,82 +46,6 @@ constexpr CxxLimits k_cxx_limits[] = {
     {34, "3.4.29", "1.3.13"}, {35, "3.4.30", "1.3.13"}, {39, "3.4.32", "1.3.14"}};
 
 }  // namespace
-
-Result<std::optional<ElfRequirements>> read_elf_requirements(std::string_view bytes) {
-  if (bytes.size() < 4 || bytes.substr(0, 4) !=
-                              "\x7f"
-                              "ELF")
-    return std::optional<ElfRequirements>{};
-  elf_version(EV_CURRENT);
-  // libelf only reads the buffer (ELF_C_READ_MMAP semantics on memory); the cast drops const for its API.
-  std::unique_ptr<Elf, ElfCloser> elf(elf_memory(const_cast<char*>(bytes.data()), bytes.size()));
-  if (!elf || elf_kind(elf.get()) != ELF_K_ELF)
-    return fail(ErrorCategory::integrity, std::string("not a readable ELF file: ") + elf_errmsg(-1));
-  ElfRequirements out;
-  std::map<unsigned, std::string> version_names;  // vna_other → name
-  Elf_Scn* dynsym = nullptr;
-  Elf_Scn* versym = nullptr;
-  std::size_t dynsym_link = 0;
-  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn != nullptr; scn = elf_nextscn(elf.get(), scn)) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr) continue;
-    if (shdr.sh_type == SHT_DYNAMIC) {
-      for (std::size_t i = 0; i < shdr.sh_size / std::max<std::size_t>(shdr.sh_entsize, 1); ++i) {
-        GElf_Dyn dyn;
-        if (gelf_getdyn(data, static_cast<int>(i), &dyn) == nullptr) break;
-        if (dyn.d_tag == DT_NEEDED) {
-          const char* name = elf_strptr(elf.get(), shdr.sh_link, dyn.d_un.d_val);
-          if (name != nullptr) out.needed.emplace_back(name);
-        }
-      }
-    } else if (shdr.sh_type == SHT_GNU_verneed) {
-      std::size_t offset = 0;
-      for (std::size_t n = 0; n < shdr.sh_info; ++n) {
-        GElf_Verneed need;
-        if (gelf_getverneed(data, static_cast<int>(offset), &need) == nullptr) break;
-        std::size_t aux_offset = offset + need.vn_aux;
-        for (std::size_t a = 0; a < need.vn_cnt; ++a) {
-          GElf_Vernaux aux;
-          if (gelf_getvernaux(data, static_cast<int>(aux_offset), &aux) == nullptr) break;
-          const char* name = elf_strptr(elf.get(), shdr.sh_link, aux.vna_name);
-          if (name != nullptr) {
-            version_names[aux.vna_other] = name;
-            out.versions.emplace_back(name);
-          }
-          aux_offset += aux.vna_next;
-        }
-        if (need.vn_next == 0) break;
-        offset += need.vn_next;
-      }
-    } else if (shdr.sh_type == SHT_DYNSYM) {
-      dynsym = scn;
-      dynsym_link = shdr.sh_link;
-    } else if (shdr.sh_type == SHT_GNU_versym) {
-      versym = scn;
-    }
-  }
-  if (dynsym != nullptr && versym != nullptr) {
-    GElf_Shdr shdr;
-    gelf_getshdr(dynsym, &shdr);
-    Elf_Data* symbols = elf_getdata(dynsym, nullptr);
-    Elf_Data* versions = elf_getdata(versym, nullptr);
-    const std::size_t count = shdr.sh_size / std::max<std::size_t>(shdr.sh_entsize, 1);
-    for (std::size_t i = 1; symbols != nullptr && versions != nullptr && i < count; ++i) {
-      GElf_Sym sym;
-      GElf_Versym ver;
-      if (gelf_getsym(symbols, static_cast<int>(i), &sym) == nullptr) break;
-      if (gelf_getversym(versions, static_cast<int>(i), &ver) == nullptr) break;
-      if (sym.st_shndx != SHN_UNDEF) continue;
-      const auto found = version_names.find(static_cast<unsigned>(ver & 0x7fff));
-      if (found == version_names.end()) continue;
-      const char* name = elf_strptr(elf.get(), dynsym_link, sym.st_name);
-      out.symbols.push_back({name != nullptr ? name : "?", found->second});
-    }
-  }
-  return std::optional<ElfRequirements>(std::move(out));
-}
 
 std::optional<ManylinuxPolicy> manylinux_policy(std::string_view platform_tag) {
   constexpr std::string_view prefix = "manylinux_2_";

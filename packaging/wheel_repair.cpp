@@ -9,6 +9,7 @@
 #include "packaging/version.hpp"
 #include "packaging/wheel_archive.hpp"
 #include "packaging/wheel_elf_policy.hpp"
+#include "packaging/wheel_entry_image.hpp"
 #include "packaging/wheel_name.hpp"
 #include "packaging/wheel_record.hpp"
 
@@ -88,6 +89,16 @@ std::string rewrite_tags(const std::string& text, const std::vector<std::string>
   return out;
 }
 
+// Inflates only the parts of the entry the ELF reader asks for (a few KiB of a shared library).
+Result<std::optional<ElfRequirements>> entry_requirements(const ZipReader& reader,
+                                                          const ArchiveEntry& entry) {
+  auto image = open_entry_image(reader, entry);
+  if (!image) return tl::unexpected(image.error());
+  auto requirements = read_elf_requirements(**image);
+  if (!requirements) return tl::unexpected(requirements.error().with_context(entry.name));
+  return requirements;
+}
+
 Status check_policy(const ZipReader& reader, const ManylinuxPolicy& policy, std::size_t& elf_files) {
   std::vector<std::string> bundled;
   for (const auto& entry : reader.entries())
@@ -95,10 +106,8 @@ Status check_policy(const ZipReader& reader, const ManylinuxPolicy& policy, std:
   std::vector<std::string> violations;
   for (const auto& entry : reader.entries()) {
     if (!is_shared_object(entry.name)) continue;
-    auto bytes = reader.read(entry);
-    if (!bytes) return tl::unexpected(bytes.error());
-    auto requirements = read_elf_requirements(*bytes);
-    if (!requirements) return tl::unexpected(requirements.error().with_context(entry.name));
+    auto requirements = entry_requirements(reader, entry);
+    if (!requirements) return tl::unexpected(requirements.error());
     if (!*requirements) continue;
     ++elf_files;
     auto found = policy_violations(entry.name, **requirements, policy, bundled);
@@ -311,10 +320,8 @@ Result<InspectResult> inspect_wheel(const std::filesystem::path& wheel) {
         if (line.substr(0, 5) == "Tag: ") result.tags.emplace_back(core::trim(line.substr(5)));
     }
     if (!is_shared_object(entry.name)) continue;
-    auto bytes = reader->read(entry);
-    if (!bytes) return tl::unexpected(bytes.error());
-    auto requirements = read_elf_requirements(*bytes);
-    if (!requirements) return tl::unexpected(requirements.error().with_context(entry.name));
+    auto requirements = entry_requirements(*reader, entry);
+    if (!requirements) return tl::unexpected(requirements.error());
     if (!*requirements) continue;
     result.elf_files.push_back(entry.name);
     for (const auto& library : (*requirements)->needed) needed.insert(library);
