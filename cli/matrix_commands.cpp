@@ -14,6 +14,7 @@
 #include "matrix/names.hpp"
 #include "matrix/select.hpp"
 #include "platform/fs.hpp"
+#include "runner_images/assign.hpp"
 
 namespace relforge::cli {
 namespace {
@@ -69,6 +70,9 @@ Result<MatrixExpandOutput> run_matrix_expand(const MatrixExpandOptions& options)
   auto expansion = load_and_expand(options.source, &spec);
   if (!expansion) return tl::unexpected(expansion.error());
   output.expansion = std::move(*expansion);
+  // With [fleet] images, each cell's container_image is its image's content-addressed tag.
+  if (auto ok = runner_images::set_container_images(options.source.config, spec, output.expansion); !ok)
+    return tl::unexpected(ok.error());
   output.emit_fields = std::move(spec.emit_fields);
   if (!options.fields.empty()) {
     if (auto ok = matrix::check_fields(output.expansion, options.fields); !ok) return tl::unexpected(ok.error());

@@ -11,7 +11,9 @@
 
 #include "cli/commands.hpp"
 #include "core/text.hpp"
+#include "platform/digest.hpp"
 #include "platform/fs.hpp"
+#include "runner_images/plan.hpp"
 #include "signing/bundle.hpp"
 #include "signing/keys.hpp"
 
@@ -25,8 +27,26 @@ struct SignOptions {
   std::vector<fs::path> files;
   fs::path key;
   std::optional<fs::path> provenance_from;
-  signing::BuildFacts facts;  // used when no ledger is given
+  std::optional<fs::path> images_lock;  // `relforge images lock` output, referenced in the provenance
+  signing::BuildFacts facts;            // used when no ledger is given
 };
+
+// The lock becomes a resolved dependency; the cell's image tag and digest come from it when the
+// facts do not name an image already.
+Status apply_images_lock(const fs::path& lock, signing::BuildFacts& facts) {
+  auto text = platform::read_file(lock);
+  if (!text) return tl::unexpected(text.error());
+  facts.images_lock = lock.generic_string();
+  facts.images_lock_sha256 = platform::to_hex(platform::sha256(*text));
+  if (!facts.image.empty() || !facts.cell.contains("id") || !facts.cell["id"].is_string()) return {};
+  auto locked = runner_images::find_locked_image(*text, facts.cell["id"].get<std::string>(), lock.string());
+  if (!locked) return tl::unexpected(locked.error());
+  facts.image = locked->reference;
+  const std::string prefix = "sha256:";
+  facts.image_digest =
+      locked->digest.rfind(prefix, 0) == 0 ? locked->digest.substr(prefix.size()) : locked->digest;
+  return {};
+}
 
 struct SignedFile {
   fs::path file;
@@ -44,6 +64,9 @@ Result<std::vector<SignedFile>> run_sign(const SignOptions& options) {
       auto loaded = signing::load_build_facts(*options.provenance_from, file.filename().string());
       if (!loaded) return tl::unexpected(loaded.error());
       facts = std::move(*loaded);
+    }
+    if (options.images_lock) {
+      if (auto ok = apply_images_lock(*options.images_lock, facts); !ok) return tl::unexpected(ok.error());
     }
     auto bundle = signing::sign_file(file, *key, facts);
     if (!bundle) return tl::unexpected(with_context(std::move(bundle), "signing " + file.string()).error());
@@ -135,6 +158,9 @@ void register_sign(CLI::App& command, Runtime& runtime) {
                      "Source URI (git+https://...@refs/...)");
   command.add_option("--builder-id", options->facts.builder_id, "Builder / runner URI");
   command.add_option("--image", options->facts.image, "Builder image");
+  command.add_option(
+      "--images-lock", options->images_lock,
+      "The run's images lock (relforge images lock): a resolved dependency, and the cell's image");
   add_json_flag(command, runtime);
   command.callback([&runtime, options, cell] {
     if (!cell->empty()) options->facts.cell = {{"id", *cell}};

@@ -94,6 +94,9 @@ Json provenance_predicate(const BuildFacts& facts) {
     if (!facts.image_digest.empty()) image["digest"] = {{"sha256", facts.image_digest}};
     dependencies.push_back(image);
   }
+  if (!facts.images_lock_sha256.empty()) {
+    dependencies.push_back({{"uri", facts.images_lock}, {"digest", {{"sha256", facts.images_lock_sha256}}}});
+  }
   Json metadata = Json::object();
   set_if(metadata, "invocationId", facts.invocation_id);
   set_if(metadata, "startedOn", facts.started_on);

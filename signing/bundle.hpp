@@ -26,6 +26,8 @@ struct BuildFacts {
   std::string builder_id;  // URI of the builder / runner
   std::string image;       // builder image reference
   std::string image_digest;
+  std::string images_lock;  // the images lock of the run (`relforge images lock`), as a URI
+  std::string images_lock_sha256;
   std::string invocation_id;
   std::string started_on;  // RFC 3339
   std::string finished_on;

@@ -1,6 +1,7 @@
 // examples/minitensor/relforge.toml through the real binary: its 30 cells (6 Pythons x 5
 // accelerators, Python outermost), the fields later stages rely on, cibuildwheel-style selection
 // with --select/--skip, and the wheel names it implies.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -96,7 +97,9 @@ TEST(MinitensorMatrix, CellsCarryTheFieldsBuildsAndPublishingUse) {
   EXPECT_EQ(cu126->at("accel.type"), "cuda");
   EXPECT_EQ(cu126->at("accel.arch_list"), "5.0;6.0;7.0;7.5;8.0;8.6;9.0");
   EXPECT_EQ(cu126->at("build_name"), "py3_12-cuda12_6");
-  EXPECT_EQ(cu126->at("container_image"), "ghcr.io/minitensor/manylinux_2_28-builder:cuda12.6");
+  // The fleet gives each image a content-addressed tag: <variant>-<12 hex of its definition>.
+  EXPECT_THAT(cu126->at("container_image"),
+              ::testing::MatchesRegex("ghcr\\.io/minitensor/manylinux_2_28-builder:cuda12\\.6-[0-9a-f]{12}"));
   EXPECT_EQ(cu126->at("runner"), "linux.g5.4xlarge.nvidia.gpu");
   EXPECT_EQ(cu126->at("python_tag"), "cp312");
   EXPECT_EQ(cu126->at("abi_tag"), "cp312");
