@@ -215,6 +215,55 @@ Status refresh_project(const fs::path& root, Channel channel, const std::string&
   return refresh_combined_root(root, channel);
 }
 
+std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
+                                               const std::set<ProjectRef>* touched) {
+  std::vector<RenderedPage> pages;
+  std::map<std::string, std::vector<IndexedFile>> combined;
+  std::set<std::string> touched_variants;
+  std::set<std::string> touched_projects;
+  if (touched) {
+    for (const auto& [variant, project] : *touched) {
+      touched_variants.insert(variant);
+      touched_projects.insert(project);
+    }
+  }
+  std::set<std::string> all_projects;
+  for (const auto& [variant, projects] : listing) {
+    std::vector<std::string> names;
+    for (const auto& [project, infos] : projects) {
+      names.push_back(project);
+      all_projects.insert(project);
+      const bool page = !touched || touched->count({variant, project}) != 0;
+      const bool in_combined = !touched || touched_projects.count(project) != 0;
+      if (!page && !in_combined) continue;
+      std::vector<IndexedFile> files;
+      for (const auto& info : infos) files.push_back({info, url_escape_path(info.filename)});
+      sort_by_version(files);
+      if (page) {
+        pages.push_back({variant + "/" + project, render_project_html(project, files),
+                         render_project_json(project, files)});
+      }
+      if (in_combined) {
+        auto& all = combined[project];
+        for (auto& file : files) {
+          file.url = "../" + variant + "/" + project + "/" + file.url;
+          all.push_back(std::move(file));
+        }
+      }
+    }
+    if (!touched || touched_variants.count(variant) != 0) {
+      pages.push_back({variant, render_root_html(names), render_root_json(names)});
+    }
+  }
+  for (auto& [project, files] : combined) {
+    sort_by_version(files);
+    pages.push_back({project, render_project_html(project, files), render_project_json(project, files)});
+  }
+  const std::vector<std::string> names(all_projects.begin(), all_projects.end());
+  if (!listing.empty()) pages.push_back({"", render_root_html(names), render_root_json(names)});
+  return pages;
+}
+
 Result<RebuildSummary> rebuild_all(const fs::path& root) {
   RebuildSummary summary;
   for (const Channel channel : {Channel::stable, Channel::test, Channel::nightly}) {

@@ -3,7 +3,10 @@
 // attributes, data-provenance, the repository-version meta) and PEP 691 JSON (API 1.3), rendered
 // in memory and written with atomic renames, per variant and combined over a channel's variants.
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "channels/store.hpp"
@@ -37,5 +40,21 @@ struct RebuildSummary {
 };
 // Every page of every channel, from the store's listing.
 Result<RebuildSummary> rebuild_all(const std::filesystem::path& root);
+
+// One channel's files as read from an object store: variant -> project -> files (any order). A
+// project whose pages are not re-rendered may have an empty list (only its name is needed).
+using ChannelListing = std::map<std::string, std::map<std::string, std::vector<FileInfo>>>;
+using ProjectRef = std::pair<std::string, std::string>;  // (variant, project)
+
+struct RenderedPage {
+  std::string dir;  // relative to the channel's folder: "cpu/mini", "cpu", "mini", "" (its root)
+  std::string html;
+  std::string json;
+};
+// The same pages refresh_project/rebuild_all write, rendered in memory, project pages before the
+// root pages that link them: every page of the listing, or (with `touched`) only the pages that
+// publishing into those projects changes.
+std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
+                                               const std::set<ProjectRef>* touched = nullptr);
 
 }  // namespace relforge::channels

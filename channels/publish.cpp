@@ -22,14 +22,7 @@ namespace relforge::channels {
 namespace fs = std::filesystem;
 namespace {
 
-struct Prepared {
-  fs::path source;
-  std::string variant;
-  FileInfo info;
-  std::string metadata;
-  std::optional<std::string> bundle;
-  std::string key_id;
-};
+using Prepared = PreparedWheel;
 
 bool valid_variant(const std::string& variant) {
   if (variant.empty() || variant == "nightly" || variant == "test" || variant.front() == '.') return false;
@@ -172,7 +165,7 @@ std::string provenance_object(const std::string& bundle_json, const std::string&
   return object.dump(2) + "\n";
 }
 
-Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options) {
+Result<std::vector<PreparedWheel>> prepare_publish(const PublishOptions& options) {
   if (options.files.empty()) return fail(ErrorCategory::invalid_input, "no files to publish");
   const bool require = options.signatures == SignaturePolicy::require ||
                        (options.signatures == SignaturePolicy::channel_default &&
@@ -203,6 +196,13 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options) {
     return fail(ErrorCategory::integrity,
                 "refusing to publish (nothing was changed): " + core::join(problems, "; "));
   }
+  return prepared;
+}
+
+Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options) {
+  auto checked = prepare_publish(options);
+  if (!checked) return tl::unexpected(checked.error());
+  std::vector<Prepared>& prepared = *checked;
   std::error_code error;
   fs::create_directories(options.root, error);
   auto lock = platform::FileLock::acquire(options.root / std::string(k_lock_file));

@@ -42,6 +42,19 @@ struct PublishedFile {
 
 Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options);
 
+// A wheel that passed every check, ready to store.
+struct PreparedWheel {
+  std::filesystem::path source;
+  std::string variant;
+  FileInfo info;
+  std::string metadata;               // the wheel's METADATA, served as FILE.metadata
+  std::optional<std::string> bundle;  // the verified FILE.sigstore.json
+  std::string key_id;
+};
+
+// Every check run_publish makes, with nothing written: one bad wheel fails the whole set.
+Result<std::vector<PreparedWheel>> prepare_publish(const PublishOptions& options);
+
 // The PEP 740 provenance object for a verified bundle's DSSE envelope.
 std::string provenance_object(const std::string& bundle_json, const std::string& key_id);
 

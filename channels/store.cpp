@@ -40,6 +40,11 @@ fs::path channel_dir(const fs::path& root, Channel channel) {
   return root / "whl" / std::string(channel_name(channel));
 }
 
+std::string channel_key(Channel channel) {
+  if (channel == Channel::stable) return "whl";
+  return "whl/" + std::string(channel_name(channel));
+}
+
 std::string info_to_json(const FileInfo& info) {
   const nlohmann::ordered_json json = {{"filename", info.filename},
                                        {"project", info.project},

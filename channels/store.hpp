@@ -20,6 +20,8 @@ bool channel_requires_signatures(Channel channel);
 
 // root/whl, root/whl/test, root/whl/nightly
 std::filesystem::path channel_dir(const std::filesystem::path& root, Channel channel);
+// The same folders as object-store key prefixes: "whl", "whl/test", "whl/nightly".
+std::string channel_key(Channel channel);
 
 inline constexpr std::string_view k_variant_marker = ".relforge-variant";
 inline constexpr std::string_view k_lock_file = ".relforge.lock";

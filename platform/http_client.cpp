@@ -2,12 +2,15 @@
 
 #include <curl/curl.h>
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
+#include <system_error>
 
 #include "core/text.hpp"
 
 namespace relforge::platform {
+namespace fs = std::filesystem;
 namespace {
 
 // curl_global_init is not thread-safe and must run once before any other curl call.
@@ -16,9 +19,58 @@ void global_init() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+// Where the response body goes: memory, or (for a 2xx answer with response_file set) a temp file
+// beside the target that is renamed into place once the transfer completed.
+struct BodySink {
+  CURL* handle = nullptr;
+  std::string* body = nullptr;
+  const std::optional<fs::path>* target = nullptr;
+  fs::path temp{};
+  FilePtr file{};
+  bool decided = false;
+  bool write_failed = false;
+};
+
+bool is_success(long status) {
+  return status >= 200 && status < 300;
+}
+
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
-  return size * count;
+  auto* sink = static_cast<BodySink*>(user);
+  const std::size_t bytes = size * count;
+  if (!sink->decided) {
+    sink->decided = true;
+    long status = 0;
+    curl_easy_getinfo(sink->handle, CURLINFO_RESPONSE_CODE, &status);
+    if (sink->target->has_value() && is_success(status)) {
+      sink->file.reset(std::fopen(sink->temp.c_str(), "wb"));
+      if (!sink->file) {
+        sink->write_failed = true;
+        return 0;  // aborts the transfer
+      }
+    }
+  }
+  if (sink->file) {
+    if (std::fwrite(data, 1, bytes, sink->file.get()) != bytes) {
+      sink->write_failed = true;
+      return 0;
+    }
+    return bytes;
+  }
+  sink->body->append(data, bytes);
+  return bytes;
+}
+
+std::size_t on_read(char* buffer, std::size_t size, std::size_t count, void* user) {
+  auto* file = static_cast<std::FILE*>(user);
+  const std::size_t got = std::fread(buffer, 1, size * count, file);
+  if (got == 0 && std::ferror(file)) return CURL_READFUNC_ABORT;
+  return got;
 }
 
 std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
@@ -44,6 +96,12 @@ struct SlistDeleter {
 
 }  // namespace
 
+std::optional<std::string> HttpClientResponse::header(const std::string& lower_case_name) const {
+  const auto found = headers.find(lower_case_name);
+  if (found == headers.end()) return std::nullopt;
+  return found->second;
+}
+
 Result<HttpClientResponse> http_request(const HttpClientRequest& request) {
   global_init();
   std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
@@ -51,18 +109,40 @@ Result<HttpClientResponse> http_request(const HttpClientRequest& request) {
   CURL* h = curl.get();
 
   HttpClientResponse response;
+  BodySink sink;
+  sink.handle = h;
+  sink.body = &response.body;
+  sink.target = &request.response_file;
+  if (request.response_file) {
+    const fs::path& target = *request.response_file;
+    sink.temp = target.parent_path() / ("." + target.filename().string() + ".download");
+  }
   char error_buffer[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for timeouts: we run in threads
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &response.headers);
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 
-  if (request.method == "HEAD") {
+  FilePtr upload;
+  if (request.body_file) {
+    std::error_code error;
+    const auto size = fs::file_size(*request.body_file, error);
+    if (!error) upload.reset(std::fopen(request.body_file->c_str(), "rb"));
+    if (error || !upload) {
+      return fail(ErrorCategory::io, "cannot read " + request.body_file->string() + " to send it to " +
+                                         request.url + (error ? ": " + error.message() : ""));
+    }
+    curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(h, CURLOPT_READDATA, upload.get());
+    curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
+    if (request.method != "PUT") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  } else if (request.method == "HEAD") {
     curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
   } else if (request.method != "GET" || !request.body.empty()) {
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
@@ -71,12 +151,16 @@ Result<HttpClientResponse> http_request(const HttpClientRequest& request) {
       curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
     }
   }
+  if (!request.aws_sigv4.empty()) {
+    curl_easy_setopt(h, CURLOPT_AWS_SIGV4, request.aws_sigv4.c_str());
+    curl_easy_setopt(h, CURLOPT_USERNAME, request.user.c_str());
+    curl_easy_setopt(h, CURLOPT_PASSWORD, request.password.c_str());
+  }
 
   curl_slist* raw_list = nullptr;
   const auto append = [&raw_list](const std::string& line) {
     if (curl_slist* head = curl_slist_append(raw_list, line.c_str())) raw_list = head;
   };
-  // "Expect: 100-continue" would cost a round trip (or a 1 s stall) on every large upload.
   bool has_expect = false;
   bool has_content_type = false;
   for (const auto& [name, value] : request.headers) {
@@ -87,10 +171,14 @@ Result<HttpClientResponse> http_request(const HttpClientRequest& request) {
     const std::string line = value.empty() ? name + ";" : name + ": " + value;
     append(line);
   }
-  if (!has_expect) {
+  // "Expect: 100-continue" would cost a round trip (or a 1 s stall) on every large upload. Signed
+  // requests keep it: libcurl signs every header in the list, even a removal like "Expect:".
+  if (!has_expect && request.aws_sigv4.empty()) {
     append("Expect:");
   }
-  if (!has_content_type && !request.body.empty()) {
+  const bool sends_body = !request.body.empty() || request.body_file.has_value() || request.method == "PUT" ||
+                          request.method == "POST";
+  if (!has_content_type && sends_body) {
     // curl would otherwise claim application/x-www-form-urlencoded for raw bytes.
     append("Content-Type: application/octet-stream");
   }
@@ -98,12 +186,35 @@ Result<HttpClientResponse> http_request(const HttpClientRequest& request) {
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, raw_list);
 
   const CURLcode code = curl_easy_perform(h);
+  const bool wrote_file = sink.file != nullptr;
+  const bool close_failed = sink.file && std::fclose(sink.file.release()) != 0;
+  std::error_code ignored;
+  if (sink.write_failed || close_failed) {
+    fs::remove(sink.temp, ignored);
+    return fail(ErrorCategory::io, "cannot write the response of " + request.url + " to " +
+                                       request.response_file->string() + " (is the disk full?)");
+  }
   if (code != CURLE_OK) {
+    if (wrote_file) fs::remove(sink.temp, ignored);
     const std::string detail = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
     return fail(ErrorCategory::network,
                 request.method + " " + request.url + " failed: " + detail + " (is the server reachable?)");
   }
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+  if (request.response_file && is_success(response.status) && request.method != "HEAD") {
+    if (!wrote_file) {
+      // An empty 2xx body never reaches on_body; the file still has to exist.
+      FilePtr empty(std::fopen(sink.temp.c_str(), "wb"));
+      if (!empty) return fail(ErrorCategory::io, "cannot create " + sink.temp.string());
+    }
+    std::error_code error;
+    fs::rename(sink.temp, *request.response_file, error);
+    if (error) {
+      fs::remove(sink.temp, ignored);
+      return fail(ErrorCategory::io, "cannot move the download of " + request.url + " to " +
+                                         request.response_file->string() + ": " + error.message());
+    }
+  }
   return response;
 }
 

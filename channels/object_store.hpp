@@ -1,0 +1,70 @@
+#pragma once
+// Where a channel store's bytes live, as whole objects under '/'-separated keys laid out like the
+// folders (whl/nightly/cpu/mini/FILE.whl): a local folder or an S3-compatible bucket. Published
+// files go in through put_if_absent, which refuses other bytes under an existing key.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace relforge::channels {
+
+struct ObjectInfo {
+  std::string key;
+  std::uint64_t size = 0;
+  std::string etag;    // as the store reports it (S3: quoted MD5 or multipart tag); may be empty
+  std::string sha256;  // hex, from the object's metadata when the store keeps it; may be empty
+};
+
+enum class PutResult { created, identical };
+
+class ObjectStore {
+public:
+  virtual ~ObjectStore() = default;
+
+  // Stores `file` (whose sha256 is `sha256_hex`) under `key` unless an object is there already:
+  // the same bytes give `identical`, other bytes a conflict error.
+  virtual Result<PutResult> put_if_absent(const std::string& key, const std::filesystem::path& file,
+                                          const std::string& sha256_hex, const std::string& content_type) = 0;
+  // Writes or replaces `key` (index pages, sidecars); readers see the old or the new object.
+  virtual Status put(const std::string& key, std::string_view bytes, const std::string& content_type) = 0;
+  virtual Result<std::optional<std::string>> get(const std::string& key) = 0;  // nullopt: absent
+  virtual Status download(const std::string& key, const std::filesystem::path& target) = 0;
+  virtual Result<std::optional<ObjectInfo>> head(const std::string& key) = 0;  // nullopt: absent
+  // Every object whose key starts with `prefix`, sorted by key.
+  virtual Result<std::vector<ObjectInfo>> list(const std::string& prefix) = 0;
+  virtual Status copy(const std::string& from_key, const std::string& to_key) = 0;
+  virtual Status remove(const std::string& key) = 0;  // absent keys are not an error
+  // Where `key` is, for messages: "s3://bucket/prefix/key" or "/srv/channels/key".
+  virtual std::string describe(const std::string& key) const = 0;
+};
+
+// The existing on-disk layout as an object store: key "a/b" is the file root/a/b.
+class FilesystemObjectStore final : public ObjectStore {
+public:
+  explicit FilesystemObjectStore(std::filesystem::path root);
+
+  Result<PutResult> put_if_absent(const std::string& key, const std::filesystem::path& file,
+                                  const std::string& sha256_hex, const std::string& content_type) override;
+  Status put(const std::string& key, std::string_view bytes, const std::string& content_type) override;
+  Result<std::optional<std::string>> get(const std::string& key) override;
+  Status download(const std::string& key, const std::filesystem::path& target) override;
+  Result<std::optional<ObjectInfo>> head(const std::string& key) override;
+  Result<std::vector<ObjectInfo>> list(const std::string& prefix) override;
+  Status copy(const std::string& from_key, const std::string& to_key) override;
+  Status remove(const std::string& key) override;
+  std::string describe(const std::string& key) const override;
+
+private:
+  Result<std::filesystem::path> path_of(const std::string& key) const;
+  std::filesystem::path m_root;
+};
+
+// The conflict error both stores give for other bytes under an existing key.
+Error immutable_conflict(const std::string& where, const std::string& existing_sha256);
+
+}  // namespace relforge::channels
