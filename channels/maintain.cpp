@@ -152,7 +152,19 @@ Result<PromoteResult> run_promote(const PromoteOptions& options) {
                                                 "; the store is corrupt, nothing was promoted");
     }
   }
+  if (options.pypi_staging) {
+    auto staged = plan_pypi_staging(result.plan, options.pypi_variants, *options.pypi_staging);
+    if (!staged) return tl::unexpected(staged.error().with_context("--pypi-staging"));
+    result.staged = std::move(*staged);
+  }
   if (options.dry_run == DryRun::yes) return result;
+  // The PyPI copies are built (and checked against what the folder holds) before anything is
+  // promoted, and renamed in only after the promote succeeded.
+  if (options.pypi_staging) {
+    if (auto built = build_pypi_copies(result.staged, *options.pypi_staging); !built) {
+      return tl::unexpected(built.error());
+    }
+  }
   // One publish for all files: it checks every input before it writes any.
   PublishOptions publish;
   publish.root = options.root;
@@ -165,8 +177,16 @@ Result<PromoteResult> run_promote(const PromoteOptions& options) {
     publish.file_variants.push_back(file.variant);
   }
   auto published = run_publish(publish);
-  if (!published) return tl::unexpected(published.error());
+  if (!published) {
+    if (options.pypi_staging) discard_pypi_copies(*options.pypi_staging);
+    return tl::unexpected(published.error());
+  }
   result.published = std::move(*published);
+  if (options.pypi_staging) {
+    if (auto committed = commit_pypi_copies(result.staged, *options.pypi_staging); !committed) {
+      return tl::unexpected(committed.error());
+    }
+  }
   return result;
 }
 

@@ -1,13 +1,15 @@
 #pragma once
 // Channel maintenance: yank (PEP 592), prune (keep the newest N PEP 440 versions per project,
 // all variants of a kept version, never a pinned one) and promote (exact files of one version
-// from one channel to another, re-verified, complete against the expected variants).
+// from one channel to another, re-verified, complete against the expected variants, optionally
+// staged for PyPI without the local label).
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "channels/publish.hpp"
+#include "channels/pypi_staging.hpp"
 #include "channels/store.hpp"
 #include "core/error.hpp"
 
@@ -52,11 +54,14 @@ struct PromoteOptions {
   SignaturePolicy signatures = SignaturePolicy::channel_default;
   std::string upload_time;
   DryRun dry_run = DryRun::no;
+  std::optional<std::filesystem::path> pypi_staging;                 // also write label-free copies here
+  std::vector<std::string> pypi_variants = k_default_pypi_variants;  // whose files go to PyPI
 };
 
 struct PromoteResult {
   std::vector<StoredFile> plan;
   std::vector<PublishedFile> published;  // empty on a dry run
+  std::vector<StagedFile> staged;        // with pypi_staging; `planned` on a dry run
 };
 
 Result<PromoteResult> run_promote(const PromoteOptions& options);

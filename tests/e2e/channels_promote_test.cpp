@@ -1,0 +1,90 @@
+// End to end: `relforge promote --pypi-staging DIR` through the CLI: the dry run shows the copies,
+// the real run writes wheels twine and `wheel unpack` accept, a re-run changes nothing, and
+// colliding PyPI variants promote nothing (exit 5).
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/channels/support.hpp"
+#include "tests/support/run.hpp"
+
+namespace relforge::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string q(const fs::path& path) {
+  return shell_quote(path.string());
+}
+
+class PromoteE2e : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_EQ(relforge("keys generate --out " + q(m_dir.path() / "keys")).exit_code, 0);
+    std::string files;
+    for (const std::string variant : {"cpu", "cu126", "cu130"}) {
+      const auto made =
+          run_shell("/usr/bin/python3 " + q(source_path("tests/channels/pypi_staging_wheel.py")) + " " +
+                    q(m_dir.path() / "in") + " minitensor 2.7.0+" + variant);
+      ASSERT_EQ(made.exit_code, 0) << made.err;
+      files += " " + q(made.out.substr(0, made.out.size() - 1));
+    }
+    ASSERT_EQ(relforge("sign" + files + " --key " + q(m_dir.path() / "keys/signing.key")).exit_code, 0);
+    const auto published = relforge("publish --channel test" + store() + key() + files);
+    ASSERT_EQ(published.exit_code, 0) << published.err;
+  }
+  std::string store() const { return " --root " + q(m_dir.path() / "store"); }
+  std::string key() const { return " --key " + q(m_dir.path() / "keys/signing.pub"); }
+  fs::path pypi() const { return m_dir.path() / "pypi"; }
+  ChannelTempDir m_dir;
+};
+
+TEST_F(PromoteE2e, PypiStagingWritesLabelFreeCopiesOfThePypiVariant) {
+  const std::string staging = " --pypi-staging " + q(pypi());
+  const std::string staged_name = "minitensor-2.7.0-cp312-cp312-manylinux_2_28_x86_64.whl";
+  const auto dry = relforge("promote --version 2.7.0 --dry-run" + staging + store() + key());
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("pypi: would stage " + (pypi() / staged_name).string() +
+                         " (from cu130/minitensor-2.7.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl)"),
+            std::string::npos)
+      << dry.out;
+  EXPECT_FALSE(fs::exists(pypi()));
+
+  const auto done = relforge("promote --version 2.7.0 --json" + staging + store() + key());
+  ASSERT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_NE(done.out.find("\"state\": \"staged\""), std::string::npos) << done.out;
+  ASSERT_TRUE(fs::exists(pypi() / staged_name));
+  EXPECT_TRUE(fs::exists(m_dir.path() / "store/whl/cpu/minitensor"));  // every variant was promoted
+  const auto twine =
+      run_shell("/usr/bin/python3 -m twine check --strict " + q(pypi() / staged_name) + " 2>&1");
+  EXPECT_EQ(twine.exit_code, 0) << twine.out;
+  const auto unpack = run_shell("/usr/bin/python3 -m wheel unpack -d " + q(m_dir.path() / "unpacked") + " " +
+                                q(pypi() / staged_name));
+  EXPECT_EQ(unpack.exit_code, 0) << unpack.out << unpack.err;
+  EXPECT_TRUE(fs::exists(m_dir.path() / "unpacked/minitensor-2.7.0/minitensor-2.7.0.dist-info/METADATA"));
+
+  const auto again = relforge("promote --version 2.7.0" + staging + store() + key());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("pypi: unchanged " + (pypi() / staged_name).string()), std::string::npos)
+      << again.out;
+}
+
+TEST_F(PromoteE2e, CollidingPypiVariantsAreRefusedBeforeAnythingIsPromoted) {
+  const auto clash =
+      relforge("promote --version 2.7.0 --pypi-variant cpu --pypi-variant cu130 --pypi-staging " + q(pypi()) +
+               store() + key());
+  EXPECT_EQ(clash.exit_code, 5) << clash.err;
+  EXPECT_NE(clash.err.find("collide"), std::string::npos) << clash.err;
+  EXPECT_TRUE(clash.out.empty());
+  EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/cpu"));
+  EXPECT_FALSE(fs::exists(pypi()));
+
+  const auto absent =
+      relforge("promote --version 2.7.0 --pypi-variant xpu --pypi-staging " + q(pypi()) + store() + key());
+  EXPECT_EQ(absent.exit_code, 3) << absent.err;
+  EXPECT_NE(absent.err.find("xpu"), std::string::npos) << absent.err;
+}
+
+}  // namespace
+}  // namespace relforge::test
