@@ -1,5 +1,7 @@
 #include "ci_relay/config.hpp"
 
+#include <cctype>
+
 #include <toml++/toml.h>
 
 #include "core/text.hpp"
@@ -8,8 +10,14 @@
 namespace relforge::ci_relay {
 namespace {
 
+// Called for every intake and grid row: compare in place instead of lower-casing two copies.
 bool same_repo(std::string_view a, std::string_view b) {
-  return core::to_lower(std::string(a)) == core::to_lower(std::string(b));
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (x != y && std::tolower(x) != std::tolower(y)) return false;
+  }
+  return true;
 }
 
 Result<Tier> parse_tier(const std::string& text, const std::string& where) {
@@ -89,6 +97,11 @@ Result<RelayConfig> parse_config(std::string_view toml_text, const std::filesyst
   config.zombie_seconds = (*relay)["zombie_hours"].value_or(std::int64_t{6}) * 3600;
   config.max_attempts = static_cast<int>((*relay)["max_attempts"].value_or(std::int64_t{8}));
   config.backoff_seconds = (*relay)["backoff_seconds"].value_or(std::int64_t{5});
+  config.fetch_logs = (*relay)["fetch_logs"].value_or(true) ? FetchLogs::yes : FetchLogs::no;
+  if (auto rules = (*relay)["rules"].value<std::string>()) {
+    config.rules_file = *rules;
+    if (config.rules_file.is_relative()) config.rules_file = dir / config.rules_file;
+  }
   auto secret = read_secret(*relay, "secret", dir, env, where, secrets);
   if (!secret) return tl::unexpected(secret.error());
   if (secret->empty() && secrets == Secrets::required) {

@@ -24,6 +24,9 @@ struct DownstreamRepo {
   std::string callback_secret;  // HMAC key for POST /api/results (never logged)
 };
 
+// Whether the relay fetches a failed job's log from the GitHub API to classify it.
+enum class FetchLogs { no, yes };
+
 struct RelayConfig {
   std::string upstream;         // owner/name
   std::string branch = "main";  // its first-parent history orders commits
@@ -34,6 +37,8 @@ struct RelayConfig {
   std::int64_t zombie_seconds = 6 * 3600;
   int max_attempts = 8;              // outbox retries before an entry is marked failed
   std::int64_t backoff_seconds = 5;  // first retry delay; doubles up to an hour
+  FetchLogs fetch_logs = FetchLogs::yes;
+  std::filesystem::path rules_file;  // triage rules (TOML); empty: the built-in rules
   std::vector<DownstreamRepo> downstream;
 
   const DownstreamRepo* find(std::string_view repo) const;  // case-insensitive

@@ -137,7 +137,8 @@ Result<std::string> dashboard_html(platform::Database& db, const RelayConfig& co
           "color:#fff}"
           ".timeout{background:#8250df;color:#fff}.cancel{background:#6e7781;color:#fff}.skip{background:#"
           "eaeef2}"
-          ".pending{background:#ddf4ff}.none{color:#bbb}.down{color:#cf222e;font-weight:bold}code{font-size:"
+          ".pending{background:#ddf4ff}.why{max-width:40em;font-size:12px}.none{color:#bbb}.down{color:#"
+          "cf222e;font-weight:bold}code{font-size:"
           "12px}</style>"
           "</head><body>\n<h1>relforge relay: "
        << escape(config.upstream) << "</h1>\n";
@@ -146,7 +147,7 @@ Result<std::string> dashboard_html(platform::Database& db, const RelayConfig& co
     html << "<p>None.</p>\n";
   else {
     html << "<table><tr><th>#</th><th>repository</th><th>job</th><th>culprit / suspect "
-            "range</th><th>latency</th></tr>\n";
+            "range</th><th>latency</th><th>classification</th></tr>\n";
     for (const auto& b : *open) {
       auto detail = show_breakage(db, b.id);
       html << "<tr class=\"breakage\"><td>" << b.id << "</td><td>" << escape(b.repo) << "</td><td>"
@@ -160,7 +161,13 @@ Result<std::string> dashboard_html(platform::Database& db, const RelayConfig& co
         for (const auto& url : detail->run_urls) html << " <a href=\"" << escape(url) << "\">run</a>";
       }
       html << "</td><td>" << (b.detection_latency_s ? std::to_string(*b.detection_latency_s) + " s" : "")
-           << "</td></tr>\n";
+           << "</td><td class=\"why\">";
+      if (detail && detail->classification && !detail->classification->rule.empty()) {
+        html << "<b>" << escape(detail->classification->rule) << "</b> ("
+             << escape(detail->classification->category) << ")<br><code>"
+             << escape(detail->classification->line.substr(0, 200)) << "</code>";
+      }
+      html << "</td></tr>\n";
     }
     html << "</table>\n";
   }
@@ -170,7 +177,15 @@ Result<std::string> dashboard_html(platform::Database& db, const RelayConfig& co
   for (const auto& row : grid->rows) {
     html << "<tr><td><code>" << short_sha(row.sha) << "</code> " << escape(row.message.substr(0, 60))
          << "</td>";
-    for (const char g : row.glyphs) html << "<td class=\"" << glyph_class(g) << "\">" << g << "</td>";
+    for (std::size_t c = 0; c < row.glyphs.size(); ++c) {
+      const char g = row.glyphs[c];
+      const auto note = row.classifications.find(c);
+      html << "<td class=\"" << glyph_class(g) << "\"";
+      // The cell's tooltip names the rule and the line that explain the failure.
+      if (note != row.classifications.end())
+        html << " title=\"" << escape(note->second.rule + ": " + note->second.line.substr(0, 300)) << "\"";
+      html << ">" << g << (note != row.classifications.end() ? "*" : "") << "</td>";
+    }
     html << "</tr>\n";
   }
   html << "</table></section>\n<section id=\"health\"><h2>Repository health (7 days)</h2>\n"

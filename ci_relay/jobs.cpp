@@ -70,16 +70,17 @@ Status Relay::upsert_job(const std::string& repo, const std::string& workflow, c
                          const std::string& status, const std::optional<std::string>& conclusion,
                          std::optional<std::int64_t> queued_at, std::optional<std::int64_t> started_at,
                          std::optional<std::int64_t> completed_at, const std::string& url,
-                         const std::string& runner, const std::string& source, std::int64_t now) {
+                         const std::string& runner, const std::string& source, std::int64_t now,
+                         std::optional<std::int64_t> github_job_id) {
   if (status == "queued" && !queued_at) queued_at = now;
   if (status == "in_progress" && !started_at) started_at = now;
   if (status == "completed" && !completed_at) completed_at = now;
-  auto find = m_db.prepare(
+  auto find = cached(
       "SELECT id, status, conclusion FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND run_id = ? "
       "AND run_attempt = ?");
   if (!find) return tl::unexpected(find.error());
-  find->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, run_id).bind(5, run_attempt);
-  auto found = find->step();
+  (*find)->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, run_id).bind(5, run_attempt);
+  auto found = (*find)->step();
   if (!found) return tl::unexpected(found.error());
   bool changed = true;
   auto bind_optional = [](platform::Statement& stmt, int index, const std::optional<std::int64_t>& value) {
@@ -89,57 +90,69 @@ Status Relay::upsert_job(const std::string& repo, const std::string& workflow, c
       stmt.bind_null(index);
   };
   if (!*found) {
-    auto insert = m_db.prepare(
+    auto insert = cached(
         "INSERT INTO jobs(repo, workflow, job, run_id, run_attempt, head_sha, status, conclusion, queued_at, "
-        "started_at, completed_at, url, runner_name, source) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "started_at, completed_at, url, runner_name, source, github_job_id) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!insert) return tl::unexpected(insert.error());
-    insert->bind(1, repo)
+    (*insert)
+        ->bind(1, repo)
         .bind(2, workflow)
         .bind(3, job)
         .bind(4, run_id)
         .bind(5, run_attempt)
         .bind(6, head_sha);
-    insert->bind(7, status);
+    (*insert)->bind(7, status);
     if (conclusion)
-      insert->bind(8, *conclusion);
+      (*insert)->bind(8, *conclusion);
     else
-      insert->bind_null(8);
-    bind_optional(*insert, 9, queued_at);
-    bind_optional(*insert, 10, started_at);
-    bind_optional(*insert, 11, completed_at);
-    insert->bind(12, url).bind(13, runner).bind(14, source);
-    if (auto ok = insert->run(); !ok) return ok;
+      (*insert)->bind_null(8);
+    bind_optional(**insert, 9, queued_at);
+    bind_optional(**insert, 10, started_at);
+    bind_optional(**insert, 11, completed_at);
+    (*insert)->bind(12, url).bind(13, runner).bind(14, source);
+    bind_optional(**insert, 15, github_job_id);
+    if (auto ok = (*insert)->run(); !ok) return ok;
   } else {
-    const std::int64_t id = find->column_int(0);
-    const std::string old_status = find->column_text(1);
-    const auto old_conclusion = find->column_optional_text(2);
+    const std::int64_t id = (*find)->column_int(0);
+    const std::string old_status = (*find)->column_text(1);
+    const auto old_conclusion = (*find)->column_optional_text(2);
     // Deliveries arrive out of order: the state only moves forward, timestamps fill in.
     const bool forward = status_rank(status) > status_rank(old_status);
     const std::string new_status = forward ? status : old_status;
     const auto new_conclusion = status == "completed" && conclusion ? conclusion : old_conclusion;
     changed = new_status != old_status || new_conclusion != old_conclusion;
-    auto update = m_db.prepare(
+    auto update = cached(
         "UPDATE jobs SET status = ?, conclusion = ?, queued_at = MIN(COALESCE(queued_at, ?4), COALESCE(?4, "
         "queued_at)), "
         "started_at = COALESCE(started_at, ?5), completed_at = COALESCE(?6, completed_at), "
         "url = CASE WHEN ?7 = '' THEN url ELSE ?7 END, runner_name = CASE WHEN ?8 = '' THEN runner_name ELSE "
-        "?8 END "
+        "?8 END, github_job_id = COALESCE(?10, github_job_id) "
         "WHERE id = ?9");
     if (!update) return tl::unexpected(update.error());
-    update->bind(1, new_status);
+    (*update)->bind(1, new_status);
     if (new_conclusion)
-      update->bind(2, *new_conclusion);
+      (*update)->bind(2, *new_conclusion);
     else
-      update->bind_null(2);
-    update->bind_null(3);
-    bind_optional(*update, 4, queued_at);
-    bind_optional(*update, 5, started_at);
-    bind_optional(*update, 6, completed_at);
-    update->bind(7, url).bind(8, runner).bind(9, id);
-    if (auto ok = update->run(); !ok) return ok;
+      (*update)->bind_null(2);
+    (*update)->bind_null(3);
+    bind_optional(**update, 4, queued_at);
+    bind_optional(**update, 5, started_at);
+    bind_optional(**update, 6, completed_at);
+    (*update)->bind(7, url).bind(8, runner).bind(9, id);
+    bind_optional(**update, 10, github_job_id);
+    if (auto ok = (*update)->run(); !ok) return ok;
   }
   if (!changed) return {};
-  if (auto ok = attribute(repo, workflow, job, now); !ok) return ok;
+  // Only jobs on ordered upstream commits take part in attribution (a PR head's do not); a commit
+  // that arrives later triggers attribute_sha.
+  auto known = cached("SELECT 1 FROM commits WHERE sha = ?");
+  if (!known) return tl::unexpected(known.error());
+  auto on_trunk = (*known)->bind(1, head_sha).step();
+  if (!on_trunk) return tl::unexpected(on_trunk.error());
+  if (*on_trunk) {
+    if (auto ok = attribute(repo, workflow, job, now); !ok) return ok;
+  }
   return enqueue_check_run(repo, workflow, job, head_sha, now);
 }
 

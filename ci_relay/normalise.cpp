@@ -10,18 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-Status set_state(platform::Database& db, std::int64_t row, const std::string& state,
-                 const std::string& note) {
-  auto stmt = db.prepare("UPDATE deliveries SET state = ?, note = ? WHERE id = ?");
-  if (!stmt) return tl::unexpected(stmt.error());
-  stmt->bind(1, state);
-  if (note.empty())
-    stmt->bind_null(2);
-  else
-    stmt->bind(2, note);
-  return stmt->bind(3, row).run();
-}
-
 tl::unexpected<Error> bad_payload(const std::string& event, const std::string& what) {
   return fail(ErrorCategory::invalid_input, event + " payload: " + what);
 }
@@ -90,15 +78,16 @@ Status Relay::normalise(std::int64_t row, const std::string& event, const std::s
         for (const auto& label : field(pr, "labels")) labels += text_field(label, "name") + "\n";
       }
       auto stmt = m_db.prepare(
-          "INSERT INTO pull_requests(number, head_sha, base_sha, state, labels) VALUES(?,?,?,?,?) "
+          "INSERT INTO pull_requests(number, head_sha, base_sha, state, labels, author) VALUES(?,?,?,?,?,?) "
           "ON CONFLICT(number) DO UPDATE SET head_sha = excluded.head_sha, base_sha = excluded.base_sha, "
-          "state = excluded.state, labels = excluded.labels");
+          "state = excluded.state, labels = excluded.labels, author = excluded.author");
       if (!stmt) return tl::unexpected(stmt.error());
       stmt->bind(1, *number)
           .bind(2, head)
           .bind(3, text_field(field(pr, "base"), "sha"))
           .bind(4, text_field(pr, "state"))
-          .bind(5, labels);
+          .bind(5, labels)
+          .bind(6, text_field(field(pr, "user"), "login"));
       if (auto ok = stmt->run(); !ok) return ok;
       if (action == "opened" || action == "reopened" || action == "synchronize" || action == "closed") {
         if (auto ok = enqueue_dispatches(event, delivery_id, body, now); !ok) return ok;
@@ -119,12 +108,25 @@ Status Relay::normalise(std::int64_t row, const std::string& event, const std::s
     auto queued = time_field(job, "created_at");
     auto started = status == "queued" ? std::nullopt : time_field(job, "started_at");
     auto completed = status == "completed" ? time_field(job, "completed_at") : std::nullopt;
-    if (auto ok = upsert_job(repo, workflow, name, *run_id, int_field(job, "run_attempt").value_or(1), sha,
-                             status, status == "completed" ? optional_text(job, "conclusion") : std::nullopt,
-                             queued, started, completed, text_field(job, "html_url"),
-                             text_field(job, "runner_name"), "workflow_job", now);
+    const auto github_id = int_field(job, "id");
+    const auto conclusion = status == "completed" ? optional_text(job, "conclusion") : std::nullopt;
+    const std::int64_t attempt = int_field(job, "run_attempt").value_or(1);
+    if (auto ok = upsert_job(repo, workflow, name, *run_id, attempt, sha, status, conclusion, queued, started,
+                             completed, text_field(job, "html_url"), text_field(job, "runner_name"),
+                             "workflow_job", now, github_id);
         !ok) {
       return ok;
+    }
+    // A failed job's log is fetched later by the worker, never before the webhook is answered.
+    if (github_id && m_config.fetch_logs == FetchLogs::yes &&
+        (conclusion == "failure" || conclusion == "timed_out")) {
+      auto queue = m_db.prepare(
+          "INSERT OR IGNORE INTO log_fetches(job_row, repo, github_job_id, next_attempt_at) "
+          "SELECT id, repo, github_job_id, ? FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND "
+          "run_id = ? AND run_attempt = ? AND classification IS NULL");
+      if (!queue) return tl::unexpected(queue.error());
+      queue->bind(1, now).bind(2, repo).bind(3, workflow).bind(4, name).bind(5, *run_id).bind(6, attempt);
+      if (auto ok = queue->run(); !ok) return ok;
     }
   } else if (event == "check_run") {
     const auto& check = field(payload, "check_run");
@@ -175,7 +177,14 @@ Status Relay::normalise(std::int64_t row, const std::string& event, const std::s
     stmt->bind(10, text_field(run, "html_url"));
     if (auto ok = stmt->run(); !ok) return ok;
   }
-  return set_state(m_db, row, state, note);
+  auto stmt = cached("UPDATE deliveries SET state = ?, note = ? WHERE id = ?");
+  if (!stmt) return tl::unexpected(stmt.error());
+  (*stmt)->bind(1, state);
+  if (note.empty())
+    (*stmt)->bind_null(2);
+  else
+    (*stmt)->bind(2, note);
+  return (*stmt)->bind(3, row).run();
 }
 
 Status Relay::on_push(const std::string& delivery_id, const std::string& body, std::int64_t now,

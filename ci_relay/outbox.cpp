@@ -61,11 +61,12 @@ std::string dispatch_body(const std::string& event, const std::string& delivery_
 
 Status Relay::enqueue(const std::string& kind, const std::string& target_repo, const std::string& path,
                       const std::string& body, const std::string& delivery_id, std::int64_t now) {
-  auto stmt = m_db.prepare(
+  auto stmt = cached(
       "INSERT INTO outbox(kind, target_repo, path, body, delivery_id, next_attempt_at, created_at) "
       "VALUES(?,?,?,?,?,?,?)");
   if (!stmt) return tl::unexpected(stmt.error());
-  return stmt->bind(1, kind)
+  return (*stmt)
+      ->bind(1, kind)
       .bind(2, target_repo)
       .bind(3, path)
       .bind(4, body)
@@ -94,22 +95,22 @@ Status Relay::enqueue_check_run(const std::string& repo, const std::string& work
   if (d == nullptr || (d->tier != Tier::l3 && d->tier != Tier::l4)) return {};
   bool upstream_commit = false, labelled = false;
   {
-    auto stmt = m_db.prepare("SELECT 1 FROM commits WHERE sha = ?");
+    auto stmt = cached("SELECT 1 FROM commits WHERE sha = ?");
     if (!stmt) return tl::unexpected(stmt.error());
-    auto row = stmt->bind(1, sha).step();
+    auto row = (*stmt)->bind(1, sha).step();
     if (!row) return tl::unexpected(row.error());
     upstream_commit = *row;
   }
   {
-    auto stmt = m_db.prepare("SELECT labels FROM pull_requests WHERE head_sha = ?");
+    auto stmt = cached("SELECT labels FROM pull_requests WHERE head_sha = ?");
     if (!stmt) return tl::unexpected(stmt.error());
-    stmt->bind(1, sha);
+    (*stmt)->bind(1, sha);
     for (;;) {
-      auto row = stmt->step();
+      auto row = (*stmt)->step();
       if (!row) return tl::unexpected(row.error());
       if (!*row) break;
       upstream_commit = true;
-      if (("\n" + stmt->column_text(0)).find("\nciflow/crcr/" + d->device + "\n") != std::string::npos)
+      if (("\n" + (*stmt)->column_text(0)).find("\nciflow/crcr/" + d->device + "\n") != std::string::npos)
         labelled = true;
     }
   }
@@ -117,17 +118,17 @@ Status Relay::enqueue_check_run(const std::string& repo, const std::string& work
   std::string status, conclusion;
   std::string url;
   {
-    auto stmt = m_db.prepare(
+    auto stmt = cached(
         "SELECT status, conclusion, url FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND head_sha = "
         "? "
         "ORDER BY run_id DESC, run_attempt DESC LIMIT 1");
     if (!stmt) return tl::unexpected(stmt.error());
-    auto row = stmt->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, sha).step();
+    auto row = (*stmt)->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, sha).step();
     if (!row) return tl::unexpected(row.error());
     if (!*row) return {};
-    status = stmt->column_text(0);
-    conclusion = stmt->column_optional_text(1).value_or("");
-    url = stmt->column_text(2);
+    status = (*stmt)->column_text(0);
+    conclusion = (*stmt)->column_optional_text(1).value_or("");
+    url = (*stmt)->column_text(2);
   }
   json body = {
       {"name", "relforge/" + d->repo + "/" + workflow + "/" + job}, {"head_sha", sha}, {"status", status}};

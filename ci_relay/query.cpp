@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "ci_relay/attribution.hpp"
 #include "ci_relay/cells.hpp"
@@ -84,16 +85,21 @@ Result<BreakageView> show_breakage(platform::Database& db, std::int64_t id) {
     if (auto middle = bisect_midpoint(finding))
       b.bisect_sha = b.suspect_shas[static_cast<std::size_t>(*middle - seqs.front())];
   }
-  auto runs = db.prepare(
-      "SELECT url FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND head_sha = ? AND url != '' ORDER "
-      "BY id");
+  auto runs =
+      db.prepare(std::string("SELECT url, conclusion, ") + k_classification_columns +
+                 " FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND head_sha = ? ORDER BY id");
   if (!runs) return tl::unexpected(runs.error());
   runs->bind(1, b.repo).bind(2, b.workflow).bind(3, b.job).bind(4, b.first_bad_sha);
   for (;;) {
     auto r = runs->step();
     if (!r) return tl::unexpected(r.error());
     if (!*r) break;
-    b.run_urls.push_back(runs->column_text(0));
+    if (!runs->column_text(0).empty()) b.run_urls.push_back(runs->column_text(0));
+    const auto conclusion = runs->column_optional_text(1);
+    if (conclusion == "failure" || conclusion == "timed_out") {
+      if (auto c = read_classification(*runs, 2); c && (!b.classification || !c->rule.empty()))
+        b.classification = std::move(c);
+    }
   }
   return b;
 }
@@ -101,7 +107,7 @@ Result<BreakageView> show_breakage(platform::Database& db, std::int64_t id) {
 Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const std::string& repo,
                         int limit) {
   Grid grid;
-  std::map<std::string, std::size_t> row_of;
+  std::vector<std::string> shas;
   {
     auto stmt =
         db.prepare("SELECT sha, message, author, committed_at FROM commits ORDER BY seq DESC LIMIT ?");
@@ -111,34 +117,74 @@ Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const
       auto r = stmt->step();
       if (!r) return tl::unexpected(r.error());
       if (!*r) break;
-      row_of[stmt->column_text(0)] = grid.rows.size();
+      shas.push_back(stmt->column_text(0));
       grid.rows.push_back(
-          {stmt->column_text(0), stmt->column_text(1), stmt->column_text(2), stmt->column_int(3), ""});
+          {stmt->column_text(0), stmt->column_text(1), stmt->column_text(2), stmt->column_int(3), "", {}});
     }
   }
-  std::map<std::string, std::map<std::size_t, std::vector<RunOutcome>>> cells;  // column → row → runs
-  auto stmt = db.prepare("SELECT repo, workflow, job, status, conclusion FROM jobs WHERE head_sha = ?");
+  // A grid reads ~100 job rows per commit: decide each distinct repo spelling once (tier, filter)
+  // and find columns through one reused key buffer, so a row costs no allocation.
+  struct RepoRule {
+    std::string text;
+    bool shown;
+  };
+  std::vector<RepoRule> repo_rules;
+  auto shown = [&](std::string_view job_repo) {
+    for (const auto& r : repo_rules) {
+      if (r.text == job_repo) return r.shown;
+    }
+    const DownstreamRepo* d = config.find(job_repo);
+    bool show = d == nullptr || d->tier != Tier::l1;  // L1 results stay off the dashboard
+    if (!repo.empty() && core::to_lower(std::string(job_repo)) != core::to_lower(repo)) show = false;
+    repo_rules.push_back({std::string(job_repo), show});
+    return show;
+  };
+  struct Column {
+    std::vector<std::vector<RunOutcome>> runs;       // per grid row
+    std::map<std::size_t, JobClassification> notes;  // grid row → why it failed
+  };
+  std::unordered_map<std::string, std::size_t> column_of;
+  std::vector<Column> columns;
+  std::string key, job_repo;
+  auto stmt = db.prepare(std::string("SELECT repo, workflow, job, status, conclusion, ") +
+                         k_classification_columns + " FROM jobs WHERE head_sha = ?");
   if (!stmt) return tl::unexpected(stmt.error());
-  for (const auto& [sha, index] : row_of) {
+  for (std::size_t index = 0; index < shas.size(); ++index) {
     stmt->reset();
-    stmt->bind(1, sha);
+    stmt->bind(1, shas[index]);
     for (;;) {
       auto r = stmt->step();
       if (!r) return tl::unexpected(r.error());
       if (!*r) break;
-      const std::string job_repo = stmt->column_text(0);
-      const DownstreamRepo* d = config.find(job_repo);
-      if (d != nullptr && d->tier == Tier::l1) continue;  // L1 results stay off the dashboard
-      if (!repo.empty() && core::to_lower(job_repo) != core::to_lower(repo)) continue;
-      const std::string column = job_repo + " · " + stmt->column_text(1) + " / " + stmt->column_text(2);
-      cells[column][index].push_back({stmt->column_text(3), stmt->column_optional_text(4)});
+      job_repo = stmt->column_text(0);
+      if (!shown(job_repo)) continue;
+      key.assign(job_repo)
+          .append(" · ")
+          .append(stmt->column_text(1))
+          .append(" / ")
+          .append(stmt->column_text(2));
+      auto [it, added] = column_of.try_emplace(key, columns.size());
+      if (added) columns.push_back({std::vector<std::vector<RunOutcome>>(shas.size()), {}});
+      Column& column = columns[it->second];
+      auto conclusion = stmt->column_optional_text(4);
+      const bool failed = conclusion == "failure" || conclusion == "timed_out";
+      column.runs[index].push_back({stmt->column_text(3), std::move(conclusion)});
+      if (failed) {
+        if (auto c = read_classification(*stmt, 5); c && !c->rule.empty())
+          column.notes[index] = std::move(*c);
+      }
     }
   }
-  for (const auto& [column, rows] : cells) grid.columns.push_back(column);
+  std::vector<std::pair<std::string, std::size_t>> order(column_of.begin(), column_of.end());
+  std::sort(order.begin(), order.end());
+  for (const auto& [name, id] : order) grid.columns.push_back(name);
   for (std::size_t i = 0; i < grid.rows.size(); ++i) {
-    for (const auto& [column, rows] : cells) {
-      auto it = rows.find(i);
-      grid.rows[i].glyphs += it == rows.end() ? '~' : merge_cell(it->second);
+    auto& row = grid.rows[i];
+    row.glyphs.reserve(order.size());
+    for (std::size_t c = 0; c < order.size(); ++c) {
+      const Column& column = columns[order[c].second];
+      row.glyphs += merge_cell(column.runs[i]);  // '~' when the commit has no run of this job
+      if (auto note = column.notes.find(i); note != column.notes.end()) row.classifications[c] = note->second;
     }
   }
   return grid;
@@ -215,6 +261,7 @@ json to_json(const BreakageView& b) {
   if (!b.suspect_shas.empty()) out["suspect_commits"] = b.suspect_shas;
   if (b.bisect_sha) out["bisect_next"] = *b.bisect_sha;
   if (!b.run_urls.empty()) out["runs"] = b.run_urls;
+  if (b.classification) out["classification"] = to_json(*b.classification);
   return out;
 }
 
@@ -226,6 +273,15 @@ json to_json(const Grid& grid) {
                     {"author", r.author},
                     {"committed_at", r.committed_at},
                     {"cells", r.glyphs}});
+    if (!r.classifications.empty()) {
+      json notes = json::array();
+      for (const auto& [column, c] : r.classifications) {
+        json note = to_json(c);
+        note["column"] = column;
+        notes.push_back(std::move(note));
+      }
+      rows.back()["classifications"] = std::move(notes);
+    }
   }
   return {{"columns", grid.columns}, {"rows", rows}};
 }

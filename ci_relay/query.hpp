@@ -2,6 +2,7 @@
 // Read side of the relay: breakages, the commit × job grid, repository health and Prometheus
 // metrics, as values and as JSON (the CLI and the HTTP API render the same documents).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,21 @@
 
 namespace relforge::ci_relay {
 
+// What triage said about a failed job: the winning rule and the line it matched.
+struct JobClassification {
+  std::string rule;  // empty: the log was classified but no rule matched
+  std::string category, line;
+  std::int64_t line_num = 0;
+  std::vector<std::string> captures;
+  bool flaky = false;
+};
+
+// SQL columns read by read_classification, in order (prefix them with a table alias if needed).
+inline constexpr const char* k_classification_columns =
+    "classification, classification_category, classification_line, classification_line_num, "
+    "classification_captures, classification_flaky";
+std::optional<JobClassification> read_classification(const platform::Statement& stmt, int first_column);
+
 struct BreakageView {
   std::int64_t id = 0;
   std::string repo, workflow, job, state;
@@ -22,9 +38,10 @@ struct BreakageView {
   std::optional<std::string> culprit_sha, fixed_sha;
   std::int64_t opened_at = 0;
   std::optional<std::int64_t> closed_at, detection_latency_s;
-  std::vector<std::string> suspect_shas;  // oldest first; filled by show_breakage
-  std::optional<std::string> bisect_sha;  // the commit to test next (ranges > 1)
-  std::vector<std::string> run_urls;      // failing runs on the first bad commit
+  std::vector<std::string> suspect_shas;            // oldest first; filled by show_breakage
+  std::optional<std::string> bisect_sha;            // the commit to test next (ranges > 1)
+  std::vector<std::string> run_urls;                // failing runs on the first bad commit
+  std::optional<JobClassification> classification;  // of the failure on the first bad commit
 };
 
 enum class OpenOnly { no, yes };
@@ -40,7 +57,8 @@ Result<BreakageView> show_breakage(platform::Database& db, std::int64_t id);
 struct GridRow {
   std::string sha, message, author;
   std::int64_t committed_at = 0;
-  std::string glyphs;  // one per column
+  std::string glyphs;                                        // one per column
+  std::map<std::size_t, JobClassification> classifications;  // column → the failed run's classification
 };
 struct Grid {
   std::vector<std::string> columns;  // "repo · workflow / job"
@@ -63,6 +81,30 @@ struct RepoHealth {
 Result<std::vector<RepoHealth>> repo_health(platform::Database& db, const RelayConfig& config,
                                             std::int64_t now);
 
+struct JobView {
+  std::int64_t id = 0;
+  std::string repo, workflow, job, head_sha, status;
+  std::optional<std::string> conclusion;
+  std::int64_t run_id = 0, run_attempt = 1;
+  std::optional<std::int64_t> github_job_id, completed_at;
+  std::string url, runner;
+  std::optional<JobClassification> classification;
+};
+
+enum class FailedOnly { no, yes };
+
+struct JobFilter {
+  std::string repo;  // empty: all
+  std::string sha;   // empty: all commits
+  FailedOnly failed_only = FailedOnly::no;
+  int limit = 100;
+};
+
+// Newest first.
+Result<std::vector<JobView>> list_jobs(platform::Database& db, const JobFilter& filter);
+
+nlohmann::json to_json(const JobClassification& classification);
+nlohmann::json to_json(const JobView& job);
 nlohmann::json to_json(const BreakageView& breakage);
 nlohmann::json to_json(const Grid& grid);
 nlohmann::json to_json(const RepoHealth& health);

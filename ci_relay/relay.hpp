@@ -5,13 +5,18 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ci_relay/config.hpp"
 #include "core/error.hpp"
 #include "platform/sqlite.hpp"
+#include "triage/classify.hpp"
 
 namespace relforge::ci_relay {
 
@@ -47,15 +52,49 @@ struct OutboundAnswer {
 };
 using Sender = std::function<OutboundAnswer(const OutboundCall&)>;
 
+// A failed job whose log the relay wants: GET {api}/repos/{repo}/actions/jobs/{id}/logs.
+struct LogRequest {
+  std::int64_t job_row = 0;
+  std::string repo;
+  std::int64_t github_job_id = 0;
+  std::string url;
+  std::string token;
+};
+struct FetchedLog {
+  long status = 0;  // 0 when the transport failed
+  std::string body;
+  std::string error;
+};
+using LogFetcher = std::function<FetchedLog(const LogRequest&)>;
+
+// A statement from the relay's cache, reset when the lease ends (so no read stays open).
+class StatementLease {
+public:
+  explicit StatementLease(platform::Statement* stmt) : m_stmt(stmt) {}
+  StatementLease(StatementLease&& other) noexcept : m_stmt(std::exchange(other.m_stmt, nullptr)) {}
+  StatementLease& operator=(StatementLease&&) = delete;
+  ~StatementLease() {
+    if (m_stmt != nullptr) m_stmt->reset();
+  }
+  platform::Statement* operator->() const { return m_stmt; }
+  platform::Statement& operator*() const { return *m_stmt; }
+
+private:
+  platform::Statement* m_stmt;
+};
+
 class Relay {
 public:
   static Result<Relay> open(RelayConfig config, const std::filesystem::path& db_path);
 
   // Stores the raw delivery durably (or says why not); does not normalise it.
   Intake intake(const Delivery& delivery);
-  // Normalises every pending stored delivery in arrival order, each at its own received_at (so a
-  // replay after a crash gives the same result); returns how many it handled.
-  Result<int> process_pending();
+  // Group commit: stores every delivery in one transaction (one fsync) and answers each; when the
+  // commit fails, every answer is `unavailable` (nothing acknowledged that was not stored).
+  std::vector<Intake> intake_batch(const std::vector<Delivery>& deliveries);
+  // Normalises pending stored deliveries (at most `limit`) in arrival order, each at its own
+  // received_at (so a replay after a crash gives the same result); returns how many it handled.
+  Result<int> process_pending(int limit = std::numeric_limits<int>::max());
   // In-progress jobs older than the zombie limit become completed/timed_out.
   Result<int> sweep_zombies(std::int64_t now);
   // POST /api/results after the credential check: `repo` is the authenticated repository.
@@ -70,11 +109,24 @@ public:
   // Queues a repository_dispatch asking `repo` to test `sha` (bisect); returns the outbox id.
   Result<std::int64_t> request_bisect_run(std::int64_t breakage_id, std::int64_t now);
 
+  // Classifies a failed job's log with the relay's rules and stores rule, category, line and
+  // captures on every row of that GitHub job; returns how many rows were updated.
+  Result<int> store_classification(const std::string& repo, std::int64_t github_job_id,
+                                   const triage::Classification& result);
+  Result<int> classify_log(const std::string& repo, std::int64_t github_job_id, std::string_view log);
+  // Log fetches due at `now`; the server fetches them without holding the database.
+  Result<std::vector<LogRequest>> due_log_fetches(std::int64_t now, int limit);
+  // 2xx: classified and done; 404/410: failed (the log expired); others: retried with backoff.
+  Status record_log(const LogRequest& request, const FetchedLog& answer, std::int64_t now);
+
   const RelayConfig& config() const { return m_config; }
+  const std::shared_ptr<const triage::CompiledRules>& rules() const { return m_rules; }
   platform::Database& db() { return m_db; }
 
 private:
-  Relay(RelayConfig config, platform::Database db) : m_config(std::move(config)), m_db(std::move(db)) {}
+  Relay(RelayConfig config, platform::Database db, std::shared_ptr<const triage::CompiledRules> rules)
+      : m_config(std::move(config)), m_db(std::move(db)), m_rules(std::move(rules)) {}
+  Intake store_delivery(const Delivery& delivery);
   Status process_row(std::int64_t id, const std::string& event, const std::string& delivery_id,
                      const std::string& body, std::int64_t received_at);
   Status normalise(std::int64_t row, const std::string& event, const std::string& delivery_id,
@@ -86,7 +138,8 @@ private:
                     const std::string& status, const std::optional<std::string>& conclusion,
                     std::optional<std::int64_t> queued_at, std::optional<std::int64_t> started_at,
                     std::optional<std::int64_t> completed_at, const std::string& url,
-                    const std::string& runner, const std::string& source, std::int64_t now);
+                    const std::string& runner, const std::string& source, std::int64_t now,
+                    std::optional<std::int64_t> github_job_id = std::nullopt);
   Status attribute(const std::string& repo, const std::string& workflow, const std::string& job,
                    std::int64_t now);
   Status attribute_sha(const std::string& sha, std::int64_t now);
@@ -100,6 +153,11 @@ private:
 
   RelayConfig m_config;
   platform::Database m_db;
+  std::shared_ptr<const triage::CompiledRules> m_rules;
+  // The hot paths' statements (intake, normalisation), prepared once and keyed by their SQL
+  // literal's address. Declared after m_db: finalised before the database closes.
+  Result<StatementLease> cached(const char* sql);
+  std::unordered_map<const char*, std::unique_ptr<platform::Statement>> m_statements;
 };
 
 // The repository_dispatch client_payload {event_type, delivery_id, payload}, with the payload

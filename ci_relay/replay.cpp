@@ -19,6 +19,13 @@ std::string replay_id(const std::string& event, const std::string& body) {
   return "replay-" + platform::to_hex(platform::sha256(event + "\n" + body)).substr(0, 32);
 }
 
+struct PendingLog {
+  std::string repo;
+  std::int64_t github_job_id = 0;
+  std::string text;
+  std::filesystem::path file;
+};
+
 Status take(Relay& relay, ReplaySummary& summary, Delivery delivery) {
   if (delivery.delivery_id.empty()) delivery.delivery_id = replay_id(delivery.event, delivery.body);
   const Intake intake = relay.intake(delivery);
@@ -34,8 +41,8 @@ bool is_lines(const std::filesystem::path& path) {
   return ext == ".jsonl" || ext == ".ndjson";
 }
 
-Status replay_lines(Relay& relay, ReplaySummary& summary, const std::filesystem::path& path,
-                    std::int64_t now) {
+Status replay_lines(Relay& relay, ReplaySummary& summary, const std::filesystem::path& path, std::int64_t now,
+                    std::vector<PendingLog>& logs) {
   auto text = platform::read_file(path);
   if (!text) return tl::unexpected(text.error());
   int line_no = 0;
@@ -48,6 +55,19 @@ Status replay_lines(Relay& relay, ReplaySummary& summary, const std::filesystem:
       return fail(ErrorCategory::invalid_input,
                   path.string() + ":" + std::to_string(line_no) +
                       ": expected {\"event\": ..., \"payload\": {...}} on each line");
+    }
+    if (field(entry, "log").is_string() || field(entry, "log_file").is_string()) {
+      const auto& payload = field(entry, "payload");
+      const auto job_id = int_field(field(payload, "workflow_job"), "id");
+      if (event != "workflow_job" || !job_id) {
+        return fail(ErrorCategory::invalid_input,
+                    path.string() + ":" + std::to_string(line_no) +
+                        ": a log belongs to a workflow_job delivery with workflow_job.id");
+      }
+      PendingLog log{
+          text_field(field(payload, "repository"), "full_name"), *job_id, text_field(entry, "log"), {}};
+      if (field(entry, "log_file").is_string()) log.file = path.parent_path() / text_field(entry, "log_file");
+      logs.push_back(std::move(log));
     }
     Delivery d{event, text_field(entry, "delivery_id"), field(entry, "payload").dump(),
                int_field(entry, "received_at").value_or(now)};
@@ -78,6 +98,7 @@ std::string outcome_name(IntakeOutcome outcome) {
 
 Result<ReplaySummary> replay(Relay& relay, const std::filesystem::path& path, std::int64_t now) {
   ReplaySummary summary;
+  std::vector<PendingLog> logs;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     std::vector<std::filesystem::path> files;
@@ -89,7 +110,7 @@ Result<ReplaySummary> replay(Relay& relay, const std::filesystem::path& path, st
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
       if (is_lines(file)) {
-        if (auto ok = replay_lines(relay, summary, file, now); !ok) return tl::unexpected(ok.error());
+        if (auto ok = replay_lines(relay, summary, file, now, logs); !ok) return tl::unexpected(ok.error());
         continue;
       }
       auto body = platform::read_file(file);
@@ -100,7 +121,7 @@ Result<ReplaySummary> replay(Relay& relay, const std::filesystem::path& path, st
       }
     }
   } else if (std::filesystem::is_regular_file(path, ec)) {
-    if (auto ok = replay_lines(relay, summary, path, now); !ok) return tl::unexpected(ok.error());
+    if (auto ok = replay_lines(relay, summary, path, now, logs); !ok) return tl::unexpected(ok.error());
   } else {
     return fail(ErrorCategory::not_found,
                 path.string() + " is neither a JSON-lines file nor a directory of payloads");
@@ -108,6 +129,18 @@ Result<ReplaySummary> replay(Relay& relay, const std::filesystem::path& path, st
   auto handled = relay.process_pending();
   if (!handled) return tl::unexpected(handled.error());
   summary.normalised = *handled;
+  for (const auto& log : logs) {
+    Result<triage::Classification> result =
+        log.file.empty() ? Result<triage::Classification>(triage::classify(log.text, relay.rules()))
+                         : triage::classify_file(log.file, relay.rules());
+    if (!result)
+      return tl::unexpected(
+          Error(result.error())
+              .with_context("classifying the log of job " + std::to_string(log.github_job_id)));
+    auto stored = relay.store_classification(log.repo, log.github_job_id, *result);
+    if (!stored) return tl::unexpected(stored.error());
+    if (*stored > 0) ++summary.classified;
+  }
   return summary;
 }
 

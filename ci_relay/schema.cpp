@@ -53,7 +53,7 @@ CREATE TABLE jobs (
   conclusion TEXT,                -- GitHub's conclusion once completed
   queued_at INTEGER, started_at INTEGER, completed_at INTEGER,
   url TEXT, runner_name TEXT,
-  classification TEXT,            -- filled by triage (issue 7); the relay never reads it
+  classification TEXT,            -- the triage rule that explains a failure ('' when none matched)
   source TEXT NOT NULL,           -- workflow_job | check_run | callback
   UNIQUE (repo, workflow, job, run_id, run_attempt)
 );
@@ -89,6 +89,29 @@ CREATE TABLE dispatches (
   delivery_id TEXT NOT NULL, repo TEXT NOT NULL, dispatched_at INTEGER NOT NULL,
   PRIMARY KEY (delivery_id, repo)
 );
+)sql",
+      // 2: triage classifications on job rows, the log-fetch queue, the PR author, and an index
+      // for the per-job history walks of attribution, the breakage view and the zombie sweep.
+      R"sql(
+ALTER TABLE jobs ADD COLUMN github_job_id INTEGER;           -- workflow_job.id (its log's address)
+ALTER TABLE jobs ADD COLUMN classification_category TEXT;    -- the rule's category
+ALTER TABLE jobs ADD COLUMN classification_line TEXT;        -- the cleaned log line the rule matched
+ALTER TABLE jobs ADD COLUMN classification_line_num INTEGER;
+ALTER TABLE jobs ADD COLUMN classification_captures TEXT;    -- JSON array of the regex captures
+ALTER TABLE jobs ADD COLUMN classification_flaky INTEGER;    -- 1 when the rule is a flaky/infra rule
+CREATE INDEX jobs_by_github_id ON jobs(repo, github_job_id);
+CREATE INDEX jobs_by_key_sha ON jobs(repo, workflow, job, head_sha);
+CREATE INDEX jobs_in_progress ON jobs(started_at) WHERE status = 'in_progress';  -- the zombie sweep
+ALTER TABLE pull_requests ADD COLUMN author TEXT NOT NULL DEFAULT '';
+CREATE TABLE log_fetches (
+  job_row INTEGER PRIMARY KEY,    -- jobs.id of the failed job
+  repo TEXT NOT NULL, github_job_id INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending',  -- pending | done | failed
+  last_error TEXT
+);
+CREATE INDEX log_fetches_due ON log_fetches(state, next_attempt_at);
 )sql",
   };
   return k_migrations;

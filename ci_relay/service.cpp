@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/hmac.hpp"
+#include "ci_relay/pr_comment.hpp"
 #include "ci_relay/query.hpp"
 #include "platform/http_client.hpp"
 
@@ -31,6 +32,63 @@ std::optional<std::int64_t> to_int(const std::string& text) {
 
 }  // namespace
 
+RelayService::RelayService(Relay& relay, Clock clock) : m_relay(relay), m_clock(std::move(clock)) {
+  m_committer = std::thread([this] { commit_loop(); });
+}
+
+RelayService::~RelayService() {
+  stop_worker();
+  {
+    std::lock_guard lock(m_intake_mutex);
+    m_intake_stop = true;
+  }
+  m_intake_ready.notify_all();
+  m_committer.join();
+}
+
+Intake RelayService::store(Delivery delivery) {
+  PendingIntake pending{std::move(delivery), {}};
+  auto answer = pending.answer.get_future();
+  {
+    std::lock_guard lock(m_intake_mutex);
+    m_intake_queue.push_back(&pending);
+  }
+  m_intake_ready.notify_one();
+  return answer.get();
+}
+
+void RelayService::commit_loop() {
+  for (;;) {
+    std::vector<PendingIntake*> batch;
+    {
+      std::unique_lock lock(m_intake_mutex);
+      m_intake_ready.wait(lock, [this] { return m_intake_stop || !m_intake_queue.empty(); });
+      if (m_intake_queue.empty()) return;  // stopping, and nobody is waiting
+      while (!m_intake_queue.empty() && batch.size() < k_max_intake_batch) {
+        batch.push_back(m_intake_queue.front());
+        m_intake_queue.pop_front();
+      }
+    }
+    // Every request that arrived while the previous commit ran shares this transaction's fsync.
+    std::vector<Delivery> deliveries;
+    deliveries.reserve(batch.size());
+    for (auto* p : batch) deliveries.push_back(std::move(p->delivery));
+    std::vector<Intake> answers;
+    {
+      ++m_intake_waiting;
+      std::lock_guard lock(m_db_mutex);
+      --m_intake_waiting;
+      answers = m_relay.intake_batch(deliveries);
+    }
+    bool stored = false;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      stored = stored || answers[i].outcome == IntakeOutcome::stored;
+      batch[i]->answer.set_value(std::move(answers[i]));
+    }
+    if (stored) wake_worker();  // once per committed batch, not per delivery
+  }
+}
+
 HttpResponse RelayService::webhook(const HttpRequest& request) {
   const auto event = request.header("x-github-event");
   const auto delivery = request.header("x-github-delivery");
@@ -43,20 +101,10 @@ HttpResponse RelayService::webhook(const HttpRequest& request) {
   if (!signature_matches(m_relay.config().webhook_secret, request.body, *signature)) {
     return answer(401, "error", "X-Hub-Signature-256 does not match the body: check the webhook secret");
   }
-  Intake intake;
-  {
-    std::lock_guard lock(m_db_mutex);
-    intake = m_relay.intake({*event, *delivery, request.body, m_clock()});
-  }
+  const Intake intake = store({*event, *delivery, request.body, m_clock()});
   switch (intake.outcome) {
-    case IntakeOutcome::stored: {
-      {
-        std::lock_guard lock(m_wake_mutex);
-        m_work = true;
-      }
-      m_wake.notify_one();
-      return answer(202, "stored");
-    }
+    case IntakeOutcome::stored:
+      return HttpResponse::json(202, "{\"status\":\"stored\"}\n");  // answer(202, "stored"), prebuilt
     case IntakeOutcome::duplicate:
       return answer(200, "duplicate", intake.message);
     case IntakeOutcome::ignored:
@@ -164,27 +212,85 @@ HttpResponse RelayService::dashboard(const HttpRequest&) {
   return response;
 }
 
+HttpResponse RelayService::jobs(const HttpRequest& request) {
+  JobFilter filter;
+  filter.repo = request.query_value("repo").value_or("");
+  filter.sha = request.query_value("sha").value_or("");
+  filter.failed_only = request.query_value("failed").value_or("0") == "1" ? FailedOnly::yes : FailedOnly::no;
+  const auto limit = to_int(request.query_value("limit").value_or("100"));
+  if (!limit || *limit < 1 || *limit > 10000)
+    return answer(400, "error", "limit must be between 1 and 10000");
+  filter.limit = static_cast<int>(*limit);
+  std::lock_guard lock(m_db_mutex);
+  auto list = list_jobs(m_relay.db(), filter);
+  if (!list) return answer(503, "error", list.error().describe());
+  json out = json::array();
+  for (const auto& j : *list) out.push_back(to_json(j));
+  return HttpResponse::json(200, out.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+}
+
+HttpResponse RelayService::pr_comment(const HttpRequest& request) {
+  const auto number = request.matches.empty() ? std::nullopt : to_int(request.matches[0]);
+  if (!number) return answer(400, "error", "pull request number must be a number");
+  std::lock_guard lock(m_db_mutex);
+  auto report = pr_report(m_relay.db(), *number);
+  if (!report) {
+    const auto category = report.error().category();
+    return answer(
+        category == ErrorCategory::not_found || category == ErrorCategory::nothing_selected ? 404 : 503,
+        "error", report.error().describe());
+  }
+  HttpResponse response = HttpResponse::text(200, report->markdown);
+  response.content_type = "text/markdown; charset=utf-8";
+  return response;
+}
+
 void RelayService::install(platform::HttpServer& server) {
   server.set_max_body_bytes(m_relay.config().max_body_bytes);
+  // Each keep-alive connection holds a thread; more threads mean more deliveries per group commit.
+  server.set_threads(k_server_threads);
   server.route("POST", "/webhook", [this](const HttpRequest& r) { return webhook(r); });
   server.route("POST", "/api/results", [this](const HttpRequest& r) { return results(r); });
   server.route("GET", "/api/breakages", [this](const HttpRequest& r) { return breakages(r); });
   server.route("GET", "/api/breakages/([0-9]+)", [this](const HttpRequest& r) { return breakage(r); });
   server.route("GET", "/api/grid", [this](const HttpRequest& r) { return grid(r); });
   server.route("GET", "/api/health", [this](const HttpRequest& r) { return health(r); });
+  server.route("GET", "/api/jobs", [this](const HttpRequest& r) { return jobs(r); });
+  server.route("GET", "/api/prs/([0-9]+)/comment", [this](const HttpRequest& r) { return pr_comment(r); });
   server.route("GET", "/metrics", [this](const HttpRequest& r) { return metrics(r); });
   server.route("GET", "/", [this](const HttpRequest& r) { return dashboard(r); });
 }
 
-Status RelayService::background_pass(const Sender& send) {
+Status RelayService::background_pass(const Sender& send, const LogFetcher& fetch) {
+  // Normalise in slices so webhook commits waiting on the database lock are not starved.
+  for (;;) {
+    Result<int> n = 0;
+    {
+      std::lock_guard lock(m_db_mutex);
+      n = m_relay.process_pending(k_normalise_slice);
+    }
+    if (!n) return tl::unexpected(n.error());
+    if (*n < k_normalise_slice) break;
+    // std::mutex is not fair: let a waiting intake commit in before the next slice.
+    while (m_intake_waiting.load() > 0) std::this_thread::yield();
+  }
   std::vector<std::pair<std::int64_t, OutboundCall>> due;
+  std::vector<LogRequest> logs;
   {
     std::lock_guard lock(m_db_mutex);
-    if (auto n = m_relay.process_pending(); !n) return tl::unexpected(n.error());
-    if (auto n = m_relay.sweep_zombies(m_clock()); !n) return tl::unexpected(n.error());
+    // Zombies are hours old: a sweep a minute is plenty (each sweep reads the in-progress jobs).
+    if (m_clock() - m_last_sweep >= 60) {
+      if (auto n = m_relay.sweep_zombies(m_clock()); !n) return tl::unexpected(n.error());
+      m_last_sweep = m_clock();
+    }
     auto calls = m_relay.due_outbox(m_clock(), 50);
     if (!calls) return tl::unexpected(calls.error());
     due = std::move(*calls);
+    if (fetch) {
+      auto wanted = m_relay.due_log_fetches(m_clock(), 20);
+      if (!wanted) return tl::unexpected(wanted.error());
+      logs = std::move(*wanted);
+    }
   }
   // Network calls happen without the database lock so intake never waits on GitHub.
   for (const auto& [id, call] : due) {
@@ -192,19 +298,37 @@ Status RelayService::background_pass(const Sender& send) {
     std::lock_guard lock(m_db_mutex);
     if (auto ok = m_relay.record_outbox_answer(id, result, m_clock()); !ok) return ok;
   }
+  for (const auto& request : logs) {
+    const FetchedLog log = fetch(request);
+    std::lock_guard lock(m_db_mutex);
+    if (auto ok = m_relay.record_log(request, log, m_clock()); !ok) return ok;
+  }
   return {};
 }
 
-void RelayService::start_worker(Sender send) {
-  m_worker = std::thread([this, send = std::move(send)] {
+void RelayService::wake_worker() {
+  {
+    std::lock_guard lock(m_wake_mutex);
+    if (m_work) return;  // already signalled: the next pass sees this batch too
+    m_work = true;
+  }
+  m_wake.notify_one();
+}
+
+void RelayService::start_worker(Sender send, LogFetcher fetch) {
+  m_worker = std::thread([this, send = std::move(send), fetch = std::move(fetch)] {
     for (;;) {
       {
         std::unique_lock lock(m_wake_mutex);
         m_wake.wait_for(lock, std::chrono::milliseconds(200), [this] { return m_stop || m_work; });
         if (m_stop) return;
+        // Under a burst, let deliveries gather so one pass (one transaction, one fsync) normalises
+        // many instead of one pass per intake commit competing with intake for the database.
+        if (m_work) m_wake.wait_for(lock, k_normalise_gather, [this] { return m_stop; });
+        if (m_stop) return;
         m_work = false;
       }
-      (void)background_pass(send);  // failures stay in the database (pending rows, outbox errors)
+      (void)background_pass(send, fetch);  // failures stay in the database (pending rows, retries)
     }
   });
 }
@@ -233,6 +357,33 @@ Sender github_sender() {
     auto response = platform::http_request(request);
     if (!response) return OutboundAnswer{0, response.error().describe()};
     return OutboundAnswer{response->status, response->status >= 300 ? response->body.substr(0, 300) : ""};
+  };
+}
+
+LogFetcher github_log_fetcher() {
+  return [](const LogRequest& log) {
+    platform::HttpClientRequest request;
+    request.url = log.url;
+    request.timeout = std::chrono::seconds(120);
+    request.headers = {{"Accept", "application/vnd.github+json"},
+                       {"X-GitHub-Api-Version", "2022-11-28"},
+                       {"User-Agent", "relforge-relay"}};
+    if (!log.token.empty()) request.headers.emplace_back("Authorization", "Bearer " + log.token);
+    auto response = platform::http_request(request);
+    if (!response) return FetchedLog{0, "", response.error().describe()};
+    if (response->status >= 300 && response->status < 400) {
+      const auto location = response->headers.find("location");
+      if (location == response->headers.end())
+        return FetchedLog{response->status, "", "redirect without a Location header"};
+      platform::HttpClientRequest follow;
+      follow.url = location->second;
+      follow.timeout = request.timeout;
+      follow.headers = {{"User-Agent", "relforge-relay"}};
+      response = platform::http_request(follow);
+      if (!response) return FetchedLog{0, "", response.error().describe()};
+    }
+    if (response->status >= 300) return FetchedLog{response->status, "", response->body.substr(0, 300)};
+    return FetchedLog{response->status, std::move(response->body), ""};
   };
 }
 

@@ -1,4 +1,4 @@
-// `relforge relay serve|replay|breakages|show|grid|health|bisect`: the CI relay and its queries.
+// `relforge relay serve|replay|breakages|show|bisect|grid|jobs|pr|health`: the CI relay and its queries.
 #include <pthread.h>
 #include <signal.h>
 
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/config.hpp"
+#include "ci_relay/pr_comment.hpp"
 #include "ci_relay/query.hpp"
 #include "ci_relay/relay.hpp"
 #include "ci_relay/replay.hpp"
@@ -93,7 +94,10 @@ Status run_serve(const ServeOptions& options, Runtime& runtime) {
   runtime.out << "relforge relay: listening on http://" << options.host << ':' << *port << " (upstream "
               << relay->config().upstream << ", " << relay->config().downstream.size() << " downstream)"
               << std::endl;
-  service.start_worker(ci_relay::github_sender());
+  // Failed jobs' logs are fetched after their webhook was acknowledged (when fetch_logs is on).
+  service.start_worker(ci_relay::github_sender(), relay->config().fetch_logs == ci_relay::FetchLogs::yes
+                                                      ? ci_relay::github_log_fetcher()
+                                                      : ci_relay::LogFetcher{});
   std::thread waiter([&server, signals] {
     int received = 0;
     sigwait(&signals, &received);
@@ -141,11 +145,15 @@ void register_relay(CLI::App& group, Runtime& runtime) {
       auto summary = ci_relay::replay(*relay, options->path, unix_now());
       if (!summary) return report_error(runtime, summary.error());
       if (runtime.json) {
-        runtime.out << json{{"outcomes", summary->outcomes}, {"normalised", summary->normalised}}.dump(2)
+        runtime.out << json{{"outcomes", summary->outcomes},
+                            {"normalised", summary->normalised},
+                            {"classified", summary->classified}}
+                           .dump(2)
                     << '\n';
       } else {
         for (const auto& [name, count] : summary->outcomes) runtime.out << name << ": " << count << '\n';
         runtime.out << "normalised: " << summary->normalised << '\n';
+        runtime.out << "classified logs: " << summary->classified << '\n';
       }
       finish(runtime, {});
     });
@@ -271,6 +279,82 @@ void register_relay(CLI::App& group, Runtime& runtime) {
                       << '\n';
         }
       }
+      finish(runtime, {});
+    });
+  }
+  {
+    auto source = std::make_shared<RelaySource>();
+    auto filter = std::make_shared<ci_relay::JobFilter>();
+    auto failed = std::make_shared<bool>(false);
+    CLI::App* command = group.add_subcommand(
+        "jobs", "Job results with their triage classification (rule, line), newest first");
+    add_source(*command, *source);
+    command->add_option("--repo", filter->repo, "Only this repository (owner/name)");
+    command->add_option("--sha", filter->sha, "Only jobs on this commit");
+    command->add_flag("--failed", *failed, "Only failed and timed-out jobs");
+    command->add_option("--limit", filter->limit, "Jobs to show")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 10000));
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, source, filter, failed] {
+      auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+      if (!relay) return report_error(runtime, relay.error());
+      filter->failed_only = *failed ? ci_relay::FailedOnly::yes : ci_relay::FailedOnly::no;
+      auto list = ci_relay::list_jobs(relay->db(), *filter);
+      if (!list) return report_error(runtime, list.error());
+      if (runtime.json) {
+        json out = json::array();
+        for (const auto& j : *list) out.push_back(ci_relay::to_json(j));
+        runtime.out << out.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+      } else {
+        for (const auto& j : *list) {
+          runtime.out << short_sha(j.head_sha) << "  " << j.repo << " · " << j.workflow << " / " << j.job
+                      << "  " << (j.conclusion ? *j.conclusion : j.status);
+          if (j.classification && !j.classification->rule.empty())
+            runtime.out << "  [" << j.classification->rule << "] " << j.classification->line;
+          else if (j.classification)
+            runtime.out << "  [no rule matched]";
+          runtime.out << '\n';
+        }
+      }
+      finish(runtime, {});
+    });
+  }
+  {
+    auto source = std::make_shared<RelaySource>();
+    auto number = std::make_shared<std::int64_t>(0);
+    CLI::App* command = group.add_subcommand(
+        "pr", "A pull request's failed downstream jobs against its base: the triage comment body");
+    add_source(*command, *source);
+    command->add_option("number", *number, "The pull request number")->required();
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, source, number] {
+      auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+      if (!relay) return report_error(runtime, relay.error());
+      auto report = ci_relay::pr_report(relay->db(), *number);
+      if (!report) return report_error(runtime, report.error());
+      if (!runtime.json) {
+        runtime.out << report->markdown;
+        finish(runtime, {});
+        return;
+      }
+      json jobs = json::array();
+      for (const auto& v : report->verdicts) {
+        jobs.push_back({{"job", v.job.name},
+                        {"conclusion", v.job.conclusion},
+                        {"classification", triage::verdict_name(v.verdict)},
+                        {"rule", v.job.rule},
+                        {"line", v.job.line},
+                        {"captures", v.job.captures},
+                        {"evidence", v.evidence}});
+      }
+      runtime.out << json{{"number", report->number},
+                          {"head", report->head_sha},
+                          {"base", report->base_sha},
+                          {"jobs", jobs},
+                          {"markdown", report->markdown}}
+                         .dump(2, ' ', false, json::error_handler_t::replace)
+                  << '\n';
       finish(runtime, {});
     });
   }

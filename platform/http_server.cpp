@@ -94,6 +94,13 @@ public:
     const auto sock = svr_sock_.exchange(INVALID_SOCKET);
     if (sock != INVALID_SOCKET) ::close(sock);
   }
+  // httplib listens with a backlog of 5: a burst of new connections (webhook deliveries arrive
+  // concurrently) overflows it and the kernel makes clients retry their SYN after 1 s, 3 s, ...
+  // listen() again on the bound socket only raises the backlog.
+  void widen_backlog() {
+    const auto sock = svr_sock_.load();
+    if (sock != INVALID_SOCKET) ::listen(sock, SOMAXCONN);
+  }
 };
 
 }  // namespace
@@ -166,6 +173,12 @@ HttpServer::HttpServer() : m_impl(std::make_unique<Impl>()) {
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
+  // Small responses must leave at once: with Nagle on, a keep-alive client's next request waits
+  // for the delayed ACK of the previous response (~40 ms per request).
+  impl->server.set_tcp_nodelay(true);
+  // httplib closes a keep-alive connection after 5 requests by default; clients pipelining many
+  // requests (CI bursts, load generators) would reconnect constantly.
+  impl->server.set_keep_alive_max_count(10000);
   impl->server.set_exception_handler([](const httplib::Request&, httplib::Response& out, std::exception_ptr) {
     out.status = 500;
     out.set_content("internal server error\n", "text/plain; charset=utf-8");
@@ -189,6 +202,12 @@ void HttpServer::route(const std::string& method, const std::string& path_regex,
   m_impl->routes.push_back({method, std::regex(path_regex), std::move(handler)});
 }
 
+void HttpServer::set_threads(std::size_t count) {
+  m_impl->server.new_task_queue = [count] {
+    return new httplib::ThreadPool(std::max<std::size_t>(1, count));
+  };
+}
+
 void HttpServer::set_max_body_bytes(std::size_t limit) {
   m_impl->server.set_payload_max_length(limit);
 }
@@ -205,6 +224,7 @@ Result<int> HttpServer::bind(const std::string& host, int port) {
     return fail(ErrorCategory::io, "cannot listen on " + host + ":" + std::to_string(port) +
                                        " (is the port in use, or the address not local?)");
   }
+  m_impl->server.widen_backlog();
   m_impl->bound = true;
   return bound_port;
 }

@@ -51,6 +51,8 @@ public:
   // Register every route before serve(). A path matched only under other methods gets 405.
   void route(const std::string& method, const std::string& path_regex, HttpHandler handler);
   void set_max_body_bytes(std::size_t limit);  // larger bodies get 413 before any handler runs
+  // Request threads (default 8); a keep-alive connection holds one while it is open.
+  void set_threads(std::size_t count);
 
   // Binds `host:port` (port 0 picks a free port) and returns the bound port.
   Result<int> bind(const std::string& host, int port);

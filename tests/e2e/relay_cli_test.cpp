@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -31,8 +32,9 @@ protected:
                  source + " --json");
     ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
     const auto summary = nlohmann::json::parse(replayed.out);
-    ASSERT_EQ(summary["outcomes"]["stored"], 48);
-    ASSERT_EQ(summary["normalised"], 48);
+    ASSERT_EQ(summary["outcomes"]["stored"], 52);
+    ASSERT_EQ(summary["normalised"], 52);
+    ASSERT_EQ(summary["classified"], 17);  // every failed job with a log in the scenario
   }
   void TearDown() override { std::filesystem::remove_all(dir); }
 
@@ -94,6 +96,43 @@ TEST_F(RelayCli, BreakagesShowBisectGridAndHealth) {
   EXPECT_EQ(repos[0]["mttd_s"], 900.0);
 }
 
+TEST_F(RelayCli, JobsShowClassificationsAndThePrCommentIsProduced) {
+  auto jobs = relforge("relay jobs --failed --repo v/vision --sha " + sha_of(8) + source);
+  ASSERT_EQ(jobs.exit_code, 0) << jobs.err;
+  EXPECT_NE(jobs.out.find("v/vision · ci / build  failure  [compile_error] /home/runner/work/vision/src/ops/"
+                          "roi_align.cpp:57:22: error: no member named 'data_ptr_unchecked' in 'at::Tensor'"),
+            std::string::npos)
+      << jobs.out;
+  auto json_jobs = relforge("relay jobs --failed --json --limit 100" + source);
+  ASSERT_EQ(json_jobs.exit_code, 0) << json_jobs.err;
+  const auto list = nlohmann::json::parse(json_jobs.out);
+  int classified = 0;
+  for (const auto& job : list) classified += job["classification"].is_object() ? 1 : 0;
+  EXPECT_EQ(classified, 17);
+  EXPECT_EQ(list.size(), 19U);  // plus the v/serve flake and the L1 failure, which had no log
+
+  auto grid = relforge("relay grid --json --repo v/accel --limit 30" + source);
+  ASSERT_EQ(grid.exit_code, 0) << grid.err;
+  const auto doc = nlohmann::json::parse(grid.out);
+  EXPECT_EQ(doc["rows"][30 - 12]["classifications"][0]["rule"], "gtest_failure");
+
+  auto pr = relforge("relay pr 42" + source);
+  ASSERT_EQ(pr.exit_code, 0) << pr.err;
+  EXPECT_NE(pr.out.find("### ❌ 1 New Failures, 0 Cancelled Jobs, 0 Unclassified, 2 Unrelated Failures"),
+            std::string::npos)
+      << pr.out;
+  EXPECT_NE(pr.out.find("#### BROKEN TRUNK"), std::string::npos) << pr.out;
+  auto pr_json = relforge("relay pr 42 --json" + source);
+  ASSERT_EQ(pr_json.exit_code, 0) << pr_json.err;
+  const auto verdicts = nlohmann::json::parse(pr_json.out);
+  std::map<std::string, std::string> by_job;
+  for (const auto& job : verdicts["jobs"]) by_job[job["job"]] = job["classification"];
+  EXPECT_EQ(by_job["v/accel · ci / test"], "BROKEN_TRUNK");
+  EXPECT_EQ(by_job["v/serve · nightly / e2e"], "FLAKY");
+  EXPECT_EQ(by_job["v/vision · ci / build"], "NEW");
+  EXPECT_EQ(relforge("relay pr 41" + source).exit_code, 4);
+}
+
 TEST_F(RelayCli, ServeWithoutItsSecretFailsWithAnAuthError) {
   auto served = run_shell("env -u RELAY_WEBHOOK_SECRET " + shell_quote(RELFORGE_BINARY) +
                           " relay serve --port 0" + source);
@@ -134,6 +173,8 @@ TEST_F(RelayCli, DashboardRendersInHeadlessChromiumSlow) {
   EXPECT_NE(dom.out.find("v/vision"), std::string::npos);
   EXPECT_NE(dom.out.find("3 suspects"), std::string::npos);
   EXPECT_NE(dom.out.find("class=\"flaky\">F<"), std::string::npos);
+  EXPECT_NE(dom.out.find("<b>compile_error</b> (compile)"), std::string::npos);  // the breakage's rule
+  EXPECT_NE(dom.out.find("title=\"gtest_failure: [  FAILED  ] TensorShape.Reshape\""), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(shot)) << png.err;
   EXPECT_GT(std::filesystem::file_size(shot), 1000U);
 }

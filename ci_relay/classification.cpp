@@ -1,0 +1,106 @@
+// Triage classifications on the relay's job rows: logs arrive from the replay file, the result
+// callback, or the GitHub API (fetched by the worker after the webhook was acknowledged).
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "ci_relay/relay.hpp"
+
+namespace relforge::ci_relay {
+
+Result<int> Relay::store_classification(const std::string& repo, std::int64_t github_job_id,
+                                        const triage::Classification& result) {
+  auto stmt = m_db.prepare(
+      "UPDATE jobs SET classification = ?, classification_category = ?, classification_line = ?, "
+      "classification_line_num = ?, classification_captures = ?, classification_flaky = ? "
+      "WHERE lower(repo) = lower(?) AND github_job_id = ?");
+  if (!stmt) return tl::unexpected(stmt.error());
+  if (result.match) {
+    const auto& m = *result.match;
+    const std::string captures =
+        nlohmann::json(m.captures).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    stmt->bind(1, m.rule)
+        .bind(2, m.category)
+        .bind(3, m.line)
+        .bind(4, static_cast<std::int64_t>(m.line_num))
+        .bind(5, captures)
+        .bind(6, m.flaky ? 1 : 0);
+  } else {
+    // Classified, but no rule matched: '' tells it apart from "log not seen yet" (NULL).
+    stmt->bind(1, std::string_view("")).bind_null(2).bind_null(3).bind_null(4).bind_null(5).bind_null(6);
+  }
+  stmt->bind(7, repo).bind(8, github_job_id);
+  if (auto ok = stmt->run(); !ok) return tl::unexpected(ok.error());
+  const int updated = m_db.changes();
+  auto done = m_db.prepare(
+      "UPDATE log_fetches SET state = 'done' WHERE lower(repo) = lower(?) AND github_job_id = ?");
+  if (!done) return tl::unexpected(done.error());
+  if (auto ok = done->bind(1, repo).bind(2, github_job_id).run(); !ok) return tl::unexpected(ok.error());
+  return updated;
+}
+
+Result<int> Relay::classify_log(const std::string& repo, std::int64_t github_job_id, std::string_view log) {
+  return store_classification(repo, github_job_id, triage::classify(log, m_rules));
+}
+
+Result<std::vector<LogRequest>> Relay::due_log_fetches(std::int64_t now, int limit) {
+  std::vector<LogRequest> due;
+  auto stmt = m_db.prepare(
+      "SELECT f.job_row, f.repo, f.github_job_id FROM log_fetches f JOIN jobs j ON j.id = f.job_row "
+      "WHERE f.state = 'pending' AND f.next_attempt_at <= ? AND j.classification IS NULL "
+      "ORDER BY f.next_attempt_at, f.job_row LIMIT ?");
+  if (!stmt) return tl::unexpected(stmt.error());
+  stmt->bind(1, now).bind(2, static_cast<std::int64_t>(limit));
+  for (;;) {
+    auto row = stmt->step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    LogRequest request;
+    request.job_row = stmt->column_int(0);
+    request.repo = stmt->column_text(1);
+    request.github_job_id = stmt->column_int(2);
+    request.url = m_config.api_base + "/repos/" + request.repo + "/actions/jobs/" +
+                  std::to_string(request.github_job_id) + "/logs";
+    const DownstreamRepo* d = m_config.find(request.repo);
+    request.token = d != nullptr ? d->token : m_config.upstream_token;
+    due.push_back(std::move(request));
+  }
+  return due;
+}
+
+Status Relay::record_log(const LogRequest& request, const FetchedLog& answer, std::int64_t now) {
+  auto tx = platform::Transaction::begin(m_db);
+  if (!tx) return tl::unexpected(tx.error());
+  if (answer.status >= 200 && answer.status < 300) {
+    if (auto ok = classify_log(request.repo, request.github_job_id, answer.body); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    return tx->commit();
+  }
+  const bool transient =
+      answer.status == 0 || answer.status == 408 || answer.status == 429 || answer.status >= 500;
+  const std::string error =
+      answer.status == 0 ? answer.error : "HTTP " + std::to_string(answer.status) + " " + answer.error;
+  std::int64_t attempts = 0;
+  {
+    auto stmt = m_db.prepare("SELECT attempts FROM log_fetches WHERE job_row = ?");
+    if (!stmt) return tl::unexpected(stmt.error());
+    auto row = stmt->bind(1, request.job_row).step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row)
+      return fail(ErrorCategory::not_found, "no log fetch for job row " + std::to_string(request.job_row));
+    attempts = stmt->column_int(0) + 1;
+  }
+  const bool give_up = !transient || attempts >= m_config.max_attempts;
+  const std::int64_t delay =
+      std::min<std::int64_t>(3600, m_config.backoff_seconds << std::min<std::int64_t>(attempts - 1, 20));
+  auto stmt = m_db.prepare(
+      "UPDATE log_fetches SET attempts = ?, state = ?, next_attempt_at = ?, last_error = ? WHERE job_row = "
+      "?");
+  if (!stmt) return tl::unexpected(stmt.error());
+  stmt->bind(1, attempts).bind(2, std::string_view(give_up ? "failed" : "pending")).bind(3, now + delay);
+  if (auto ok = stmt->bind(4, error.substr(0, 500)).bind(5, request.job_row).run(); !ok) return ok;
+  return tx->commit();
+}
+
+}  // namespace relforge::ci_relay

@@ -1,0 +1,84 @@
+#include "ci_relay/intake_scan.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace relforge::ci_relay {
+namespace {
+
+using nlohmann::json;
+
+// SAX events keep only a depth counter and the two keys on the way to repository.full_name, so
+// the scan allocates nothing per value (a DOM parse allocated every node of the payload).
+class Scanner : public nlohmann::json_sax<json> {
+public:
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t& text) override {
+    if (m_depth == 2 && m_in_repository && m_key_is_full_name) m_scan.repo = std::move(text);
+    return value();
+  }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override {
+    if (m_depth == 0) m_top_is_object = true;
+    m_in_repository = m_depth == 1 ? m_key_is_repository : m_in_repository;
+    ++m_depth;
+    return true;
+  }
+  bool key(string_t& name) override {
+    if (m_depth == 1) m_key_is_repository = name == "repository";
+    if (m_depth == 2) m_key_is_full_name = name == "full_name";
+    return true;
+  }
+  bool end_object() override { return end(); }
+  bool start_array(std::size_t) override {
+    ++m_depth;
+    m_key_is_repository = false;
+    m_key_is_full_name = false;
+    return true;
+  }
+  bool end_array() override { return end(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    m_failed = true;
+    return false;
+  }
+
+  bool ok() const { return !m_failed && m_top_is_object; }
+  IntakeScan& scan() { return m_scan; }
+
+private:
+  bool value() {
+    if (m_depth == 1) m_key_is_repository = false;
+    if (m_depth == 2) m_key_is_full_name = false;
+    return true;
+  }
+  bool end() {
+    --m_depth;
+    if (m_depth == 1) {
+      m_in_repository = false;
+      m_key_is_repository = false;
+    }
+    if (m_depth == 2) m_key_is_full_name = false;
+    return true;
+  }
+  int m_depth = 0;
+  bool m_top_is_object = false;
+  bool m_key_is_repository = false;  // the current top-level key is "repository"
+  bool m_in_repository = false;      // inside the top-level repository object
+  bool m_key_is_full_name = false;   // the current key at depth 2 is "full_name"
+  bool m_failed = false;
+  IntakeScan m_scan;
+};
+
+}  // namespace
+
+std::optional<IntakeScan> scan_delivery(std::string_view body) {
+  Scanner scanner;
+  const bool parsed = json::sax_parse(body.begin(), body.end(), &scanner, json::input_format_t::json, true);
+  if (!parsed || !scanner.ok()) return std::nullopt;
+  return std::move(scanner.scan());
+}
+
+}  // namespace relforge::ci_relay
