@@ -1,11 +1,16 @@
 // Builds: `relforge runners detect`, `relforge build` (plan, run, resume), and the wheel repair
 // commands (`relforge wheel repair|retag|verify|inspect`).
+#include <signal.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iomanip>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -19,12 +24,14 @@
 #include "builders/executor.hpp"
 #include "builders/plan.hpp"
 #include "builders/runner.hpp"
+#include "cli/build_setup.hpp"
 #include "cli/commands.hpp"
 #include "core/text.hpp"
 #include "matrix/config.hpp"
 #include "matrix/expand.hpp"
 #include "matrix/select.hpp"
 #include "packaging/wheel_repair.hpp"
+#include "platform/digest.hpp"
 #include "platform/process.hpp"
 
 namespace relforge::cli {
@@ -130,18 +137,71 @@ void register_wheel_inspect(CLI::App& group, Runtime& runtime) {
   });
 }
 
+void register_wheel_hash(CLI::App& group, Runtime& runtime) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  CLI::App* command = group.add_subcommand(
+      "hash", "Print the sha256 of files: hex (like sha256sum) and RECORD's sha256=<base64url> form");
+  command->add_option("files", *files, "Files to hash (a wheel, or any file)")->required();
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, files] {
+    Json all = Json::array();
+    for (const auto& file : *files) {
+      const auto digest = platform::sha256_file(file);
+      if (!digest) return report_error(runtime, digest.error());
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(file, ec);
+      if (runtime.json)
+        all.push_back({{"file", file},
+                       {"sha256", platform::to_hex(*digest)},
+                       {"record", "sha256=" + platform::base64url_nopad(*digest)},
+                       {"size", ec ? 0 : size}});
+      else
+        runtime.out << platform::to_hex(*digest) << "  " << file << '\n';
+    }
+    if (runtime.json) runtime.out << Json{{"files", all}}.dump(2) << '\n';
+    finish(runtime, {});
+  });
+}
+
 // ---- runners and build ----
 
+// Ctrl-C (SIGINT) or SIGTERM during `relforge build`: the handler only raises the flag the
+// executor polls; the executor kills the running cells' process groups and records them.
+std::atomic<bool> g_build_cancel{false};
+std::atomic<int> g_build_signal{0};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
+
+extern "C" void on_build_signal(int signal_number) {
+  g_build_signal.store(signal_number);
+  g_build_cancel.store(true);
+}
+
+// Installs the handler for the lifetime of the object, restoring the previous ones afterwards.
+class BuildSignals {
+public:
+  BuildSignals() {
+    g_build_cancel = false;
+    g_build_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = on_build_signal;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &m_old_int);
+    ::sigaction(SIGTERM, &action, &m_old_term);
+  }
+  ~BuildSignals() {
+    ::sigaction(SIGINT, &m_old_int, nullptr);
+    ::sigaction(SIGTERM, &m_old_term, nullptr);
+  }
+  BuildSignals(const BuildSignals&) = delete;
+  BuildSignals& operator=(const BuildSignals&) = delete;
+
+private:
+  struct sigaction m_old_int {};
+  struct sigaction m_old_term {};
+};
+
 builders::DetectOptions detect_options(Runtime& runtime) {
-  builders::DetectOptions options;
-  // The system interpreters first: they come with their distribution's development headers.
-  options.search_dirs.emplace_back("/usr/bin");
-  const auto path = runtime.getenv("PATH").value_or("/usr/bin:/bin");
-  for (auto dir : core::split(path, ':'))
-    if (!dir.empty() && dir != "/usr/bin") options.search_dirs.emplace_back(std::string(dir));
-  options.toolkit_dirs = {"/usr/local/cuda/bin", "/opt/rocm/bin", "/opt/intel/oneapi/compiler/latest/bin"};
-  options.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return options;
+  return local_detect_options(runtime.getenv("PATH").value_or("/usr/bin:/bin"));
 }
 
 Json runner_json(const builders::Runner& runner) {
@@ -192,40 +252,28 @@ struct BuildCliOptions {
 };
 
 Result<builders::BuildOptions> prepare_build(const BuildCliOptions& cli, Runtime& runtime) {
-  auto spec = matrix::load_spec(cli.config);
-  if (!spec) return tl::unexpected(spec.error());
-  auto config = builders::load_build_config(cli.config);
-  if (!config) return tl::unexpected(config.error());
-  auto expansion = matrix::expand(*spec, cli.channel);
-  if (!expansion) return tl::unexpected(expansion.error());
-  if (auto ok = matrix::apply_selection(*expansion, cli.selection); !ok) return tl::unexpected(ok.error());
-  builders::BuildOptions options;
-  for (auto& cell : expansion->cells) {
-    if (cli.cells.empty() ||
-        std::find(cli.cells.begin(), cli.cells.end(), std::string(cell.id())) != cli.cells.end())
-      options.cells.push_back(cell);
+  BuildSetup setup;
+  setup.config = cli.config;
+  setup.channel = cli.channel;
+  setup.selection = cli.selection;
+  setup.state_dir = cli.state_dir;
+  setup.path_env = runtime.getenv("PATH").value_or("/usr/bin:/bin");
+  auto options = prepare_build_options(setup);
+  if (!options) return options;
+  if (!cli.cells.empty()) {
+    std::erase_if(options->cells, [&](const matrix::Cell& cell) {
+      return std::find(cli.cells.begin(), cli.cells.end(), std::string(cell.id())) == cli.cells.end();
+    });
+    if (options->cells.empty())
+      return fail(ErrorCategory::nothing_selected,
+                  "no cell of " + cli.config + " matches --cell " + core::join(cli.cells, ", "));
   }
-  if (options.cells.empty())
-    return fail(ErrorCategory::nothing_selected,
-                "no cell of " + cli.config + " matches --cell " + core::join(cli.cells, ", "));
-  options.config = std::move(*config);
-  if (cli.version) options.config.version = *cli.version;
-  if (cli.state_dir) options.config.state_dir = *cli.state_dir;
-  auto local = builders::detect_local_runner(detect_options(runtime));
-  if (!local) return tl::unexpected(local.error());
-  options.runners.push_back(std::move(*local));
-  for (const auto& runner : options.config.runners) options.runners.push_back(runner);
-  options.jobs = cli.jobs;
-  options.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.resume = cli.resume ? builders::Resume::yes : builders::Resume::no;
-  options.dry_run = cli.dry_run ? builders::DryRun::yes : builders::DryRun::no;
-  options.keep_going = cli.fail_fast ? builders::KeepGoing::no : builders::KeepGoing::yes;
-  options.path_env = runtime.getenv("PATH").value_or("/usr/bin:/bin");
-  platform::ProcessSpec git;
-  git.argv = {"git", "-C", options.config.config_dir.string(), "rev-parse", "HEAD"};
-  if (auto head = platform::run_process(git); head && head->exit_code == 0)
-    options.source_key = std::string(core::trim(head->out));
-  options.now_unix = [] {
+  if (cli.version) options->config.version = *cli.version;
+  options->jobs = cli.jobs;
+  options->resume = cli.resume ? builders::Resume::yes : builders::Resume::no;
+  options->dry_run = cli.dry_run ? builders::DryRun::yes : builders::DryRun::no;
+  options->keep_going = cli.fail_fast ? builders::KeepGoing::no : builders::KeepGoing::yes;
+  options->now_unix = [] {
     return static_cast<std::int64_t>(
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
             .count());
@@ -328,6 +376,7 @@ void register_runners(CLI::App& group, Runtime& runtime) {
     }
     finish(runtime, {});
   });
+  register_runner_classes(group, runtime);
 }
 
 void register_build(CLI::App& command, Runtime& runtime) {
@@ -356,17 +405,53 @@ void register_build(CLI::App& command, Runtime& runtime) {
       return finish(runtime, {});
     }
     const auto start = std::chrono::steady_clock::now();
-    options->on_line = [&runtime, start](const std::string& line) {
-      const auto elapsed =
-          std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
+    // On a terminal a bar (done/failed/running/queued, elapsed) stays on the last line, with the
+    // timestamped lines scrolling above it; elsewhere (CI logs, pipes) only the lines.
+    const bool tty = &runtime.err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
+    auto bar = std::make_shared<builders::BuildProgress>();
+    auto elapsed = [start] {
+      return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+          .count();
+    };
+    auto draw = [&runtime, bar, elapsed] {
+      const int total = bar->done + bar->failed + bar->running + bar->queued;
+      const int width = 20, filled = total > 0 ? (bar->done + bar->failed) * width / total : 0;
+      runtime.err << "\r\033[K[" << std::string(static_cast<std::size_t>(filled), '#')
+                  << std::string(static_cast<std::size_t>(width - filled), '.') << "] " << bar->done
+                  << " done, " << bar->failed << " failed, " << bar->running << " running, " << bar->queued
+                  << " queued  +" << elapsed() << "s" << std::flush;
+    };
+    options->on_line = [&runtime, elapsed, tty, draw](const std::string& line) {
       const std::time_t now = std::time(nullptr);
       std::tm tm{};
       gmtime_r(&now, &tm);
-      runtime.err << std::put_time(&tm, "%H:%M:%S") << " [+" << elapsed << "s] " << line << std::endl;
+      if (tty) runtime.err << "\r\033[K";
+      runtime.err << std::put_time(&tm, "%H:%M:%S") << " [+" << elapsed() << "s] " << line << std::endl;
+      if (tty) draw();
     };
-    auto outcomes = builders::run_build(*options);
+    options->on_progress = [bar, tty, draw](const builders::BuildProgress& progress) {
+      *bar = progress;
+      if (tty) draw();
+    };
+    options->cancel = &g_build_cancel;
+    Result<std::vector<builders::CellOutcome>> outcomes = [&] {
+      BuildSignals signals;
+      return builders::run_build(*options);
+    }();
+    if (tty) runtime.err << "\r\033[K" << std::flush;
     if (!outcomes) return report_error(runtime, outcomes.error());
     print_summary(runtime, *outcomes);
+    if (g_build_cancel) {
+      std::size_t killed = 0;
+      for (const auto& o : *outcomes)
+        if (o.result == builders::CellResult::interrupted) ++killed;
+      const int signal_number = g_build_signal.load();
+      runtime.err << "relforge: interrupted by " << (signal_number == SIGTERM ? "SIGTERM" : "SIGINT") << ": "
+                  << killed << " running cell(s) killed and recorded as interrupted in the ledger; "
+                  << "rerun with --resume to build what is left\n";
+      runtime.exit_code = 130;
+      return;
+    }
     std::size_t failed = 0;
     for (const auto& o : *outcomes)
       if (o.result == builders::CellResult::failed || o.result == builders::CellResult::timed_out) ++failed;
@@ -384,6 +469,7 @@ void register_wheel_repair(CLI::App& command, Runtime& runtime) {
   register_repair_like(command, runtime, "retag", "Like repair: retag the platform (after the policy check)");
   register_wheel_verify(command, runtime);
   register_wheel_inspect(command, runtime);
+  register_wheel_hash(command, runtime);
 }
 
 }  // namespace relforge::cli

@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# The main job on the bundled examples: the build matrix, as a table.
+# The main job on the bundled examples: the build matrix, the CI relay, then `relforge nightly`
+# (build, repair, smoke-test, sign, publish) and pip installing minitensor from `relforge serve`.
 set -euo pipefail
 bin=${1:-build/release/relforge}
+demo=$(mktemp -d "${TMPDIR:-/tmp}/relforge-demo.XXXXXX")
+serve_pid=
+cleanup() {
+  if [ -n "$serve_pid" ]; then kill "$serve_pid" 2>/dev/null || true; fi
+  rm -rf "$demo"
+}
+trap cleanup EXIT
 echo "== minitensor: the nightly build matrix (examples/minitensor/relforge.toml)"
 "$bin" matrix expand --config examples/minitensor/relforge.toml --channel nightly \
   --fields id,build_id,build_name,container_image,runner
@@ -17,11 +25,56 @@ for channel in nightly test release; do
 done
 
 echo
-echo "== minitensor: build, repair and smoke-test the CPython 3.11 CPU wheel (state in .relforge/)"
-"$bin" build --config examples/minitensor/relforge.toml --select 'cp311-*-cpu'
-
-echo
 echo "== CI relay: replay a recorded scenario and list the breakages it attributes"
-relay_db=$(mktemp -d)/relay.db
+relay_db=$demo/relay.db
 "$bin" relay replay tests/fixtures/relay/scenario.jsonl --config tests/fixtures/relay/relay.toml --db "$relay_db"
 "$bin" relay breakages --open --config tests/fixtures/relay/relay.toml --db "$relay_db"
+
+# --- The main job: relforge nightly, then pip installs from the channel it published. ---------
+root=$demo/channel
+
+echo
+echo "== signing key for the nightly (relforge keys generate)"
+"$bin" keys generate --out "$demo/keys"
+
+echo
+echo "== relforge nightly: build, repair, smoke-test, sign and publish the CPython 3.11 cells"
+echo "   (cells this machine has no runner for are listed as waiting; build state in .relforge/)"
+"$bin" nightly --config examples/minitensor/relforge.toml --select 'cp311-*' \
+  --root "$root" --key "$demo/keys/signing.key"
+
+echo
+echo "== verify the published CPU wheel's Sigstore bundle with the public key"
+cpu_wheel=$(ls "$root"/whl/nightly/cpu/minitensor/*.whl)
+"$bin" verify "$cpu_wheel" --key "$demo/keys/signing.pub"
+
+echo
+echo "== relforge serve: the channel over HTTP on loopback"
+"$bin" serve --root "$root" --port 0 >"$demo/serve.log" 2>&1 &
+serve_pid=$!
+port=
+for _ in $(seq 100); do
+  port=$(sed -n 's/.*(port \([0-9][0-9]*\)).*/\1/p' "$demo/serve.log")
+  [ -n "$port" ] && break
+  kill -0 "$serve_pid" 2>/dev/null || { cat "$demo/serve.log" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$port" ] || { echo "relforge serve did not report its port:" >&2; cat "$demo/serve.log" >&2; exit 1; }
+cat "$demo/serve.log"
+
+for variant in cpu cu130; do
+  if [ ! -d "$root/whl/nightly/$variant/minitensor" ]; then
+    echo
+    echo "== $variant: not built on this machine (no runner), nothing to install"
+    continue
+  fi
+  index=http://127.0.0.1:$port/whl/nightly/$variant
+  echo
+  echo "== pip install --pre --no-deps --index-url $index minitensor  (fresh python3.11 venv)"
+  /usr/bin/python3.11 -m venv "$demo/venv-$variant"
+  "$demo/venv-$variant/bin/python" -m pip install --pre --no-deps --no-cache-dir --disable-pip-version-check \
+    --index-url "$index" minitensor
+  echo "== import minitensor ($variant):"
+  "$demo/venv-$variant/bin/python" -c \
+    'import minitensor; print(minitensor.__version__, minitensor.version.cuda, minitensor.cuda_is_available())'
+done

@@ -1,0 +1,50 @@
+#include "cli/build_setup.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "builders/build_config.hpp"
+#include "core/text.hpp"
+#include "matrix/config.hpp"
+#include "matrix/expand.hpp"
+#include "platform/process.hpp"
+
+namespace relforge::cli {
+
+builders::DetectOptions local_detect_options(const std::string& path_env) {
+  builders::DetectOptions options;
+  options.search_dirs.emplace_back("/usr/bin");
+  for (auto dir : core::split(path_env, ':'))
+    if (!dir.empty() && dir != "/usr/bin") options.search_dirs.emplace_back(std::string(dir));
+  options.toolkit_dirs = {"/usr/local/cuda/bin", "/opt/rocm/bin", "/opt/intel/oneapi/compiler/latest/bin"};
+  options.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return options;
+}
+
+Result<builders::BuildOptions> prepare_build_options(const BuildSetup& setup) {
+  auto spec = matrix::load_spec(setup.config);
+  if (!spec) return tl::unexpected(spec.error());
+  auto config = builders::load_build_config(setup.config);
+  if (!config) return tl::unexpected(config.error());
+  auto expansion = matrix::expand(*spec, setup.channel);
+  if (!expansion) return tl::unexpected(expansion.error());
+  if (auto ok = matrix::apply_selection(*expansion, setup.selection); !ok) return tl::unexpected(ok.error());
+  builders::BuildOptions options;
+  options.cells = std::move(expansion->cells);
+  options.config = std::move(*config);
+  if (setup.state_dir) options.config.state_dir = *setup.state_dir;
+  auto local = builders::detect_local_runner(local_detect_options(setup.path_env));
+  if (!local) return tl::unexpected(local.error());
+  options.runners.push_back(std::move(*local));
+  for (const auto& runner : options.config.runners) options.runners.push_back(runner);
+  options.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.path_env = setup.path_env;
+  // Without git (a source tarball) the inputs key simply has no commit in it.
+  platform::ProcessSpec git;
+  git.argv = {"git", "-C", options.config.config_dir.string(), "rev-parse", "HEAD"};
+  if (auto head = platform::run_process(git); head && head->exit_code == 0)
+    options.source_key = std::string(core::trim(head->out));
+  return options;
+}
+
+}  // namespace relforge::cli
