@@ -9,7 +9,7 @@ all: build
 
 deps:
 	@bash scripts/install-deps.sh
-	@if [ ! -d node_modules/@sigstore/verify ]; then npm ci --no-audit --no-fund --loglevel=error; fi
+	@if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
 
 build: deps
 	cmake --preset $(PRESET)

@@ -26,6 +26,13 @@ void register_wheel(CLI::App& group, Runtime& runtime);
 void register_runners(CLI::App& group, Runtime& runtime);
 void register_build(CLI::App& command, Runtime& runtime);
 void register_wheel_repair(CLI::App& wheel_group, Runtime& runtime);  // `wheel repair`
+// GitHub Actions scale-out (cli/ci_commands.cpp).
+void register_ci(CLI::App& group, Runtime& runtime);
+// The fleet: builder images and runner classes (cli/fleet_commands.cpp).
+void register_images(CLI::App& group, Runtime& runtime);
+void register_runner_classes(CLI::App& runners_group, Runtime& runtime);  // `runners render|check`
+// The whole nightly pipeline (cli/nightly_commands.cpp).
+void register_nightly(CLI::App& command, Runtime& runtime);
 // Signing (cli/signing_commands.cpp) and channels (cli/channel_commands.cpp).
 void register_keys(CLI::App& group, Runtime& runtime);
 void register_sign(CLI::App& command, Runtime& runtime);

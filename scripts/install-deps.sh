@@ -12,7 +12,7 @@ packages=(
   libcpp-httplib-dev libre2-dev libgtest-dev libgmock-dev libbenchmark-dev
   # oracles and real clients the tests drive
   python3 python3-packaging python3-wheel python3-pip python3-venv
-  twine python3-build python3-dev sqlite3 openssl curl ripgrep chromium
+  twine python3-build python3-dev sqlite3 openssl curl ripgrep chromium wrk
 )
 
 # Node.js drives sigstore-js in the tests; the machine image may ship its own build with npm.
