@@ -61,14 +61,18 @@ const ArchiveEntry* find_entry(const ZipReader& reader, const std::string& name)
 // Replaces the value of every `Key: value` header line with `value` (all of them for Tag).
 std::string rewrite_header(const std::string& text, const std::string& key, const std::string& value) {
   std::string out;
+  // Headers end at the first empty line; the description body after it is left as written.
+  bool in_headers = true;
   for (auto line : core::split(text, '\n')) {
-    if (line.substr(0, key.size() + 2) == key + ": ") {
+    if (line.empty() || line == "\r") in_headers = false;
+    if (in_headers && line.substr(0, key.size() + 2) == key + ": ") {
       out += key + ": " + value + "\n";
     } else {
       out += std::string(line) + "\n";
     }
   }
-  if (!text.ends_with('\n') && !out.empty()) out.pop_back();
+  // split() yields one more piece than there are newlines, so one "\n" too many was added.
+  if (!out.empty()) out.pop_back();
   return out;
 }
 

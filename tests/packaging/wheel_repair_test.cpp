@@ -26,12 +26,12 @@ protected:
   void TearDown() override { fs::remove_all(m_dir); }
 
   // A wheel named demo-1.0-cp311-cp311-linux_x86_64.whl with a correct RECORD plus `extra` files.
-  fs::path make_wheel(std::vector<std::pair<std::string, std::string>> extra = {},
-                      bool correct_record = true) {
+  fs::path make_wheel(std::vector<std::pair<std::string, std::string>> extra = {}, bool correct_record = true,
+                      std::string metadata = "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n") {
     std::vector<std::pair<std::string, std::string>> files = {
         {"demo/__init__.py", "X = 1\n"},
         {"demo/data.bin", std::string(200000, 'a')},
-        {"demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n"},
+        {"demo-1.0.dist-info/METADATA", metadata},
         {"demo-1.0.dist-info/WHEEL",
          "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n"}};
     files.insert(files.end(), extra.begin(), extra.end());
@@ -75,6 +75,23 @@ TEST_F(WheelRepairTest, SetsLocalLabelRetagsAndRebuildsRecord) {
     }
     if (entry.name.ends_with("METADATA")) {
       EXPECT_NE(reader->read(entry)->find("Version: 1.0+cu130\n"), std::string::npos);
+    }
+  }
+}
+
+TEST_F(WheelRepairTest, OnlyTheVersionHeaderChangesNotTheDescriptionBody) {
+  const auto wheel = make_wheel(
+      {}, true, "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n\nVersion: 1.0 is the first release.\n");
+  RepairOptions options{wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt};
+  const auto result = repair_wheel(options);
+  ASSERT_TRUE(result) << result.error().describe();
+  auto reader = ZipReader::open(result->output);
+  ASSERT_TRUE(reader);
+  for (const auto& entry : reader->entries()) {
+    if (entry.name.ends_with("METADATA")) {
+      EXPECT_EQ(
+          *reader->read(entry),
+          "Metadata-Version: 2.1\nName: demo\nVersion: 1.0+cpu\n\nVersion: 1.0 is the first release.\n");
     }
   }
 }
