@@ -1,4 +1,5 @@
 #include "channels/index.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -77,45 +78,11 @@ Status refresh_combined_root(const fs::path& root, Channel channel) {
 }  // namespace
 
 std::string url_escape_path(std::string_view text) {
-  static constexpr char k_hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (std::isalnum(byte) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
-      out += c;
-    } else {
-      out += '%';
-      out += k_hex[byte >> 4U];
-      out += k_hex[byte & 15U];
-    }
-  }
-  return out;
+  return core::percent_encode(text, "/");
 }
 
 std::string html_escape(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#x27;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return core::html_escape(text);
 }
 
 std::string render_project_html(const std::string& project, const std::vector<IndexedFile>& files) {

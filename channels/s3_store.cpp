@@ -1,4 +1,5 @@
 #include "channels/s3_store.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -19,19 +20,7 @@ constexpr std::string_view k_empty_sha256 =
 
 // Query values are encoded like SigV4's canonical query ('/' too), since libcurl signs them as written.
 std::string encode_query_value(std::string_view text) {
-  static constexpr char k_hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (std::isalnum(byte) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += c;
-    } else {
-      out += '%';
-      out += k_hex[byte >> 4U];
-      out += k_hex[byte & 15U];
-    }
-  }
-  return out;
+  return core::percent_encode(text);
 }
 
 std::string xml_unescape(std::string_view text) {

@@ -1,5 +1,7 @@
 #include "core/text.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 #include <numeric>
 
@@ -14,7 +16,9 @@ std::string to_lower(std::string_view text) {
 }
 
 std::string_view trim(std::string_view text) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  const auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
   while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
   while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
   return text;
@@ -74,8 +78,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::optional<std::string> closest_match(std::string_view word,
-                                         const std::vector<std::string>& candidates) {
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates) {
   std::optional<std::string> best;
   std::size_t best_distance = 0;
   for (const auto& candidate : candidates) {
@@ -88,6 +91,50 @@ std::optional<std::string> closest_match(std::string_view word,
   // A typo changes a few characters; beyond a third of the word it is a different word.
   if (best && best_distance <= std::max<std::size_t>(2, word.size() / 3)) return best;
   return std::nullopt;
+}
+
+std::string percent_encode(std::string_view text, std::string_view keep) {
+  static constexpr char k_hex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) || c == '-' || c == '_' || c == '.' || c == '~' || keep.find(c) != keep.npos) {
+      out += c;
+    } else {
+      out += '%';
+      out += k_hex[byte >> 4U];
+      out += k_hex[byte & 15U];
+    }
+  }
+  return out;
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#x27;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace relforge::core

@@ -12,12 +12,15 @@ std::string_view trim(std::string_view text);
 std::vector<std::string_view> split(std::string_view text, char separator);
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 std::string replace_all(std::string_view text, std::string_view from, std::string_view to);
+// RFC 3986 percent-encoding: unreserved characters and those in `keep` stay, the rest become %XX.
+std::string percent_encode(std::string_view text, std::string_view keep = "");
+// Escapes & < > " ' for HTML text and attribute values.
+std::string html_escape(std::string_view text);
 
 // Levenshtein distance, for "did you mean" suggestions.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate closest to `word` when it is close enough to be a plausible typo.
-std::optional<std::string> closest_match(std::string_view word,
-                                         const std::vector<std::string>& candidates);
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace relforge::core

@@ -30,3 +30,18 @@ TEST(Text, ClosestMatchSuggestsTyposOnly) {
 
 }  // namespace
 }  // namespace relforge::core
+
+namespace relforge::core {
+namespace {
+
+TEST(TextEncoding, PercentEncodeKeepsUnreservedAndTheGivenCharacters) {
+  EXPECT_EQ(percent_encode("a b/c+d~e"), "a%20b%2Fc%2Bd~e");
+  EXPECT_EQ(percent_encode("whl/torch-2.7.0+cu130.whl", "/"), "whl/torch-2.7.0%2Bcu130.whl");
+}
+
+TEST(TextEncoding, HtmlEscapeCoversTextAndAttributes) {
+  EXPECT_EQ(html_escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#x27;");
+}
+
+}  // namespace
+}  // namespace relforge::core
