@@ -1,9 +1,13 @@
 #include "channels/index.hpp"
+#include "channels/listing_cache.hpp"
+#include "core/parallel.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -20,46 +24,99 @@ using Json = nlohmann::ordered_json;
 const std::string k_head_open =
     "<!DOCTYPE html>\n<html>\n<head>\n<meta name=\"pypi:repository-version\" content=\"";
 
+// An unchanged page is left as it is: no rename, and its mtime and ETag stay stable for caches.
+Status write_page(const fs::path& path, const std::string& content) {
+  if (platform::file_has_content(path, content)) return {};
+  // Pages are re-creatable from the store, so a lost page after a power cut costs a rebuild, not data.
+  return platform::write_file_atomic(path, content, platform::Durability::no_fsync);
+}
+
 Status write_pages(const fs::path& dir, const std::string& html, const std::string& json) {
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) return fail(ErrorCategory::io, "cannot create " + dir.string() + ": " + error.message());
-  // Pages are re-creatable from the store, so a lost page after a power cut costs a rebuild, not data.
-  if (auto status = platform::write_file_atomic(dir / "index.json", json, platform::Durability::no_fsync);
-      !status) {
-    return status;
-  }
-  return platform::write_file_atomic(dir / "index.html", html, platform::Durability::no_fsync);
+  if (auto status = write_page(dir / "index.json", json); !status) return status;
+  return write_page(dir / "index.html", html);
 }
 
-Result<std::vector<IndexedFile>> variant_files(const fs::path& project_dir, const std::string& prefix) {
-  auto files = list_files(project_dir);
-  if (!files) return tl::unexpected(files.error());
+std::vector<IndexedFile> indexed(std::vector<FileInfo> files, const std::string& prefix) {
   std::vector<IndexedFile> out;
-  for (auto& info : *files) {
+  out.reserve(files.size());
+  for (auto& info : files) {
     std::string url = prefix + url_escape_path(info.filename);
     out.push_back({std::move(info), std::move(url)});
   }
   return out;
 }
 
+Result<std::vector<IndexedFile>> variant_files(const fs::path& project_dir, const std::string& prefix) {
+  auto files = list_files(project_dir);
+  if (!files) return tl::unexpected(files.error());
+  return indexed(std::move(*files), prefix);
+}
+
+// A variant's project page and, beside it, the listing the combined page is later refreshed from.
+Status write_variant_project(const fs::path& dir, const std::string& project,
+                             const std::vector<IndexedFile>& files) {
+  if (auto status =
+          write_pages(dir, render_project_html(project, files), render_project_json(project, files));
+      !status) {
+    return status;
+  }
+  return platform::write_file_atomic(dir / std::string(k_listing_cache), render_listing(files),
+                                     platform::Durability::no_fsync);
+}
+
+// Version order, then file name; each version is parsed once, not once per comparison.
 void sort_by_version(std::vector<IndexedFile>& files) {
-  std::stable_sort(files.begin(), files.end(), [](const IndexedFile& a, const IndexedFile& b) {
-    const auto va = packaging::parse_version(a.info.version);
-    const auto vb = packaging::parse_version(b.info.version);
-    if (va && vb && *va != *vb) return *va < *vb;
-    return a.info.filename < b.info.filename;
+  std::vector<std::pair<std::optional<packaging::Version>, std::size_t>> keys;
+  keys.reserve(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    auto version = packaging::parse_version(files[i].info.version);
+    keys.emplace_back(version ? std::optional(std::move(*version)) : std::nullopt, i);
+  }
+  std::stable_sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+    if (a.first && b.first && *a.first != *b.first) return *a.first < *b.first;
+    return files[a.second].info.filename < files[b.second].info.filename;
   });
+  std::vector<IndexedFile> sorted;
+  sorted.reserve(files.size());
+  for (const auto& key : keys) sorted.push_back(std::move(files[key.second]));
+  files = std::move(sorted);
+}
+
+// Appends `text` as a JSON string literal, escaped exactly as nlohmann's dump() does.
+void append_json_string(std::string& out, std::string_view text) {
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte >= 0x20 && byte < 0x80 && c != '"' && c != '\\';
+  });
+  if (!plain) {
+    out += Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
+    return;
+  }
+  out += '"';
+  out += text;
+  out += '"';
+}
+
+// Appends `text` HTML-escaped; most names and hashes need no escaping, so skip the copy then.
+void append_html(std::string& out, std::string_view text) {
+  if (text.find_first_of("&<>\"'") == std::string_view::npos) {
+    out += text;
+  } else {
+    out += html_escape(text);
+  }
 }
 
 Status refresh_combined_project(const fs::path& root, Channel channel, const std::string& project) {
   const fs::path base = channel_dir(root, channel);
   std::vector<IndexedFile> all;
   for (const auto& variant : list_variants(root, channel)) {
-    if (!fs::is_directory(base / variant / project)) continue;
-    auto files = variant_files(base / variant / project, "../" + variant + "/" + project + "/");
+    auto files = cached_files(base / variant / project);
     if (!files) return tl::unexpected(files.error());
-    all.insert(all.end(), files->begin(), files->end());
+    auto urls = indexed(std::move(*files), "../" + variant + "/" + project + "/");
+    std::move(urls.begin(), urls.end(), std::back_inserter(all));
   }
   sort_by_version(all);
   return write_pages(base / project, render_project_html(project, all), render_project_json(project, all));
@@ -86,81 +143,169 @@ std::string html_escape(std::string_view text) {
 }
 
 std::string render_project_html(const std::string& project, const std::vector<IndexedFile>& files) {
-  std::string out = k_head_open + std::string(k_api_version) + "\">\n<title>Links for " +
-                    html_escape(project) + "</title>\n</head>\n<body>\n<h1>Links for " +
-                    html_escape(project) + "</h1>\n";
-  out.reserve(out.size() + files.size() * 400);
+  std::size_t estimate = 256;
+  for (const auto& file : files) {
+    estimate += 160 + 2 * file.url.size() + file.info.filename.size() + file.info.sha256.size() +
+                2 * file.info.metadata_sha256.size() + file.info.requires_python.size();
+  }
+  std::string out;
+  out.reserve(estimate);
+  out += k_head_open;
+  out += k_api_version;
+  out += "\">\n<title>Links for ";
+  append_html(out, project);
+  out += "</title>\n</head>\n<body>\n<h1>Links for ";
+  append_html(out, project);
+  out += "</h1>\n";
   for (const auto& file : files) {
     const auto& info = file.info;
-    out += "<a href=\"" + html_escape(file.url) + "#sha256=" + info.sha256 + "\"";
-    if (!info.requires_python.empty())
-      out += " data-requires-python=\"" + html_escape(info.requires_python) + "\"";
+    out += "<a href=\"";
+    append_html(out, file.url);
+    out += "#sha256=";
+    out += info.sha256;
+    out += '"';
+    if (!info.requires_python.empty()) {
+      out += " data-requires-python=\"";
+      append_html(out, info.requires_python);
+      out += '"';
+    }
     if (!info.metadata_sha256.empty()) {
-      out += " data-dist-info-metadata=\"sha256=" + info.metadata_sha256 +
-             "\" data-core-metadata=\"sha256=" + info.metadata_sha256 + "\"";
+      out += " data-dist-info-metadata=\"sha256=";
+      out += info.metadata_sha256;
+      out += "\" data-core-metadata=\"sha256=";
+      out += info.metadata_sha256;
+      out += '"';
     }
-    if (info.provenance) out += " data-provenance=\"" + html_escape(file.url) + ".provenance\"";
+    if (info.provenance) {
+      out += " data-provenance=\"";
+      append_html(out, file.url);
+      out += ".provenance\"";
+    }
     if (info.yanked) {
-      out += info.yanked_reason.empty() ? " data-yanked=\"\""
-                                        : " data-yanked=\"" + html_escape(info.yanked_reason) + "\"";
+      out += " data-yanked=\"";
+      append_html(out, info.yanked_reason);
+      out += '"';
     }
-    out += ">" + html_escape(info.filename) + "</a><br/>\n";
+    out += '>';
+    append_html(out, info.filename);
+    out += "</a><br/>\n";
   }
   out += "</body>\n</html>\n";
   return out;
 }
 
+// Written by hand rather than through a JSON DOM: building ~15 nodes per file dominated the
+// rebuild. The output is byte-identical to nlohmann's compact dump() (tests compare them).
 std::string render_project_json(const std::string& project, const std::vector<IndexedFile>& files) {
-  Json list = Json::array();
   std::vector<packaging::Version> versions;
-  std::set<std::string> seen;
+  std::set<std::string_view> seen;
   for (const auto& file : files) {
-    const auto& info = file.info;
-    Json entry = {
-        {"filename", info.filename},
-        {"url", file.url},
-        {"hashes", {{"sha256", info.sha256}}},
-        {"requires-python", info.requires_python.empty() ? Json(nullptr) : Json(info.requires_python)},
-        {"core-metadata",
-         info.metadata_sha256.empty() ? Json(false) : Json({{"sha256", info.metadata_sha256}})},
-        {"yanked",
-         info.yanked ? (info.yanked_reason.empty() ? Json(true) : Json(info.yanked_reason)) : Json(false)},
-        {"size", info.size},
-        {"upload-time", info.upload_time.empty() ? Json(nullptr) : Json(info.upload_time)},
-        {"provenance", info.provenance ? Json(file.url + ".provenance") : Json(nullptr)}};
-    // No JSON "dist-info-metadata": pip 23.0 parses it as a string and crashes on PEP 691's dict
-    // (the reason for PEP 714); HTML pages carry both attribute names instead.
-    list.push_back(std::move(entry));
-    if (seen.insert(info.version).second) {
-      if (auto version = packaging::parse_version(info.version)) versions.push_back(*version);
+    if (seen.insert(file.info.version).second) {
+      if (auto version = packaging::parse_version(file.info.version)) versions.push_back(std::move(*version));
     }
   }
   std::sort(versions.begin(), versions.end());
-  Json version_list = Json::array();
-  for (const auto& version : versions) version_list.push_back(version.to_string());
-  const Json page = {{"meta", {{"api-version", k_api_version}}},
-                     {"name", project},
-                     {"versions", version_list},
-                     {"files", list}};
-  return page.dump() + "\n";
+  std::size_t estimate = 256 + versions.size() * 40;
+  for (const auto& file : files) {
+    estimate += 260 + 2 * file.url.size() + file.info.filename.size() + file.info.sha256.size() +
+                file.info.metadata_sha256.size() + file.info.requires_python.size();
+  }
+  std::string out;
+  out.reserve(estimate);
+  out += "{\"meta\":{\"api-version\":";
+  append_json_string(out, k_api_version);
+  out += "},\"name\":";
+  append_json_string(out, project);
+  out += ",\"versions\":[";
+  for (std::size_t i = 0; i < versions.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, versions[i].to_string());
+  }
+  out += "],\"files\":[";
+  bool first = true;
+  for (const auto& file : files) {
+    const auto& info = file.info;
+    if (!first) out += ',';
+    first = false;
+    out += "{\"filename\":";
+    append_json_string(out, info.filename);
+    out += ",\"url\":";
+    append_json_string(out, file.url);
+    out += ",\"hashes\":{\"sha256\":";
+    append_json_string(out, info.sha256);
+    out += "},\"requires-python\":";
+    if (info.requires_python.empty()) {
+      out += "null";
+    } else {
+      append_json_string(out, info.requires_python);
+    }
+    // No JSON "dist-info-metadata": pip 23.0 parses it as a string and crashes on PEP 691's dict
+    // (the reason for PEP 714); HTML pages carry both attribute names instead.
+    out += ",\"core-metadata\":";
+    if (info.metadata_sha256.empty()) {
+      out += "false";
+    } else {
+      out += "{\"sha256\":";
+      append_json_string(out, info.metadata_sha256);
+      out += '}';
+    }
+    out += ",\"yanked\":";
+    if (!info.yanked) {
+      out += "false";
+    } else if (info.yanked_reason.empty()) {
+      out += "true";
+    } else {
+      append_json_string(out, info.yanked_reason);
+    }
+    out += ",\"size\":";
+    out += std::to_string(info.size);
+    out += ",\"upload-time\":";
+    if (info.upload_time.empty()) {
+      out += "null";
+    } else {
+      append_json_string(out, info.upload_time);
+    }
+    out += ",\"provenance\":";
+    if (info.provenance) {
+      append_json_string(out, file.url + ".provenance");
+    } else {
+      out += "null";
+    }
+    out += '}';
+  }
+  out += "]}\n";
+  return out;
 }
 
 std::string render_root_html(const std::vector<std::string>& projects) {
-  std::string out =
-      k_head_open + std::string(k_api_version) + "\">\n<title>Simple index</title>\n</head>\n<body>\n";
+  std::string out;
+  out.reserve(256 + projects.size() * 64);
+  out += k_head_open;
+  out += k_api_version;
+  out += "\">\n<title>Simple index</title>\n</head>\n<body>\n";
   for (const auto& project : projects) {
-    out +=
-        "<a href=\"" + html_escape(url_escape_path(project)) + "/\">" + html_escape(project) + "</a><br/>\n";
+    out += "<a href=\"";
+    append_html(out, url_escape_path(project));
+    out += "/\">";
+    append_html(out, project);
+    out += "</a><br/>\n";
   }
   out += "</body>\n</html>\n";
   return out;
 }
 
 std::string render_root_json(const std::vector<std::string>& projects) {
-  Json list = Json::array();
-  for (const auto& project : projects) list.push_back({{"name", project}});
-  const Json page = {{"meta", {{"api-version", k_api_version}}}, {"projects", list}};
-  return page.dump() + "\n";
+  std::string out = "{\"meta\":{\"api-version\":";
+  append_json_string(out, k_api_version);
+  out += "},\"projects\":[";
+  for (std::size_t i = 0; i < projects.size(); ++i) {
+    if (i) out += ',';
+    out += "{\"name\":";
+    append_json_string(out, projects[i]);
+    out += '}';
+  }
+  out += "]}\n";
+  return out;
 }
 
 Status refresh_project(const fs::path& root, Channel channel, const std::string& variant,
@@ -168,11 +313,7 @@ Status refresh_project(const fs::path& root, Channel channel, const std::string&
   const fs::path variant_dir = channel_dir(root, channel) / variant;
   auto files = variant_files(variant_dir / project, "");
   if (!files) return tl::unexpected(files.error());
-  if (auto status = write_pages(variant_dir / project, render_project_html(project, *files),
-                                render_project_json(project, *files));
-      !status) {
-    return status;
-  }
+  if (auto status = write_variant_project(variant_dir / project, project, *files); !status) return status;
   const auto projects = list_projects(variant_dir);
   if (auto status = write_pages(variant_dir, render_root_html(projects), render_root_json(projects));
       !status) {
@@ -233,51 +374,65 @@ std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
 
 Result<RebuildSummary> rebuild_all(const fs::path& root) {
   RebuildSummary summary;
+  // One channel at a time bounds memory to one channel's listing; within a channel, project pages
+  // are read, rendered and written in parallel, then the combined pages from what was read.
   for (const Channel channel : {Channel::stable, Channel::test, Channel::nightly}) {
     const fs::path base = channel_dir(root, channel);
-    std::map<std::string, std::vector<IndexedFile>> combined;
     const auto variants = list_variants(root, channel);
     if (variants.empty()) continue;
+    std::vector<ProjectRef> refs;
+    std::vector<std::vector<std::string>> variant_projects;
     for (const auto& variant : variants) {
-      const auto projects = list_projects(base / variant);
-      for (const auto& project : projects) {
-        auto files = variant_files(base / variant / project, "");
-        if (!files) return tl::unexpected(files.error());
-        summary.files += files->size();
-        if (auto status = write_pages(base / variant / project, render_project_html(project, *files),
-                                      render_project_json(project, *files));
-            !status) {
-          return tl::unexpected(status.error());
-        }
-        auto& all = combined[project];
-        for (auto& file : *files) {
-          file.url = "../" + variant + "/" + project + "/" + file.url;
+      variant_projects.push_back(list_projects(base / variant));
+      for (const auto& project : variant_projects.back()) refs.emplace_back(variant, project);
+    }
+    std::vector<std::vector<IndexedFile>> listed(refs.size());
+    auto project_pages = core::parallel_for(refs.size(), [&](std::size_t i) -> Status {
+      const auto& [variant, project] = refs[i];
+      auto files = variant_files(base / variant / project, "");
+      if (!files) return tl::unexpected(files.error());
+      listed[i] = std::move(*files);
+      return write_variant_project(base / variant / project, project, listed[i]);
+    });
+    if (!project_pages) return tl::unexpected(project_pages.error());
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      const auto& projects = variant_projects[v];
+      if (auto status =
+              write_pages(base / variants[v], render_root_html(projects), render_root_json(projects));
+          !status) {
+        return tl::unexpected(status.error());
+      }
+    }
+    std::map<std::string, std::vector<std::size_t>> by_project;
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+      by_project[refs[i].second].push_back(i);
+      summary.files += listed[i].size();
+    }
+    std::vector<const decltype(by_project)::value_type*> combined;
+    for (const auto& entry : by_project) combined.push_back(&entry);
+    auto combined_pages = core::parallel_for(combined.size(), [&](std::size_t c) -> Status {
+      const auto& [project, members] = *combined[c];
+      std::vector<IndexedFile> all;
+      for (const std::size_t i : members) {
+        const std::string prefix = "../" + refs[i].first + "/" + project + "/";
+        for (auto& file : listed[i]) {
+          file.url.insert(0, prefix);
           all.push_back(std::move(file));
         }
-        ++summary.pages;
+        listed[i] = {};
       }
-      if (auto status = write_pages(base / variant, render_root_html(projects), render_root_json(projects));
-          !status) {
-        return tl::unexpected(status.error());
-      }
-      ++summary.pages;
-    }
-    std::vector<std::string> names;
-    for (auto& [project, files] : combined) {
       // Per-variant lists are each version-sorted; the combined page re-sorts across variants.
-      sort_by_version(files);
-      if (auto status = write_pages(base / project, render_project_html(project, files),
-                                    render_project_json(project, files));
-          !status) {
-        return tl::unexpected(status.error());
-      }
-      names.push_back(project);
-      ++summary.pages;
-    }
+      sort_by_version(all);
+      return write_pages(base / project, render_project_html(project, all),
+                         render_project_json(project, all));
+    });
+    if (!combined_pages) return tl::unexpected(combined_pages.error());
+    std::vector<std::string> names;
+    for (const auto& entry : by_project) names.push_back(entry.first);
     if (auto status = write_pages(base, render_root_html(names), render_root_json(names)); !status) {
       return tl::unexpected(status.error());
     }
-    ++summary.pages;
+    summary.pages += refs.size() + variants.size() + names.size() + 1;
   }
   return summary;
 }

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "channels/index.hpp"
+#include "channels/listing_cache.hpp"
 #include "core/text.hpp"
 #include "packaging/version.hpp"
 #include "platform/digest.hpp"
@@ -38,6 +39,9 @@ Result<std::vector<std::string>> run_yank(const YankOptions& options) {
     if (file.info.filename != filename) continue;
     file.info.yanked = options.action == YankAction::yank;
     file.info.yanked_reason = file.info.yanked ? options.reason : "";
+    // The file names stay, so the cached listing would not notice a crash before the refresh.
+    if (auto status = invalidate_listing(file.path.parent_path()); !status)
+      return tl::unexpected(status.error());
     if (auto status = platform::write_file_atomic(file.path.string() + ".info.json", info_to_json(file.info));
         !status) {
       return tl::unexpected(status.error());

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/index.hpp"
+#include "channels/listing_cache.hpp"
 #include "core/text.hpp"
 #include "packaging/names.hpp"
 #include "packaging/version.hpp"
@@ -115,6 +116,8 @@ Status store_one(const fs::path& dir, Prepared& item, PublishState& state) {
         state = PublishState::unchanged;
         return {};
       }
+      // The sidecar is rewritten under the same name, which the cached listing would not notice.
+      if (auto status = invalidate_listing(dir); !status) return status;
       if (old) {
         item.info.upload_time = old->upload_time;
         item.info.yanked = old->yanked;
@@ -124,16 +127,19 @@ Status store_one(const fs::path& dir, Prepared& item, PublishState& state) {
   } else if (auto status = copy_file_atomic(item.source, target); !status) {
     return status;
   }
-  const auto no_sync = platform::Durability::no_fsync;
-  if (auto status = platform::write_file_atomic(target.string() + ".metadata", item.metadata, no_sync);
+  // Each sidecar's bytes are on disk before the info that lists the file; the info's directory
+  // fsync then makes every rename in the folder durable at once.
+  const auto file_only_sync = platform::Durability::file_only;
+  if (auto status = platform::write_file_atomic(target.string() + ".metadata", item.metadata, file_only_sync);
       !status)
     return status;
   if (item.bundle) {
-    if (auto status = platform::write_file_atomic(target.string() + ".sigstore.json", *item.bundle, no_sync);
+    if (auto status =
+            platform::write_file_atomic(target.string() + ".sigstore.json", *item.bundle, file_only_sync);
         !status)
       return status;
-    if (auto status = platform::write_file_atomic(target.string() + ".provenance",
-                                                  provenance_object(*item.bundle, item.key_id), no_sync);
+    if (auto status = platform::write_file_atomic(
+            target.string() + ".provenance", provenance_object(*item.bundle, item.key_id), file_only_sync);
         !status)
       return status;
   }

@@ -1,9 +1,8 @@
 #include "channels/store.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <system_error>
-
-#include <nlohmann/json.hpp>
 
 #include "packaging/version.hpp"
 #include "platform/fs.hpp"
@@ -45,45 +44,6 @@ std::string channel_key(Channel channel) {
   return "whl/" + std::string(channel_name(channel));
 }
 
-std::string info_to_json(const FileInfo& info) {
-  const nlohmann::ordered_json json = {{"filename", info.filename},
-                                       {"project", info.project},
-                                       {"version", info.version},
-                                       {"sha256", info.sha256},
-                                       {"size", info.size},
-                                       {"metadata_sha256", info.metadata_sha256},
-                                       {"requires_python", info.requires_python},
-                                       {"upload_time", info.upload_time},
-                                       {"yanked", info.yanked},
-                                       {"yanked_reason", info.yanked_reason},
-                                       {"provenance", info.provenance}};
-  return json.dump(1) + "\n";
-}
-
-Result<FileInfo> info_from_json(std::string_view text, const std::string& where) {
-  const auto json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
-    return fail(ErrorCategory::integrity, where + " is not a JSON object (run 'relforge index rebuild')");
-  }
-  try {
-    FileInfo info;
-    info.filename = json.at("filename");
-    info.project = json.at("project");
-    info.version = json.at("version");
-    info.sha256 = json.at("sha256");
-    info.size = json.at("size");
-    info.metadata_sha256 = json.value("metadata_sha256", "");
-    info.requires_python = json.value("requires_python", "");
-    info.upload_time = json.value("upload_time", "");
-    info.yanked = json.value("yanked", false);
-    info.yanked_reason = json.value("yanked_reason", "");
-    info.provenance = json.value("provenance", false);
-    return info;
-  } catch (const nlohmann::json::exception& error) {
-    return fail(ErrorCategory::integrity, where + ": " + error.what());
-  }
-}
-
 std::vector<std::string> list_variants(const fs::path& root, Channel channel) {
   std::vector<std::string> out;
   std::error_code error;
@@ -106,17 +66,51 @@ std::vector<std::string> list_projects(const fs::path& variant_dir) {
   return out;
 }
 
-Result<std::vector<FileInfo>> list_files(const fs::path& project_dir) {
-  std::vector<std::pair<packaging::Version, FileInfo>> found;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(project_dir, error)) {
-    const std::string name = entry.path().filename().string();
+namespace {
+
+constexpr std::string_view k_info_suffix = ".info.json";
+
+// The complete wheels among a folder's entry names: a sidecar whose wheel is gone is what a
+// crashed prune leaves, and a wheel without its sidecar is a publish that has not finished.
+std::vector<std::string> complete_wheels(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> out;
+  for (const auto& name : names) {
     if (!name.ends_with(".whl.info.json")) continue;
-    const fs::path wheel = project_dir / name.substr(0, name.size() - std::string_view(".info.json").size());
-    if (!fs::exists(wheel)) continue;  // a crashed prune: the info outlived its wheel
-    auto text = platform::read_file(entry.path());
+    const std::string_view wheel = std::string_view(name).substr(0, name.size() - k_info_suffix.size());
+    if (std::binary_search(names.begin(), names.end(), wheel, std::less<>())) out.emplace_back(wheel);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> list_complete_wheels(const fs::path& project_dir) {
+  auto dir = platform::Directory::open(project_dir);
+  if (!dir) {
+    if (dir.error().category() == ErrorCategory::not_found) return std::vector<std::string>{};
+    return tl::unexpected(dir.error());
+  }
+  auto names = dir->names();
+  if (!names) return tl::unexpected(names.error());
+  return complete_wheels(std::move(*names));
+}
+
+Result<std::vector<FileInfo>> list_files(const fs::path& project_dir) {
+  auto dir = platform::Directory::open(project_dir);
+  if (!dir) {
+    if (dir.error().category() == ErrorCategory::not_found) return std::vector<FileInfo>{};
+    return tl::unexpected(dir.error());
+  }
+  // One directory scan answers "does the wheel exist" for every sidecar, without a stat each.
+  auto names = dir->names();
+  if (!names) return tl::unexpected(names.error());
+  std::vector<std::pair<packaging::Version, FileInfo>> found;
+  for (const auto& wheel : complete_wheels(std::move(*names))) {
+    const std::string name = wheel + std::string(k_info_suffix);
+    auto text = dir->read(name);
     if (!text) return tl::unexpected(text.error());
-    auto info = info_from_json(*text, entry.path().string());
+    auto info = info_from_json(*text, (project_dir / name).string());
     if (!info) return tl::unexpected(info.error());
     auto version = packaging::parse_version(info->version);
     if (!version) return tl::unexpected(version.error());
@@ -127,6 +121,7 @@ Result<std::vector<FileInfo>> list_files(const fs::path& project_dir) {
     return a.second.filename < b.second.filename;
   });
   std::vector<FileInfo> out;
+  out.reserve(found.size());
   for (auto& item : found) out.push_back(std::move(item.second));
   return out;
 }
@@ -151,6 +146,9 @@ Status copy_file_atomic(const fs::path& from, const fs::path& to) {
   const fs::path temp = to.parent_path() / ("." + to.filename().string() + ".partial");
   std::error_code error;
   fs::copy_file(from, temp, fs::copy_options::overwrite_existing, error);
+  // The bytes reach the disk before the name does: a sidecar written next must never describe a
+  // wheel that a power cut left empty.
+  if (!error) error = platform::fsync_path(temp);
   if (!error) fs::rename(temp, to, error);
   if (error) {
     fs::remove(temp);

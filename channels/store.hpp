@@ -48,6 +48,8 @@ Result<FileInfo> info_from_json(std::string_view text, const std::string& where)
 std::vector<std::string> list_variants(const std::filesystem::path& root, Channel channel);
 // Project folders of one variant, sorted.
 std::vector<std::string> list_projects(const std::filesystem::path& variant_dir);
+// Names of the complete wheels (wheel + sidecar) in one project folder, sorted; none if no folder.
+Result<std::vector<std::string>> list_complete_wheels(const std::filesystem::path& project_dir);
 // Complete files of one project folder (a wheel plus its info), sorted by version then name.
 Result<std::vector<FileInfo>> list_files(const std::filesystem::path& project_dir);
 

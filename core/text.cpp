@@ -99,7 +99,9 @@ std::string percent_encode(std::string_view text, std::string_view keep) {
   out.reserve(text.size());
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    if (std::isalnum(byte) || c == '-' || c == '_' || c == '.' || c == '~' || keep.find(c) != keep.npos) {
+    // RFC 3986's unreserved set is ASCII, whatever the C locale says (and isalnum is a call per byte).
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (alnum || c == '-' || c == '_' || c == '.' || c == '~' || keep.find(c) != keep.npos) {
       out += c;
     } else {
       out += '%';

@@ -1,8 +1,11 @@
 #include "platform/fs.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -10,7 +13,9 @@
 namespace relforge::platform {
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 Status write_all(int fd, std::string_view content, const std::filesystem::path& path) {
   while (!content.empty()) {
@@ -25,8 +30,9 @@ Status write_all(int fd, std::string_view content, const std::filesystem::path& 
 }
 
 std::string temp_suffix() {
-  std::random_device device;
-  return ".tmp." + std::to_string(::getpid()) + "." + std::to_string(device());
+  // Seeded once per thread: opening the random device for every temp name cost more than the write.
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  return ".tmp." + std::to_string(::getpid()) + "." + std::to_string(engine() & 0xffffffffu);
 }
 
 }  // namespace
@@ -54,8 +60,7 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return content;
 }
 
-Status write_file_atomic(const std::filesystem::path& path, std::string_view content,
-                         Durability durability) {
+Status write_file_atomic(const std::filesystem::path& path, std::string_view content, Durability durability) {
   std::filesystem::path temp = path;
   temp += temp_suffix();
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -64,15 +69,15 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view con
                                        " (does the directory exist and is it writable?)");
   }
   Status written = write_all(fd, content, temp);
-  if (written && durability == Durability::fsync && ::fsync(fd) != 0) {
+  if (written && durability != Durability::no_fsync && ::fsync(fd) != 0) {
     written = fail(ErrorCategory::io, "cannot fsync " + temp.string() + ": " + errno_text());
   }
   if (::close(fd) != 0 && written) {
     written = fail(ErrorCategory::io, "cannot close " + temp.string() + ": " + errno_text());
   }
   if (written && ::rename(temp.c_str(), path.c_str()) != 0) {
-    written = fail(ErrorCategory::io, "cannot rename " + temp.string() + " to " + path.string() +
-                                          ": " + errno_text());
+    written = fail(ErrorCategory::io,
+                   "cannot rename " + temp.string() + " to " + path.string() + ": " + errno_text());
   }
   if (!written) {
     ::unlink(temp.c_str());
@@ -90,9 +95,116 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view con
   return {};
 }
 
+bool file_has_content(const std::filesystem::path& path, std::string_view content) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat info {};
+  bool same = ::fstat(fd, &info) == 0 && static_cast<std::size_t>(info.st_size) == content.size();
+  char buffer[1 << 16];
+  while (same && !content.empty()) {
+    const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, content.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || content.substr(0, static_cast<std::size_t>(n)) !=
+                      std::string_view(buffer, static_cast<std::size_t>(n))) {
+      same = false;
+      break;
+    }
+    content.remove_prefix(static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return same;
+}
+
+std::error_code fsync_path(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {errno, std::generic_category()};
+  std::error_code error;
+  if (::fsync(fd) != 0) error = {errno, std::generic_category()};
+  ::close(fd);
+  return error;
+}
+
+Result<Directory> Directory::open(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    const auto category = errno == ENOENT ? ErrorCategory::not_found : ErrorCategory::io;
+    return fail(category, "cannot open directory " + path.string() + ": " + errno_text());
+  }
+  return Directory(fd, path);
+}
+
+Directory::Directory(Directory&& other) noexcept : m_fd(other.m_fd), m_path(std::move(other.m_path)) {
+  other.m_fd = -1;
+}
+
+Directory& Directory::operator=(Directory&& other) noexcept {
+  if (this != &other) {
+    if (m_fd >= 0) ::close(m_fd);
+    m_fd = other.m_fd;
+    m_path = std::move(other.m_path);
+    other.m_fd = -1;
+  }
+  return *this;
+}
+
+Directory::~Directory() {
+  if (m_fd >= 0) ::close(m_fd);
+}
+
+Result<std::vector<std::string>> Directory::names() const {
+  // fdopendir takes ownership of its descriptor, so it gets a duplicate positioned at the start.
+  const int fd = ::openat(m_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* dir = fd < 0 ? nullptr : ::fdopendir(fd);
+  if (dir == nullptr) {
+    if (fd >= 0) ::close(fd);
+    return fail(ErrorCategory::io, "cannot list " + m_path.string() + ": " + errno_text());
+  }
+  std::vector<std::string> out;
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") out.emplace_back(name);
+    errno = 0;
+  }
+  const int error = errno;
+  ::closedir(dir);
+  if (error != 0) {
+    return fail(ErrorCategory::io, "cannot list " + m_path.string() + ": " + std::strerror(error));
+  }
+  return out;
+}
+
+Result<std::string> Directory::read(const std::string& name) const {
+  const int fd = ::openat(m_fd, name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const auto category = errno == ENOENT ? ErrorCategory::not_found : ErrorCategory::io;
+    return fail(category, "cannot open " + (m_path / name).string() + ": " + errno_text());
+  }
+  std::string content;
+  std::size_t size = 0;
+  while (true) {
+    if (content.size() - size < 4096) content.resize(std::max<std::size_t>(8192, 2 * content.size()));
+    const std::size_t want = content.size() - size;
+    const ssize_t n = ::read(fd, content.data() + size, want);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string message = "cannot read " + (m_path / name).string() + ": " + errno_text();
+      ::close(fd);
+      return fail(ErrorCategory::io, message);
+    }
+    size += static_cast<std::size_t>(n);
+    // On Linux a short read of a regular file is its end, which saves the read that returns 0.
+    if (n == 0 || static_cast<std::size_t>(n) < want) break;
+  }
+  ::close(fd);
+  content.resize(size);
+  return content;
+}
+
 Status append_file(const std::filesystem::path& path, std::string_view content) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(ErrorCategory::io, "cannot open " + path.string() + " for appending: " + errno_text());
+  if (fd < 0)
+    return fail(ErrorCategory::io, "cannot open " + path.string() + " for appending: " + errno_text());
   Status written = write_all(fd, content, path);
   ::close(fd);
   return written;

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -11,12 +13,42 @@ namespace relforge::platform {
 
 Result<std::string> read_file(const std::filesystem::path& path);
 
-enum class Durability { fsync, no_fsync };
+// fsync: the file and then its directory; file_only: the file (the caller syncs the directory once,
+// after its last write there); no_fsync: neither (for data that can be re-created).
+enum class Durability { fsync, file_only, no_fsync };
 
 // Writes `content` to a temp file beside `path`, fsyncs it (unless no_fsync) and renames it over
 // `path`; the parent directory must exist.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view content,
                          Durability durability = Durability::fsync);
+
+// True when the file at `path` holds exactly `content`; false when it differs, is missing or unreadable.
+bool file_has_content(const std::filesystem::path& path, std::string_view content);
+
+// fsyncs an existing file (its data and size reach the disk).
+std::error_code fsync_path(const std::filesystem::path& path);
+
+// An open directory: lists its entries and reads files in it by name through one handle, so
+// reading many small files costs no path walk each (the channel index reads one per wheel).
+class Directory {
+public:
+  static Result<Directory> open(const std::filesystem::path& path);
+  Directory(Directory&& other) noexcept;
+  Directory& operator=(Directory&& other) noexcept;
+  Directory(const Directory&) = delete;
+  Directory& operator=(const Directory&) = delete;
+  ~Directory();
+
+  // Entry names, unsorted, without "." and "..".
+  Result<std::vector<std::string>> names() const;
+  Result<std::string> read(const std::string& name) const;
+  const std::filesystem::path& path() const { return m_path; }
+
+private:
+  Directory(int fd, std::filesystem::path path) : m_fd(fd), m_path(std::move(path)) {}
+  int m_fd = -1;
+  std::filesystem::path m_path;
+};
 
 // Appends to a file, creating it if needed (for logs and $GITHUB_OUTPUT-style files).
 Status append_file(const std::filesystem::path& path, std::string_view content);

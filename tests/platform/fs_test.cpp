@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 namespace relforge::platform {
 namespace {
@@ -48,6 +50,54 @@ TEST_F(FsTest, AppendCreatesThenAppends) {
   ASSERT_TRUE(append_file(path, "a\n"));
   ASSERT_TRUE(append_file(path, "b\n"));
   EXPECT_EQ(*read_file(path), "a\nb\n");
+}
+
+TEST_F(FsTest, DirectoryListsAndReadsFilesOfAnySize) {
+  const std::string big(3 * 8192 + 17, 'x');  // crosses the reader's buffer growth several times
+  const std::string exact(8192, 'y');
+  ASSERT_TRUE(write_file_atomic(m_dir / "big", big));
+  ASSERT_TRUE(write_file_atomic(m_dir / "exact", exact));
+  ASSERT_TRUE(write_file_atomic(m_dir / "empty", ""));
+  std::filesystem::create_directory(m_dir / "sub");
+  auto dir = Directory::open(m_dir);
+  ASSERT_TRUE(dir) << dir.error().describe();
+  auto names = dir->names().value();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"big", "empty", "exact", "sub"}));
+  EXPECT_EQ(dir->names().value().size(), 4u);  // listing twice starts from the beginning again
+  EXPECT_EQ(dir->read("big").value(), big);
+  EXPECT_EQ(dir->read("exact").value(), exact);
+  EXPECT_EQ(dir->read("empty").value(), "");
+  const auto missing = dir->read("nope");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
+  EXPECT_NE(missing.error().message().find((m_dir / "nope").string()), std::string::npos);
+  EXPECT_EQ(dir->read("sub").error().category(), ErrorCategory::io);  // a directory is not a file
+  const auto absent = Directory::open(m_dir / "absent");
+  ASSERT_FALSE(absent);
+  EXPECT_EQ(absent.error().category(), ErrorCategory::not_found);
+  EXPECT_EQ(Directory::open(m_dir / "big").error().category(), ErrorCategory::io);
+  Directory moved = std::move(*dir);
+  EXPECT_EQ(moved.read("exact").value(), exact);
+}
+
+TEST_F(FsTest, FileHasContentComparesEveryByte) {
+  const std::string big(200000, 'z');
+  ASSERT_TRUE(write_file_atomic(m_dir / "big", big));
+  EXPECT_TRUE(file_has_content(m_dir / "big", big));
+  std::string changed = big;
+  changed[150000] = 'y';  // same size, differs past the first read
+  EXPECT_FALSE(file_has_content(m_dir / "big", changed));
+  EXPECT_FALSE(file_has_content(m_dir / "big", big + "z"));
+  EXPECT_FALSE(file_has_content(m_dir / "missing", ""));
+  ASSERT_TRUE(write_file_atomic(m_dir / "empty", ""));
+  EXPECT_TRUE(file_has_content(m_dir / "empty", ""));
+}
+
+TEST_F(FsTest, FsyncPathReportsAMissingFile) {
+  ASSERT_TRUE(write_file_atomic(m_dir / "f", "data"));
+  EXPECT_FALSE(fsync_path(m_dir / "f"));
+  EXPECT_EQ(fsync_path(m_dir / "missing"), std::errc::no_such_file_or_directory);
 }
 
 }  // namespace

@@ -1,0 +1,157 @@
+#include <nlohmann/json.hpp>
+
+#include "channels/store.hpp"
+
+namespace relforge::channels {
+namespace {
+
+using Json = nlohmann::json;
+
+// Fills a FileInfo straight from the parser's events: `index rebuild` reads one sidecar per stored
+// wheel, and building a DOM for each cost more than everything else the rebuild does.
+class InfoReader final : public nlohmann::json_sax<Json> {
+public:
+  explicit InfoReader(FileInfo& info) : m_info(info) {}
+
+  bool null() override { return scalar(Kind::null); }
+  bool boolean(bool value) override {
+    if (!scalar(Kind::boolean)) return false;
+    if (m_key == "yanked") m_info.yanked = value;
+    if (m_key == "provenance") m_info.provenance = value;
+    return true;
+  }
+  bool number_integer(number_integer_t value) override {
+    if (value < 0) return wrong_type("a non-negative integer");
+    return number_unsigned(static_cast<number_unsigned_t>(value));
+  }
+  bool number_unsigned(number_unsigned_t value) override {
+    if (!scalar(Kind::number)) return false;
+    if (m_key == "size") m_info.size = value;
+    return true;
+  }
+  bool number_float(number_float_t, const string_t&) override { return scalar(Kind::other); }
+  bool string(string_t& value) override {
+    if (!scalar(Kind::string)) return false;
+    if (std::string* field = string_field()) *field = std::move(value);
+    return true;
+  }
+  bool binary(binary_t&) override { return scalar(Kind::other); }
+  bool start_object(std::size_t) override {
+    if (m_depth == 0) {
+      m_depth = 1;
+      return true;
+    }
+    if (!scalar(Kind::other)) return false;
+    ++m_depth;
+    return true;
+  }
+  bool end_object() override {
+    --m_depth;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (m_depth == 0) return wrong_type("an object at the top level");
+    if (!scalar(Kind::other)) return false;
+    ++m_depth;
+    return true;
+  }
+  bool end_array() override {
+    --m_depth;
+    return true;
+  }
+  bool key(string_t& value) override {
+    if (m_depth == 1) {
+      m_key = std::move(value);
+      if (m_key == "size") m_seen |= k_size;
+    }
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) override {
+    m_problem = error.what();
+    return false;
+  }
+
+  const std::string& problem() const { return m_problem; }
+  bool complete() {
+    if ((m_seen & k_required) == k_required) return true;
+    m_problem = "a required key (filename, project, version, sha256, size) is missing";
+    return false;
+  }
+
+private:
+  enum class Kind { null, boolean, number, string, other };
+  static constexpr unsigned k_filename = 1, k_project = 2, k_version = 4, k_sha256 = 8, k_size = 16;
+  static constexpr unsigned k_required = k_filename | k_project | k_version | k_sha256 | k_size;
+
+  // A value at depth 1 belongs to m_key; deeper values (inside an unknown key's object) are skipped.
+  bool scalar(Kind kind) {
+    if (m_depth == 0) return wrong_type("an object at the top level");
+    if (m_depth > 1) return true;
+    const Kind expected = expected_kind();
+    if (expected == Kind::other || expected == kind) return true;
+    return wrong_type(expected == Kind::string   ? "a string"
+                      : expected == Kind::number ? "a non-negative integer"
+                                                 : "true or false");
+  }
+  Kind expected_kind() const {
+    if (m_key == "size") return Kind::number;
+    if (m_key == "yanked" || m_key == "provenance") return Kind::boolean;
+    if (m_key == "filename" || m_key == "project" || m_key == "version" || m_key == "sha256" ||
+        m_key == "metadata_sha256" || m_key == "requires_python" || m_key == "upload_time" ||
+        m_key == "yanked_reason") {
+      return Kind::string;
+    }
+    return Kind::other;
+  }
+  std::string* string_field() {
+    if (m_depth != 1) return nullptr;
+    if (m_key == "filename") return m_seen |= k_filename, &m_info.filename;
+    if (m_key == "project") return m_seen |= k_project, &m_info.project;
+    if (m_key == "version") return m_seen |= k_version, &m_info.version;
+    if (m_key == "sha256") return m_seen |= k_sha256, &m_info.sha256;
+    if (m_key == "metadata_sha256") return &m_info.metadata_sha256;
+    if (m_key == "requires_python") return &m_info.requires_python;
+    if (m_key == "upload_time") return &m_info.upload_time;
+    if (m_key == "yanked_reason") return &m_info.yanked_reason;
+    return nullptr;
+  }
+  bool wrong_type(const char* expected) {
+    m_problem = m_depth == 0 ? std::string("expected ") + expected : "'" + m_key + "' must be " + expected;
+    return false;
+  }
+
+  FileInfo& m_info;
+  std::string m_key;
+  std::string m_problem;
+  unsigned m_seen = 0;
+  int m_depth = 0;
+};
+
+}  // namespace
+
+std::string info_to_json(const FileInfo& info) {
+  const nlohmann::ordered_json json = {{"filename", info.filename},
+                                       {"project", info.project},
+                                       {"version", info.version},
+                                       {"sha256", info.sha256},
+                                       {"size", info.size},
+                                       {"metadata_sha256", info.metadata_sha256},
+                                       {"requires_python", info.requires_python},
+                                       {"upload_time", info.upload_time},
+                                       {"yanked", info.yanked},
+                                       {"yanked_reason", info.yanked_reason},
+                                       {"provenance", info.provenance}};
+  return json.dump(1) + "\n";
+}
+
+Result<FileInfo> info_from_json(std::string_view text, const std::string& where) {
+  FileInfo info;
+  InfoReader reader(info);
+  if (!Json::sax_parse(text, &reader) || !reader.complete()) {
+    return fail(ErrorCategory::integrity, where + " is not a valid file record: " + reader.problem() +
+                                              " (re-publish the file or run 'relforge index rebuild')");
+  }
+  return info;
+}
+
+}  // namespace relforge::channels

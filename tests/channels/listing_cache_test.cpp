@@ -1,0 +1,185 @@
+#include "channels/listing_cache.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "channels/index.hpp"
+#include "channels/publish.hpp"
+#include "platform/fs.hpp"
+#include "tests/channels/support.hpp"
+
+namespace relforge::channels {
+namespace {
+
+namespace fs = std::filesystem;
+
+FileInfo odd_info() {
+  FileInfo info;
+  info.filename = "mini-1.0+cpu-py3-none-any.whl";
+  info.project = "mini";
+  info.version = "1.0+cpu";
+  info.sha256 = std::string(64, 'c');
+  info.size = 18446744073709551615ull;
+  info.requires_python = ">=3.10,\t!=3.11.*";
+  info.upload_time = "2025-01-02T03:04:05Z";
+  info.yanked = true;
+  info.yanked_reason = "100% broken\nsee #12 \"here\" \\ ünïcode";
+  info.provenance = true;
+  return info;
+}
+
+TEST(ListingCache, RoundTripsEveryFieldWhateverItHolds) {
+  const std::vector<IndexedFile> files = {{odd_info(), "x"}, {FileInfo{}, "y"}};
+  const auto parsed = parse_listing(render_listing(files));
+  ASSERT_TRUE(parsed);
+  ASSERT_EQ(parsed->size(), 2u);
+  const auto& info = (*parsed)[0];
+  EXPECT_EQ(info.filename, files[0].info.filename);
+  EXPECT_EQ(info.version, files[0].info.version);
+  EXPECT_EQ(info.size, files[0].info.size);
+  EXPECT_EQ(info.requires_python, files[0].info.requires_python);
+  EXPECT_EQ(info.yanked_reason, files[0].info.yanked_reason);
+  EXPECT_TRUE(info.yanked);
+  EXPECT_TRUE(info.provenance);
+  EXPECT_EQ(info_to_json((*parsed)[1]), info_to_json(FileInfo{}));
+}
+
+TEST(ListingCache, RejectsATruncatedOrForeignFile) {
+  const std::string text = render_listing({{odd_info(), "x"}, {odd_info(), "y"}});
+  EXPECT_FALSE(parse_listing(text.substr(0, text.size() - 4)));  // lost its end marker
+  EXPECT_FALSE(parse_listing(text.substr(0, text.find('\n', 30))));
+  EXPECT_FALSE(parse_listing("relforge-listing 9\nend\n"));
+  EXPECT_FALSE(parse_listing(""));
+  std::string bad_size = text;
+  bad_size.replace(bad_size.find("18446744073709551615"), 20, "12x");
+  EXPECT_FALSE(parse_listing(bad_size));
+  EXPECT_TRUE(parse_listing("relforge-listing 1\nend\n"));
+}
+
+class CachedFilesTest : public ::testing::Test {
+protected:
+  fs::path root() const { return m_dir.path() / "store"; }
+  fs::path project_dir(const std::string& variant) const { return root() / "whl/nightly" / variant / "mini"; }
+  void publish(const std::string& version) {
+    PublishOptions options;
+    options.root = root();
+    options.files = {test::make_wheel(m_dir.path() / ("in-" + version), "mini", version)};
+    options.upload_time = "2025-01-02T03:04:05Z";
+    ASSERT_TRUE(run_publish(options));
+  }
+  std::string combined_json() {
+    return platform::read_file(root() / "whl/nightly/mini/index.json").value_or("");
+  }
+  test::ChannelTempDir m_dir;
+};
+
+TEST_F(CachedFilesTest, ServesTheCacheOnlyWhileItNamesTheFolderExactly) {
+  publish("1.0+cpu");
+  publish("1.0+cu126");
+  const fs::path cache = project_dir("cpu") / std::string(k_listing_cache);
+  ASSERT_TRUE(fs::exists(cache));
+  // A cache that still names the folder's files is believed, even where a sidecar says otherwise.
+  const auto sidecar = project_dir("cpu") / "mini-1.0+cpu-py3-none-any.whl.info.json";
+  auto info = info_from_json(platform::read_file(sidecar).value(), "test").value();
+  const std::string published = info.requires_python;
+  info.requires_python = ">=3.99";
+  ASSERT_TRUE(platform::write_file_atomic(sidecar, info_to_json(info)));
+  EXPECT_EQ(cached_files(project_dir("cpu")).value().at(0).requires_python, published);
+  // A file that appeared behind the cache's back (a publish that crashed before its pages) is seen.
+  const auto extra = test::make_wheel(m_dir.path() / "in-extra", "mini", "2.0+cpu");
+  fs::copy_file(project_dir("cpu") / "mini-1.0+cpu-py3-none-any.whl", project_dir("cpu") / extra.filename());
+  info.filename = extra.filename().string();
+  info.version = "2.0+cpu";
+  ASSERT_TRUE(
+      platform::write_file_atomic(project_dir("cpu") / (info.filename + ".info.json"), info_to_json(info)));
+  const auto files = cached_files(project_dir("cpu")).value();
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[1].filename, info.filename);
+  EXPECT_EQ(files[0].requires_python, ">=3.99");  // fell back to the sidecars for every file
+  // Publishing into the other variant refreshes the combined page from both, with the new file.
+  publish("1.1+cu126");
+  EXPECT_NE(combined_json().find("../cpu/mini/mini-2.0%2Bcpu-py3-none-any.whl"), std::string::npos);
+  // A removed file (a prune that crashed before its pages) is noticed too.
+  fs::remove(project_dir("cpu") / info.filename);
+  EXPECT_EQ(cached_files(project_dir("cpu")).value().size(), 1u);
+  // Invalidation removes the cache; a folder without one is read from its sidecars.
+  ASSERT_TRUE(invalidate_listing(project_dir("cpu")));
+  EXPECT_FALSE(fs::exists(cache));
+  EXPECT_EQ(cached_files(project_dir("cpu")).value().size(), 1u);
+  EXPECT_TRUE(cached_files(project_dir("rocm")).value().empty());
+}
+
+TEST_F(CachedFilesTest, ACorruptCacheFallsBackToTheSidecars) {
+  publish("1.0+cpu");
+  ASSERT_TRUE(platform::write_file_atomic(project_dir("cpu") / std::string(k_listing_cache), "garbage"));
+  publish("1.0+cu126");
+  const auto page = nlohmann::json::parse(combined_json());
+  EXPECT_EQ(page["files"].size(), 2u);
+  EXPECT_EQ(cached_files(project_dir("cpu")).value().size(), 1u);
+}
+
+TEST(FileInfoJson, SaysWhatIsWrongWithASidecar) {
+  const auto good = info_to_json(odd_info());
+  const auto parsed = info_from_json(good, "x.info.json");
+  ASSERT_TRUE(parsed) << parsed.error().describe();
+  EXPECT_EQ(info_to_json(*parsed), good);
+  EXPECT_TRUE(info_from_json(R"({"filename":"a","project":"b","version":"1","sha256":"c","size":1,
+                                 "extra":{"nested":[1,{"x":null}]}})",
+                             "x"));
+  const auto check = [](const std::string& text, const std::string& expected) {
+    const auto result = info_from_json(text, "whl/cpu/mini/x.info.json");
+    ASSERT_FALSE(result) << text;
+    EXPECT_EQ(result.error().category(), ErrorCategory::integrity);
+    EXPECT_NE(result.error().message().find("whl/cpu/mini/x.info.json"), std::string::npos);
+    EXPECT_NE(result.error().message().find(expected), std::string::npos) << result.error().message();
+  };
+  check(R"({"filename":"a","project":"b","version":"1","sha256":"c"})", "required key");
+  check(R"({"filename":"a","project":"b","version":"1","sha256":"c","size":"12"})", "'size' must be");
+  check(R"({"filename":"a","project":"b","version":"1","sha256":"c","size":-1})", "'size' must be");
+  check(R"({"filename":7,"project":"b","version":"1","sha256":"c","size":1})", "'filename' must be a string");
+  check(R"({"filename":"a","project":"b","version":"1","sha256":"c","size":1,"yanked":"no"})", "'yanked'");
+  check(R"([1,2])", "expected an object");
+  check(R"("text")", "expected an object");
+  check(R"({"filename":"a",)", "syntax error");
+}
+
+TEST(IndexJson, IsByteIdenticalToTheJsonLibrarysOutput) {
+  auto info = odd_info();
+  info.filename = "mini-1.0+cpu-py3-none-any.whl";
+  info.requires_python = "ctl\x01\x1f\x7f\b\f\r\t end";
+  FileInfo plain;
+  plain.filename = "mini-0.9-py3-none-any.whl";
+  plain.version = "0.9";
+  plain.sha256 = std::string(64, 'd');
+  const std::vector<IndexedFile> files = {{plain, "mini-0.9-py3-none-any.whl"},
+                                          {info, "../cpu/mini/mini-1.0%2Bcpu-py3-none-any.whl"}};
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& [i, url] : files) {
+    list.push_back(
+        {{"filename", i.filename},
+         {"url", url},
+         {"hashes", {{"sha256", i.sha256}}},
+         {"requires-python", i.requires_python.empty() ? nlohmann::ordered_json(nullptr)
+                                                       : nlohmann::ordered_json(i.requires_python)},
+         {"core-metadata", i.metadata_sha256.empty()
+                               ? nlohmann::ordered_json(false)
+                               : nlohmann::ordered_json({{"sha256", i.metadata_sha256}})},
+         {"yanked", i.yanked ? nlohmann::ordered_json(i.yanked_reason) : nlohmann::ordered_json(false)},
+         {"size", i.size},
+         {"upload-time",
+          i.upload_time.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(i.upload_time)},
+         {"provenance",
+          i.provenance ? nlohmann::ordered_json(url + ".provenance") : nlohmann::ordered_json(nullptr)}});
+  }
+  const nlohmann::ordered_json page = {{"meta", {{"api-version", "1.3"}}},
+                                       {"name", "mi\"ni"},
+                                       {"versions", {"0.9", "1.0+cpu"}},
+                                       {"files", list}};
+  EXPECT_EQ(render_project_json("mi\"ni", files), page.dump() + "\n");
+  const nlohmann::ordered_json root = {{"meta", {{"api-version", "1.3"}}},
+                                       {"projects", {{{"name", "a"}}, {{"name", "b\\c"}}}}};
+  EXPECT_EQ(render_root_json({"a", "b\\c"}), root.dump() + "\n");
+}
+
+}  // namespace
+}  // namespace relforge::channels
