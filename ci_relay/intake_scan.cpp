@@ -74,6 +74,15 @@ private:
 
 }  // namespace
 
+std::optional<IntakeScan> scan_delivery(std::string_view event, std::string_view body) {
+  if (event != "workflow_job") return scan_delivery(body);
+  auto job = scan_workflow_job(body);
+  if (!job) return std::nullopt;
+  IntakeScan scan{job->repo, std::nullopt};
+  scan.job = std::move(job);
+  return scan;
+}
+
 std::optional<IntakeScan> scan_delivery(std::string_view body) {
   Scanner scanner;
   const bool parsed = json::sax_parse(body.begin(), body.end(), &scanner, json::input_format_t::json, true);

@@ -83,6 +83,7 @@ Status Relay::upsert_job(const std::string& repo, const std::string& workflow, c
   auto found = (*find)->step();
   if (!found) return tl::unexpected(found.error());
   bool changed = true;
+  bool completed = status == "completed";
   auto bind_optional = [](platform::Statement& stmt, int index, const std::optional<std::int64_t>& value) {
     if (value)
       stmt.bind(index, *value);
@@ -122,6 +123,7 @@ Status Relay::upsert_job(const std::string& repo, const std::string& workflow, c
     const std::string new_status = forward ? status : old_status;
     const auto new_conclusion = status == "completed" && conclusion ? conclusion : old_conclusion;
     changed = new_status != old_status || new_conclusion != old_conclusion;
+    completed = new_status == "completed";
     auto update = cached(
         "UPDATE jobs SET status = ?, conclusion = ?, queued_at = MIN(COALESCE(queued_at, ?4), COALESCE(?4, "
         "queued_at)), "
@@ -150,7 +152,9 @@ Status Relay::upsert_job(const std::string& repo, const std::string& workflow, c
   if (!known) return tl::unexpected(known.error());
   auto on_trunk = (*known)->bind(1, head_sha).step();
   if (!on_trunk) return tl::unexpected(on_trunk.error());
-  if (*on_trunk) {
+  // Only a completed run can turn a cell good or bad (queued and in-progress runs leave every
+  // cell's verdict as it was), so earlier steps skip the history walk.
+  if (*on_trunk && completed) {
     if (auto ok = attribute(repo, workflow, job, now); !ok) return ok;
   }
   return enqueue_check_run(repo, workflow, job, head_sha, now);
@@ -165,7 +169,9 @@ Result<int> Relay::sweep_zombies(std::int64_t now) {
   if (!tx) return tl::unexpected(tx.error());
   {
     auto stmt = m_db.prepare(
-        "SELECT DISTINCT repo, workflow, job FROM jobs WHERE status = 'in_progress' AND started_at < ?");
+        // Without the hint the planner walks a whole (repo, workflow, job) index for the DISTINCT.
+        "SELECT DISTINCT repo, workflow, job FROM jobs INDEXED BY jobs_in_progress "
+        "WHERE status = 'in_progress' AND started_at < ?");
     if (!stmt) return tl::unexpected(stmt.error());
     stmt->bind(1, now - m_config.zombie_seconds);
     for (;;) {
@@ -219,6 +225,7 @@ CallbackOutcome Relay::report_result(const std::string& repo, const std::string&
     if (!row) return {503, row.error().describe()};
     if (!*row) return {422, "upstream_sha " + sha + " is not a known upstream commit or pull request head"};
   }
+  if (auto ok = require_full_sync(); !ok) return {503, ok.error().describe()};
   auto tx = platform::Transaction::begin(m_db);
   if (!tx) return {503, tx.error().describe()};
   std::optional<std::string> current;
@@ -243,13 +250,13 @@ CallbackOutcome Relay::report_result(const std::string& repo, const std::string&
   const std::string delivery_id = "result:" + downstream->repo + ":" + std::to_string(*run_id) + ":" +
                                   std::to_string(attempt) + ":" + workflow + "/" + job + ":" + status;
   auto store = m_db.prepare(
-      "INSERT INTO deliveries(delivery_id, event, received_at, body, state) VALUES(?, 'relforge_result', ?, "
-      "?, "
-      "'processed')");
+      "INSERT INTO delivery_log(delivery_id, event, received_at, body) VALUES(?, 'relforge_result', ?, ?)");
   if (!store) return {503, store.error().describe()};
   if (auto ok = store->bind(1, delivery_id).bind(2, now).bind_blob(3, body).run(); !ok) {
     return {503, ok.error().describe()};
   }
+  // Applied right here, so settled as processed (the normaliser's cursor passes over it).
+  if (auto ok = settle(m_db.last_insert_rowid(), "processed", ""); !ok) return {503, ok.error().describe()};
   if (auto ok =
           upsert_job(downstream->repo, workflow, job, *run_id, attempt, sha, status, conclusion, std::nullopt,
                      status == "in_progress" ? std::optional<std::int64_t>(now) : std::nullopt,

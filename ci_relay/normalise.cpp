@@ -1,6 +1,7 @@
 // Turns stored deliveries into commits, pull requests, runs and jobs (called inside a transaction).
 #include <nlohmann/json.hpp>
 
+#include "ci_relay/job_scan.hpp"
 #include "ci_relay/json_fields.hpp"
 #include "ci_relay/relay.hpp"
 #include "core/text.hpp"
@@ -53,15 +54,58 @@ std::vector<const json*> upstream_order(const json& payload) {
 
 }  // namespace
 
-Status Relay::normalise(std::int64_t row, const std::string& event, const std::string& delivery_id,
-                        const std::string& body, std::int64_t now) {
-  const json payload = json::parse(body, nullptr, false);
+Status Relay::on_workflow_job(const WorkflowJobFields& job, const std::string& event, std::int64_t now) {
+  const auto& run_id = job.run_id;
+  const std::string& name = job.name;
+  const std::string& sha = job.head_sha;
+  if (!run_id || name.empty() || sha.empty()) {
+    return bad_payload(event, "workflow_job.run_id, name or head_sha is missing");
+  }
+  std::string workflow = job.workflow_name;
+  if (workflow.empty()) workflow = "workflow-" + std::to_string(*run_id);
+  const std::string status = job_status(job.status);
+  auto queued = parse_github_time(job.created_at);
+  auto started = status == "queued" ? std::nullopt : parse_github_time(job.started_at);
+  auto completed = status == "completed" ? parse_github_time(job.completed_at) : std::nullopt;
+  const auto& github_id = job.id;
+  const auto conclusion = status == "completed" ? job.conclusion : std::nullopt;
+  const std::int64_t attempt = job.run_attempt.value_or(1);
+  const std::string& repo = job.repo;
+  if (auto ok = upsert_job(repo, workflow, name, *run_id, attempt, sha, status, conclusion, queued, started,
+                           completed, job.html_url, job.runner_name, "workflow_job", now, github_id);
+      !ok) {
+    return ok;
+  }
+  // A failed job's log is fetched later by the worker, never before the webhook is answered.
+  if (github_id && m_config.fetch_logs == FetchLogs::yes &&
+      (conclusion == "failure" || conclusion == "timed_out")) {
+    auto queue = cached(
+        "INSERT OR IGNORE INTO log_fetches(job_row, repo, github_job_id, next_attempt_at) "
+        "SELECT id, repo, github_job_id, ? FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND "
+        "run_id = ? AND run_attempt = ? AND classification IS NULL");
+    if (!queue) return tl::unexpected(queue.error());
+    (*queue)->bind(1, now).bind(2, repo).bind(3, workflow).bind(4, name).bind(5, *run_id).bind(6, attempt);
+    if (auto ok = (*queue)->run(); !ok) return ok;
+  }
+  return {};
+}
+
+Status Relay::normalise(const PendingDelivery& row) {
+  const std::string& event = row.event;
+  const std::string& delivery_id = row.delivery_id;
+  const std::string& body = row.body;
+  const std::int64_t now = row.received_at;
+  if (event == "workflow_job") {  // the bulk of the traffic: read by one SAX pass, no document
+    if (!row.job) return bad_payload(event, "not JSON");
+    return on_workflow_job(*row.job, event, now);  // processed, no note: nothing to settle
+  }
+  const json& payload = row.payload;  // parsed by prepare_pending, outside the database lock
   if (payload.is_discarded()) return bad_payload(event, "not JSON");
   const std::string repo = text_field(field(payload, "repository"), "full_name");
   std::string note;
   std::string state = "processed";
   if (event == "push") {
-    if (auto ok = on_push(delivery_id, body, now, note); !ok) return ok;
+    if (auto ok = on_push(delivery_id, body, payload, now, note); !ok) return ok;
     if (!note.empty()) state = "ignored";
   } else if (event == "pull_request") {
     const auto& pr = field(payload, "pull_request");
@@ -94,39 +138,6 @@ Status Relay::normalise(std::int64_t row, const std::string& event, const std::s
       } else {
         note = "pull_request action '" + action + "' is recorded, not dispatched";
       }
-    }
-  } else if (event == "workflow_job") {
-    const auto& job = field(payload, "workflow_job");
-    auto run_id = int_field(job, "run_id");
-    const std::string name = text_field(job, "name"), sha = text_field(job, "head_sha");
-    if (!run_id || name.empty() || sha.empty()) {
-      return bad_payload(event, "workflow_job.run_id, name or head_sha is missing");
-    }
-    std::string workflow = text_field(job, "workflow_name");
-    if (workflow.empty()) workflow = "workflow-" + std::to_string(*run_id);
-    const std::string status = job_status(text_field(job, "status"));
-    auto queued = time_field(job, "created_at");
-    auto started = status == "queued" ? std::nullopt : time_field(job, "started_at");
-    auto completed = status == "completed" ? time_field(job, "completed_at") : std::nullopt;
-    const auto github_id = int_field(job, "id");
-    const auto conclusion = status == "completed" ? optional_text(job, "conclusion") : std::nullopt;
-    const std::int64_t attempt = int_field(job, "run_attempt").value_or(1);
-    if (auto ok = upsert_job(repo, workflow, name, *run_id, attempt, sha, status, conclusion, queued, started,
-                             completed, text_field(job, "html_url"), text_field(job, "runner_name"),
-                             "workflow_job", now, github_id);
-        !ok) {
-      return ok;
-    }
-    // A failed job's log is fetched later by the worker, never before the webhook is answered.
-    if (github_id && m_config.fetch_logs == FetchLogs::yes &&
-        (conclusion == "failure" || conclusion == "timed_out")) {
-      auto queue = m_db.prepare(
-          "INSERT OR IGNORE INTO log_fetches(job_row, repo, github_job_id, next_attempt_at) "
-          "SELECT id, repo, github_job_id, ? FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND "
-          "run_id = ? AND run_attempt = ? AND classification IS NULL");
-      if (!queue) return tl::unexpected(queue.error());
-      queue->bind(1, now).bind(2, repo).bind(3, workflow).bind(4, name).bind(5, *run_id).bind(6, attempt);
-      if (auto ok = queue->run(); !ok) return ok;
     }
   } else if (event == "check_run") {
     const auto& check = field(payload, "check_run");
@@ -177,19 +188,13 @@ Status Relay::normalise(std::int64_t row, const std::string& event, const std::s
     stmt->bind(10, text_field(run, "html_url"));
     if (auto ok = stmt->run(); !ok) return ok;
   }
-  auto stmt = cached("UPDATE deliveries SET state = ?, note = ? WHERE id = ?");
-  if (!stmt) return tl::unexpected(stmt.error());
-  (*stmt)->bind(1, state);
-  if (note.empty())
-    (*stmt)->bind_null(2);
-  else
-    (*stmt)->bind(2, note);
-  return (*stmt)->bind(3, row).run();
+  // A plainly processed delivery needs no row of its own: the cursor moving past it says so.
+  if (state == "processed" && note.empty()) return {};
+  return settle(row.id, state, note);
 }
 
-Status Relay::on_push(const std::string& delivery_id, const std::string& body, std::int64_t now,
-                      std::string& note) {
-  const json payload = json::parse(body);
+Status Relay::on_push(const std::string& delivery_id, const std::string& body, const json& payload,
+                      std::int64_t now, std::string& note) {
   const std::string repo = text_field(field(payload, "repository"), "full_name");
   const std::string ref = text_field(payload, "ref");
   if (!m_config.is_upstream(repo)) {

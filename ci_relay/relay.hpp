@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,7 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ci_relay/config.hpp"
+#include "ci_relay/intake_scan.hpp"
+#include "ci_relay/job_scan.hpp"
 #include "core/error.hpp"
 #include "platform/sqlite.hpp"
 #include "triage/classify.hpp"
@@ -32,6 +37,21 @@ struct Delivery {
   std::string delivery_id;  // X-GitHub-Delivery
   std::string body;         // raw bytes
   std::int64_t received_at = 0;
+};
+
+// Stored deliveries waiting for normalisation, in arrival order: read under the database lock,
+// parsed without it (prepare_pending), applied under it again (apply_pending).
+struct PendingDelivery {
+  std::int64_t id = 0;
+  std::string event, delivery_id, body;
+  std::int64_t received_at = 0;
+  bool settled = false;                  // already ignored/rejected at intake: only the cursor moves past it
+  std::optional<WorkflowJobFields> job;  // workflow_job: the fields it needs (nullopt: not JSON)
+  nlohmann::json payload;                // other events: the document
+};
+struct PendingBatch {
+  std::int64_t cursor = 0;  // the normalise cursor the batch was read at
+  std::vector<PendingDelivery> rows;
 };
 
 // A job result reported by downstream CI through POST /api/results (repo from the credential).
@@ -92,9 +112,22 @@ public:
   // Group commit: stores every delivery in one transaction (one fsync) and answers each; when the
   // commit fails, every answer is `unavailable` (nothing acknowledged that was not stored).
   std::vector<Intake> intake_batch(const std::vector<Delivery>& deliveries);
+  // The same with each body's scan_delivery() done beforehand (outside the database lock); the
+  // workflow_job fields a scan read are kept for the normaliser, which then skips its own pass.
+  std::vector<Intake> intake_batch(const std::vector<Delivery>& deliveries,
+                                   std::vector<std::optional<IntakeScan>> scans);
   // Normalises pending stored deliveries (at most `limit`) in arrival order, each at its own
   // received_at (so a replay after a crash gives the same result); returns how many it handled.
   Result<int> process_pending(int limit = std::numeric_limits<int>::max());
+  // process_pending in three steps, so a server parses without holding the database:
+  // the next (at most `limit`) stored deliveries after the cursor; parsing them (no database);
+  // normalising them in one transaction that also advances the cursor. apply_pending returns how
+  // many it normalised, and does nothing (0) when the cursor moved since fetch_pending. Its
+  // commit is not fsync'd on its own: the next intake commit's fsync covers it, and a power cut
+  // that loses it leaves the deliveries pending (normalised again, with the same result).
+  Result<PendingBatch> fetch_pending(int limit);
+  static void prepare_pending(PendingBatch& batch);
+  Result<int> apply_pending(PendingBatch& batch);
   // In-progress jobs older than the zombie limit become completed/timed_out.
   Result<int> sweep_zombies(std::int64_t now);
   // POST /api/results after the credential check: `repo` is the authenticated repository.
@@ -126,13 +159,18 @@ public:
 private:
   Relay(RelayConfig config, platform::Database db, std::shared_ptr<const triage::CompiledRules> rules)
       : m_config(std::move(config)), m_db(std::move(db)), m_rules(std::move(rules)) {}
-  Intake store_delivery(const Delivery& delivery);
-  Status process_row(std::int64_t id, const std::string& event, const std::string& delivery_id,
-                     const std::string& body, std::int64_t received_at);
-  Status normalise(std::int64_t row, const std::string& event, const std::string& delivery_id,
-                   const std::string& body, std::int64_t received_at);
-  Status on_push(const std::string& delivery_id, const std::string& body, std::int64_t now,
-                 std::string& note);
+  Intake store_delivery(const Delivery& delivery, const std::optional<IntakeScan>& scan);
+  // Fields read by intake scans of committed deliveries not yet fetched for normalisation, by
+  // row id (bounded: beyond k_max_scanned the normaliser reads the body itself).
+  std::map<std::int64_t, WorkflowJobFields> m_scanned;
+  static constexpr std::size_t k_max_scanned = 20000;
+  Result<int> apply_in_transaction(const PendingBatch& batch);
+  Status process_row(const PendingDelivery& row);
+  Status normalise(const PendingDelivery& row);
+  Status on_workflow_job(const WorkflowJobFields& job, const std::string& event, std::int64_t now);
+  Status settle(std::int64_t row, std::string_view state, const std::string& note);
+  Status on_push(const std::string& delivery_id, const std::string& body, const nlohmann::json& payload,
+                 std::int64_t now, std::string& note);
   Status upsert_job(const std::string& repo, const std::string& workflow, const std::string& job,
                     std::int64_t run_id, std::int64_t run_attempt, const std::string& head_sha,
                     const std::string& status, const std::optional<std::string>& conclusion,
@@ -153,6 +191,9 @@ private:
 
   RelayConfig m_config;
   platform::Database m_db;
+  bool m_fsync_commits = false;  // synchronous=FULL (a file database)
+  bool m_sync_relaxed = false;   // synchronous=NORMAL for a normalisation batch, not yet restored
+  Status require_full_sync();
   std::shared_ptr<const triage::CompiledRules> m_rules;
   // The hot paths' statements (intake, normalisation), prepared once and keyed by their SQL
   // literal's address. Declared after m_db: finalised before the database closes.

@@ -113,8 +113,61 @@ CREATE TABLE log_fetches (
 );
 CREATE INDEX log_fetches_due ON log_fetches(state, next_attempt_at);
 )sql",
+      // 3: a delivery's state moves out of its row. Updating `deliveries.state` rewrote the whole
+      // row, the KB-sized body's overflow pages included, once per normalised delivery. Now the
+      // normaliser advances one cursor per batch and writes a row only for the exceptions
+      // (ignored, rejected, or a note); the `deliveries` view answers the old queries unchanged.
+      // Check runs look up pull requests by head SHA. What this step retires (the old state
+      // columns, their index, and jobs_by_key, a prefix of jobs_by_key_sha) is dropped by
+      // schema_cleanup(): SQLite cannot drop a b-tree while the migration runner's statement is open.
+      R"sql(
+ALTER TABLE deliveries RENAME TO delivery_log;
+CREATE TABLE normalise_cursor (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  upto INTEGER NOT NULL           -- every delivery_log row with id <= upto has been handled
+);
+CREATE TABLE delivery_outcomes (
+  delivery INTEGER PRIMARY KEY,   -- delivery_log.id
+  state TEXT NOT NULL,            -- processed | ignored | rejected
+  note TEXT                       -- why
+);
+INSERT INTO normalise_cursor(id, upto) VALUES (1, COALESCE(
+  (SELECT MIN(id) - 1 FROM delivery_log WHERE state = 'pending'), (SELECT MAX(id) FROM delivery_log), 0));
+INSERT INTO delivery_outcomes(delivery, state, note)
+  SELECT id, state, note FROM delivery_log WHERE state != 'pending' AND
+    (state != 'processed' OR note IS NOT NULL OR id > (SELECT upto FROM normalise_cursor));
+CREATE VIEW deliveries AS
+  SELECT l.id, l.delivery_id, l.event, l.received_at, l.body,
+         COALESCE(o.state, CASE WHEN l.id <= (SELECT upto FROM normalise_cursor) THEN 'processed'
+                                ELSE 'pending' END) AS state,
+         o.note
+  FROM delivery_log l LEFT JOIN delivery_outcomes o ON o.delivery = l.id;
+CREATE INDEX pull_requests_by_head ON pull_requests(head_sha);
+)sql",
   };
   return k_migrations;
+}
+
+Status schema_cleanup(platform::Database& db) {
+  auto tx = platform::Transaction::begin(db);
+  if (!tx) return tl::unexpected(tx.error());
+  bool old_columns = false;
+  {
+    auto stmt = db.prepare("SELECT COUNT(*) FROM pragma_table_info('delivery_log') WHERE name = 'state'");
+    if (!stmt) return tl::unexpected(stmt.error());
+    auto row = stmt->step();
+    if (!row) return tl::unexpected(row.error());
+    old_columns = *row && stmt->column_int(0) > 0;
+  }
+  if (!old_columns) return tx->commit();
+  // Dropping a column rewrites every row once, on the first open after the upgrade.
+  if (auto ok = db.execute("DROP INDEX IF EXISTS deliveries_pending; DROP INDEX IF EXISTS jobs_by_key; "
+                           "ALTER TABLE delivery_log DROP COLUMN state; "
+                           "ALTER TABLE delivery_log DROP COLUMN note;");
+      !ok) {
+    return ok;
+  }
+  return tx->commit();
 }
 
 }  // namespace relforge::ci_relay

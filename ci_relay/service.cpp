@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/hmac.hpp"
+#include "ci_relay/intake_scan.hpp"
 #include "ci_relay/pr_comment.hpp"
 #include "ci_relay/query.hpp"
 #include "platform/http_client.hpp"
@@ -47,7 +48,8 @@ RelayService::~RelayService() {
 }
 
 Intake RelayService::store(Delivery delivery) {
-  PendingIntake pending{std::move(delivery), {}};
+  PendingIntake pending{std::move(delivery), std::nullopt, {}};
+  pending.scan = scan_delivery(pending.delivery.event, pending.delivery.body);
   auto answer = pending.answer.get_future();
   {
     std::lock_guard lock(m_intake_mutex);
@@ -71,14 +73,19 @@ void RelayService::commit_loop() {
     }
     // Every request that arrived while the previous commit ran shares this transaction's fsync.
     std::vector<Delivery> deliveries;
+    std::vector<std::optional<IntakeScan>> scans;
     deliveries.reserve(batch.size());
-    for (auto* p : batch) deliveries.push_back(std::move(p->delivery));
+    scans.reserve(batch.size());
+    for (auto* p : batch) {
+      deliveries.push_back(std::move(p->delivery));
+      scans.push_back(std::move(p->scan));
+    }
     std::vector<Intake> answers;
     {
       ++m_intake_waiting;
       std::lock_guard lock(m_db_mutex);
       --m_intake_waiting;
-      answers = m_relay.intake_batch(deliveries);
+      answers = m_relay.intake_batch(deliveries, std::move(scans));
     }
     bool stored = false;
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -262,17 +269,26 @@ void RelayService::install(platform::HttpServer& server) {
 }
 
 Status RelayService::background_pass(const Sender& send, const LogFetcher& fetch) {
-  // Normalise in slices so webhook commits waiting on the database lock are not starved.
+  // Normalise in slices so webhook commits waiting on the database lock are not starved; the
+  // payloads are parsed between the two holds of the lock, in parallel with intake.
   for (;;) {
+    Result<PendingBatch> batch = PendingBatch{};
+    {
+      std::lock_guard lock(m_db_mutex);
+      batch = m_relay.fetch_pending(k_normalise_slice);
+    }
+    if (!batch) return tl::unexpected(batch.error());
+    if (batch->rows.empty()) break;
+    Relay::prepare_pending(*batch);
+    // std::mutex is not fair: let a waiting intake commit in before this slice.
+    while (m_intake_waiting.load() > 0) std::this_thread::yield();
     Result<int> n = 0;
     {
       std::lock_guard lock(m_db_mutex);
-      n = m_relay.process_pending(k_normalise_slice);
+      n = m_relay.apply_pending(*batch);
     }
     if (!n) return tl::unexpected(n.error());
-    if (*n < k_normalise_slice) break;
-    // std::mutex is not fair: let a waiting intake commit in before the next slice.
-    while (m_intake_waiting.load() > 0) std::this_thread::yield();
+    if (batch->rows.size() < static_cast<std::size_t>(k_normalise_slice)) break;
   }
   std::vector<std::pair<std::int64_t, OutboundCall>> due;
   std::vector<LogRequest> logs;

@@ -53,6 +53,7 @@ public:
 private:
   struct PendingIntake {
     Delivery delivery;
+    std::optional<IntakeScan> scan;  // done on the request's thread, not under the database lock
     std::promise<Intake> answer;
   };
   Intake store(Delivery delivery);  // queues for the committer and waits for the durable answer
