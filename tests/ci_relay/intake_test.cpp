@@ -11,15 +11,6 @@ namespace {
 
 using namespace test;
 
-std::int64_t count(platform::Database& db, const std::string& sql) {
-  auto stmt = db.prepare(sql);
-  EXPECT_TRUE(stmt) << sql;
-  if (!stmt) return -1;
-  auto row = stmt->step();
-  EXPECT_TRUE(row && *row) << sql;
-  return stmt->column_int(0);
-}
-
 Relay open_relay(const RelayConfig& config, const std::filesystem::path& db) {
   auto relay = Relay::open(config, db);
   EXPECT_TRUE(relay) << relay.error().describe();

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/config.hpp"
 #include "ci_relay/relay.hpp"
+#include "platform/sqlite.hpp"
 
 namespace relforge::ci_relay::test {
 
@@ -90,6 +92,16 @@ inline std::string job_payload(const std::string& repo, const std::string& workf
       {"runner_name", "runner-1"}};
   return nlohmann::json{{"action", status}, {"workflow_job", wj}, {"repository", {{"full_name", repo}}}}
       .dump();
+}
+
+// The first column of the first row of `sql` (a COUNT(*) or similar); -1 when it cannot run.
+inline std::int64_t count(platform::Database& db, const std::string& sql) {
+  auto stmt = db.prepare(sql);
+  EXPECT_TRUE(stmt) << sql;
+  if (!stmt) return -1;
+  auto row = stmt->step();
+  EXPECT_TRUE(row && *row) << sql;
+  return stmt->column_int(0);
 }
 
 }  // namespace relforge::ci_relay::test

@@ -15,15 +15,6 @@ namespace {
 
 using namespace test;
 
-std::int64_t count(platform::Database& db, const std::string& sql) {
-  auto stmt = db.prepare(sql);
-  EXPECT_TRUE(stmt) << sql;
-  if (!stmt) return -1;
-  auto row = stmt->step();
-  EXPECT_TRUE(row && *row) << sql;
-  return stmt->column_int(0);
-}
-
 // delivery_id → "state|note" through the deliveries view.
 std::map<std::string, std::string> states(platform::Database& db) {
   std::map<std::string, std::string> out;
