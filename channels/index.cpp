@@ -4,7 +4,6 @@
 #include "core/text.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -24,7 +23,7 @@ using Json = nlohmann::ordered_json;
 const std::string k_head_open =
     "<!DOCTYPE html>\n<html>\n<head>\n<meta name=\"pypi:repository-version\" content=\"";
 
-// An unchanged page is left as it is: no rename, and its mtime and ETag stay stable for caches.
+// An unchanged page (or listing) is left as it is: no rename, and its mtime and ETag stay stable.
 Status write_page(const fs::path& path, const std::string& content) {
   if (platform::file_has_content(path, content)) return {};
   // Pages are re-creatable from the store, so a lost page after a power cut costs a rebuild, not data.
@@ -63,8 +62,7 @@ Status write_variant_project(const fs::path& dir, const std::string& project,
       !status) {
     return status;
   }
-  return platform::write_file_atomic(dir / std::string(k_listing_cache), render_listing(files),
-                                     platform::Durability::no_fsync);
+  return write_page(dir / std::string(k_listing_cache), render_listing(files));
 }
 
 // Version order, then file name; each version is parsed once, not once per comparison.

@@ -1,5 +1,7 @@
 #include "channels/listing_cache.hpp"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -107,6 +109,27 @@ TEST_F(CachedFilesTest, ServesTheCacheOnlyWhileItNamesTheFolderExactly) {
   EXPECT_FALSE(fs::exists(cache));
   EXPECT_EQ(cached_files(project_dir("cpu")).value().size(), 1u);
   EXPECT_TRUE(cached_files(project_dir("rocm")).value().empty());
+}
+
+ino_t inode(const fs::path& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 ? info.st_ino : 0;
+}
+
+TEST_F(CachedFilesTest, APublishRewritesOnlyThePagesWhoseContentChanged) {
+  publish("1.0+cpu");
+  const fs::path nightly = root() / "whl/nightly";
+  const auto roots = {nightly / "index.html", nightly / "index.json", nightly / "cpu/index.html"};
+  std::vector<ino_t> before;
+  for (const auto& page : roots) before.push_back(inode(page));
+  const ino_t project_page = inode(nightly / "cpu/mini/index.html");
+  publish("1.1+cpu");  // the project is already listed: its root pages do not change
+  std::size_t i = 0;
+  for (const auto& page : roots) EXPECT_EQ(inode(page), before[i++]) << page;
+  EXPECT_NE(inode(nightly / "cpu/mini/index.html"), project_page);
+  ASSERT_TRUE(rebuild_all(root()));  // nothing changed: not a single page is replaced
+  i = 0;
+  for (const auto& page : roots) EXPECT_EQ(inode(page), before[i++]) << page;
 }
 
 TEST_F(CachedFilesTest, ACorruptCacheFallsBackToTheSidecars) {
