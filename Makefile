@@ -2,6 +2,9 @@
 PRESET ?= ci
 BUILD_DIR := build/$(PRESET)
 RELEASE_BIN := build/release/relforge
+# ccache (when installed) keys on paths relative to the checkout, so every clone on a machine shares hits.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 
 .PHONY: all deps build test demo bench format clean
 

@@ -5,7 +5,9 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  build-essential cmake ninja-build pkg-config git clang-format
+  build-essential cmake ninja-build pkg-config git clang-format ccache
+  # fuzzing (tests/fuzz: libFuzzer targets built with clang)
+  clang libfuzzer-14-dev
   # libraries (cmake/Dependencies.cmake)
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libexpected-dev
   libcurl4-openssl-dev libsqlite3-dev libssl-dev libgit2-dev libzip-dev libelf-dev
