@@ -6,7 +6,8 @@ RELEASE_BIN := build/release/relforge
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build test demo bench format clean
+.PHONY: all deps build test demo bench format format-check clean
+SOURCE_DIRS := core platform packaging matrix builders signing channels release ci_relay triage runner_images cli tests bench
 
 all: build
 
@@ -32,8 +33,12 @@ bench: release
 	@bash bench/run.sh build/release
 
 format:
-	find core platform packaging matrix builders signing channels release ci_relay triage runner_images cli tests bench \
-	  -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
+	find $(SOURCE_DIRS) -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
+
+# Fails on any file `make format` would change (CI runs it before the tests).
+format-check:
+	@find $(SOURCE_DIRS) -name '*.cpp' -o -name '*.hpp' | xargs clang-format --dry-run --Werror
+	@echo "format-check: every source file is formatted"
 
 clean:
 	rm -rf build
