@@ -219,7 +219,7 @@ Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known
         break;
       }
       if (wheel.variant == item.variant) continue;  // same key: put_if_absent compares the bytes
-      auto stored = object_sha256(store, key, item.source.parent_path());
+      auto stored = object_sha256(store, key, fs::temp_directory_path());
       if (!stored) return tl::unexpected(stored.error());
       if (*stored != item.info.sha256) {
         problems.push_back(input + " has other bytes than the published " + store.describe(key) +

@@ -382,6 +382,14 @@ void register_check(CLI::App& command, Runtime& runtime) {
   check->add_flag("--allow-unsigned", *allow_unsigned, "Do not require signatures on stable and test");
   add_json_flag(*check, runtime);
   check->callback([&runtime, root, store, allow_unsigned] {
+    if (!store->is_s3()) {
+      // A mistyped path must not read as a clean, empty store.
+      const fs::path base = store_root(runtime, store->store.empty() ? *root : store->store);
+      if (!fs::is_directory(base)) {
+        return report_error(runtime, Error(ErrorCategory::not_found, "channel store " + base.string() +
+                                                                         " does not exist (check --root)"));
+      }
+    }
     auto opened = open_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
     channels::CheckOptions options;

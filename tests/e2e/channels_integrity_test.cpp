@@ -4,6 +4,7 @@
 // identity is published once (equivalent names and deleted files are refused with exit 5);
 // stable is never pruned (exit 2).
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -278,6 +279,31 @@ TEST_P(ChannelsIntegrityE2e, APrunedFileNeverComesBackUnderAnyName) {
       std::string::npos)
       << refused.err;
   expect_clean();
+}
+
+TEST_P(ChannelsIntegrityE2e, CheckFindsChangedBytesWhereverTheStoreIs) {
+  ASSERT_EQ(cli("publish " + q(wheel("mini", "1.0+cpu"))).exit_code, 0);
+  expect_clean();
+  const std::string key = "whl/nightly/cpu/mini/mini-1.0+cpu-py3-none-any.whl";
+  const fs::path bytes =
+      GetParam() == Kind::dir ? m_dir.path() / "store" / key : s_server->object_file(m_prefix + "/" + key);
+  ASSERT_TRUE(fs::exists(bytes));
+  std::string data = slurp(bytes);
+  data[data.size() / 2] ^= 1;
+  {
+    std::ofstream out(bytes, std::ios::binary | std::ios::trunc);
+    out << data;
+  }
+  const auto checked = cli("index check");
+  EXPECT_EQ(checked.exit_code, 9) << checked.out << checked.err;
+  EXPECT_NE(checked.out.find("hash-mismatch: "), std::string::npos) << checked.out;
+  EXPECT_NE(checked.out.find(key + ": the bytes have sha256 "), std::string::npos) << checked.out;
+  EXPECT_NE(checked.out.find("1 problem(s): 1 file(s)"), std::string::npos) << checked.out;
+  if (GetParam() == Kind::dir) {
+    const auto missing =
+        run_shell(shell_quote(RELFORGE_BINARY) + " index check --root " + q(m_dir.path() / "nope"));
+    EXPECT_EQ(missing.exit_code, 4) << missing.err;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, ChannelsIntegrityE2e, ::testing::Values(Kind::dir, Kind::s3),
