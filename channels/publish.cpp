@@ -218,7 +218,20 @@ Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known
                            "the version or build number");
         break;
       }
-      if (wheel.variant == item.variant) continue;  // same key: put_if_absent compares the bytes
+      if (wheel.variant == item.variant) {
+        // Checked here too, so that one conflicting file in a batch stores none of the others;
+        // put_if_absent still decides where there is no record (an unfinished publish).
+        const std::string relative = wheel.variant + "/" + item.identity.project + "/" + wheel.filename;
+        if (!scan.has(relative + ".info.json")) continue;
+        auto text = store.get(key + ".info.json");
+        if (!text) return tl::unexpected(text.error());
+        if (!text->has_value()) continue;
+        auto old = info_from_json(**text, store.describe(key + ".info.json"));
+        if (!old) return tl::unexpected(old.error());
+        if (old->sha256 != item.info.sha256)
+          problems.push_back(input + ": " + immutable_conflict(store.describe(key), old->sha256).message());
+        continue;
+      }
       auto stored = object_sha256(store, key, fs::temp_directory_path());
       if (!stored) return tl::unexpected(stored.error());
       if (*stored != item.info.sha256) {

@@ -140,6 +140,22 @@ TEST_F(IdentityPublishTest, TwoSpellingsOfOneIdentityInOneBatchAreRefused) {
   EXPECT_FALSE(fs::exists(root() / "whl/nightly/cpu"));
 }
 
+TEST_F(IdentityPublishTest, OneConflictingFileInABatchStoresNoneOfTheOthers) {
+  ASSERT_TRUE(publish(wheel("demo", "1.0+cpu")));
+  PublishOptions options;
+  options.root = root();
+  options.files = {wheel("demo", "1.1+cpu"), wheel("demo", "1.0+cpu", "", "--payload 'VALUE = 7'")};
+  const auto refused = run_publish(options);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().message().find("refusing to publish (nothing was changed): "
+                                           "demo-1.0+cpu-py3-none-any.whl: "),
+            std::string::npos)
+      << refused.error().describe();
+  EXPECT_NE(refused.error().message().find("is already published with different bytes"), std::string::npos);
+  EXPECT_FALSE(fs::exists(root() / "whl/nightly/cpu/demo/demo-1.1+cpu-py3-none-any.whl"));
+}
+
 TEST_F(IdentityPublishTest, PruneLeavesATombstoneThatRefusesTheIdentityForever) {
   const auto old = wheel("demo", "1.0+cpu");
   ASSERT_TRUE(publish(old));
