@@ -282,6 +282,27 @@ TEST_P(ChannelsIntegrityE2e, APrunedFileNeverComesBackUnderAnyName) {
   expect_clean();
 }
 
+TEST_P(ChannelsIntegrityE2e, PromoteStagesPypiCopiesFromEitherStore) {
+  const auto cpu = wheel("mini", "2.7.0+cpu");
+  const auto cuda = wheel("mini", "2.7.0+cu130");
+  const std::string key = sign({cpu, cuda});
+  ASSERT_EQ(cli("publish --channel test" + key + " " + q(cpu) + " " + q(cuda)).exit_code, 0);
+  const fs::path pypi = m_dir.path() / "pypi";
+  const auto promoted = cli(
+      "promote --version 2.7.0 --expect-variant cpu --expect-variant cu130 --pypi-staging " + q(pypi) + key);
+  ASSERT_EQ(promoted.exit_code, 0) << promoted.err;
+  EXPECT_NE(promoted.out.find("published stable/cu130/mini/mini-2.7.0+cu130-py3-none-any.whl (signed)"),
+            std::string::npos)
+      << promoted.out;
+  EXPECT_NE(promoted.out.find("pypi: staged " + (pypi / "mini-2.7.0-py3-none-any.whl").string()),
+            std::string::npos)
+      << promoted.out;
+  const auto again = cli("promote --version 2.7.0 --pypi-staging " + q(pypi) + key);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("unchanged stable/cpu/mini/mini-2.7.0+cpu-py3-none-any.whl"), std::string::npos);
+  expect_clean();
+}
+
 TEST_P(ChannelsIntegrityE2e, CheckFindsChangedBytesWhereverTheStoreIs) {
   ASSERT_EQ(cli("publish " + q(wheel("mini", "1.0+cpu"))).exit_code, 0);
   expect_clean();
