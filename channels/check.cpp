@@ -80,6 +80,7 @@ public:
       if (!files) return tl::unexpected(files.error());
       listing[ref.first][ref.second] = std::move(*files);
     }
+    duplicates(scan, listing);
     return pages(scan, listing);
   }
 
@@ -230,6 +231,31 @@ private:
       }
     }
     return {};
+  }
+
+  // One identity, one file: two S3 publishers of equivalent names racing (no lock there), or files
+  // copied in by hand, are the only ways to break the rule, and this is where it shows.
+  void duplicates(const ChannelScan& scan, const ChannelListing& listing) {
+    std::map<std::string, std::pair<std::string, std::string>> seen;  // identity -> (key, sha256)
+    for (const auto& [variant, projects] : listing) {
+      for (const auto& [project, files] : projects) {
+        for (const auto& info : files) {
+          const auto identity = identity_of(info.filename);
+          if (!identity) continue;
+          const std::string key = scan.key(variant + "/" + project + "/" + info.filename);
+          const auto [first, fresh] = seen.emplace(identity->key(), std::make_pair(key, info.sha256));
+          if (fresh) continue;
+          const bool same_file =
+              last_part(first->second.first) == info.filename && first->second.second == info.sha256;
+          if (same_file) continue;  // one file mirrored into two variants
+          add("duplicate-identity", key,
+              "the same file identity (" + identity->describe() + ") as " +
+                  m_store.describe(first->second.first) +
+                  (first->second.second == info.sha256 ? "" : ", with other bytes"),
+              "keep one: yank the other (relforge yank), or remove it and run 'relforge index rebuild'");
+        }
+      }
+    }
   }
 
   // Every file a stored JSON page names must be complete, with the sha256 the page advertises.

@@ -115,6 +115,27 @@ TEST_F(CheckTest, PagesAndListingCachesMustSayWhatTheRecordsSay) {
   EXPECT_TRUE(report.problems.empty()) << describe(report);
 }
 
+TEST_F(CheckTest, TwoFilesOfOneIdentityAreFound) {
+  publish("1.0+cpu");
+  // What two unlocked S3 publishers of equivalent names could leave, made by hand.
+  const fs::path other = root() / "whl/nightly/cpu/mini";
+  const std::string odd = "Mini-1.0.0+cpu-py3-none-any.whl";
+  fs::copy_file(other / "mini-1.0+cpu-py3-none-any.whl", other / odd);
+  auto info =
+      info_from_json(platform::read_file(other / "mini-1.0+cpu-py3-none-any.whl.info.json").value(), "t")
+          .value();
+  info.filename = odd;
+  ASSERT_TRUE(platform::write_file_atomic(other / (odd + ".info.json"), info_to_json(info)));
+  fs::copy_file(other / "mini-1.0+cpu-py3-none-any.whl.metadata", other / (odd + ".metadata"));
+  ASSERT_TRUE(rebuild_all(root()));
+  const auto report = check();
+  EXPECT_EQ(report.problems.size(), 1U) << describe(report);
+  EXPECT_TRUE(has(report, "duplicate-identity", other / "mini-1.0+cpu-py3-none-any.whl", "keep one"))
+      << describe(report);
+  ASSERT_FALSE(report.problems.empty());
+  EXPECT_NE(report.problems[0].message.find((other / odd).string()), std::string::npos);
+}
+
 TEST_F(CheckTest, UnsignedFilesOnStableAreAProblemUnlessAllowed) {
   publish("1.0+cpu", Channel::stable);
   const auto report = check();
