@@ -46,13 +46,10 @@ void sort_by_version(std::vector<FileInfo>& files) {
   for (auto& item : keyed) files.push_back(std::move(item.second));
 }
 
-Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel, Temporaries temporaries) {
-  ChannelScan scan;
-  scan.channel = channel;
-  scan.base = channel_key(channel);
-  auto objects = store.list(scan.base + "/", temporaries);
-  if (!objects) return tl::unexpected(objects.error());
-  for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+namespace {
+
+// Variants, project folders and complete wheels, from scan.keys.
+void index_keys(ChannelScan& scan) {
   for (const auto& key : scan.keys) {
     const auto parts = split_key(key);
     if (parts.size() == 2 && parts[1] == k_variant_marker) scan.variants.emplace(parts[0]);
@@ -67,6 +64,51 @@ Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel, Temporarie
     const std::string wheel = key.substr(0, key.size() - k_info_suffix.size());
     if (scan.has(wheel)) wheels.emplace_back(parts[2].substr(0, parts[2].size() - k_info_suffix.size()));
   }
+}
+
+}  // namespace
+
+Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel, Temporaries temporaries) {
+  ChannelScan scan;
+  scan.channel = channel;
+  scan.base = channel_key(channel);
+  auto objects = store.list(scan.base + "/", temporaries);
+  if (!objects) return tl::unexpected(objects.error());
+  for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+  index_keys(scan);
+  return scan;
+}
+
+Result<ChannelScan> scan_projects(ObjectStore& store, Channel channel,
+                                  const std::set<std::string>& projects) {
+  ChannelScan scan;
+  scan.channel = channel;
+  scan.base = channel_key(channel);
+  auto top = store.children(scan.base + "/");
+  if (!top) return tl::unexpected(top.error());
+  for (const auto& entry : *top) {
+    if (!entry.ends_with('/')) {
+      scan.keys.insert(entry);
+      continue;
+    }
+    const std::string variant = entry.substr(0, entry.size() - 1);
+    auto inner = store.children(scan.base + "/" + entry);
+    if (!inner) return tl::unexpected(inner.error());
+    if (!std::binary_search(inner->begin(), inner->end(), std::string(k_variant_marker))) continue;
+    for (const auto& name : *inner) {
+      if (!name.ends_with('/')) {
+        scan.keys.insert(entry + name);
+        continue;
+      }
+      const std::string project = name.substr(0, name.size() - 1);
+      scan.folders[{variant, project}];  // listed by name even when not read
+      if (projects.count(project) == 0) continue;
+      auto objects = store.list(scan.base + "/" + entry + name);
+      if (!objects) return tl::unexpected(objects.error());
+      for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+    }
+  }
+  index_keys(scan);
   return scan;
 }
 

@@ -32,6 +32,9 @@ struct ChannelScan {
 
 Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel,
                                  Temporaries temporaries = Temporaries::hide);
+// The same, but the contents of project folders only for `projects` (the others are listed by
+// name, empty): what a publish needs, without walking the whole channel.
+Result<ChannelScan> scan_projects(ObjectStore& store, Channel channel, const std::set<std::string>& projects);
 
 // One folder's files from their sidecars, in version order.
 Result<std::vector<FileInfo>> read_folder(ObjectStore& store, const ChannelScan& scan, const ProjectRef& ref);

@@ -52,7 +52,7 @@ struct RenderedPage {
   std::string json;
   std::optional<std::string> listing;  // variant project pages: the .relforge-listing beside them
 };
-// The same pages refresh_project/rebuild_all write, rendered in memory, project pages before the
+// The pages publish, prune, yank and rebuild write, rendered in memory, project pages before the
 // root pages that link them: every page of the listing, or (with `touched`) only the pages that
 // publishing into those projects changes.
 std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,

@@ -188,6 +188,43 @@ Result<std::vector<ObjectInfo>> FilesystemObjectStore::list(const std::string& p
   return out;
 }
 
+Result<std::vector<std::string>> ObjectStore::children(const std::string& prefix) {
+  auto objects = list(prefix);
+  if (!objects) return tl::unexpected(objects.error());
+  std::vector<std::string> out;
+  for (const auto& object : *objects) {
+    const std::string rest = object.key.substr(prefix.size());
+    const auto slash = rest.find('/');
+    std::string child = slash == std::string::npos ? rest : rest.substr(0, slash + 1);
+    if (out.empty() || out.back() != child) out.push_back(std::move(child));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Result<std::vector<std::string>> FilesystemObjectStore::children(const std::string& prefix) {
+  std::vector<std::string> out;
+  const fs::path dir = prefix.empty() ? m_root : m_root / prefix;
+  if (!prefix.empty()) {
+    if (auto checked = path_of(prefix.substr(0, prefix.size() - 1)); !checked)
+      return tl::unexpected(checked.error());
+  }
+  std::error_code error;
+  for (auto it = fs::directory_iterator(dir, error); !error && it != fs::directory_iterator();
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.ends_with(".partial") || name.ends_with(".download") || name.find(".tmp.") != std::string::npos)
+      continue;
+    std::error_code type_error;
+    out.push_back(it->is_directory(type_error) ? name + "/" : name);
+  }
+  if (error && error != std::errc::no_such_file_or_directory)
+    return fail(ErrorCategory::io, "cannot list " + dir.string() + ": " + error.message());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Status FilesystemObjectStore::copy(const std::string& from_key, const std::string& to_key) {
   auto from = path_of(from_key);
   if (!from) return tl::unexpected(from.error());

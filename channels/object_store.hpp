@@ -50,6 +50,9 @@ public:
   // Every object whose key starts with `prefix`, sorted by key.
   virtual Result<std::vector<ObjectInfo>> list(const std::string& prefix,
                                                Temporaries temporaries = Temporaries::hide) = 0;
+  // The next '/'-separated segment of every key under `prefix` (which ends in '/'), sorted, folders
+  // with a trailing '/': "cpu/", "index.html". The default derives it from list().
+  virtual Result<std::vector<std::string>> children(const std::string& prefix);
   virtual Status copy(const std::string& from_key, const std::string& to_key) = 0;
   virtual Status remove(const std::string& key) = 0;  // absent keys are not an error
   // Where `key` is, for messages: "s3://bucket/prefix/key" or "/srv/channels/key".
@@ -75,6 +78,7 @@ public:
   Result<std::optional<ObjectInfo>> head(const std::string& key) override;
   Result<std::vector<ObjectInfo>> list(const std::string& prefix,
                                        Temporaries temporaries = Temporaries::hide) override;
+  Result<std::vector<std::string>> children(const std::string& prefix) override;  // one directory read
   Status copy(const std::string& from_key, const std::string& to_key) override;
   Status remove(const std::string& key) override;
   std::string describe(const std::string& key) const override;

@@ -314,10 +314,11 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
   std::vector<Prepared>& prepared = *checked;
   auto lock = store.lock();
   if (!lock) return tl::unexpected(lock.error());
-  auto scan = scan_channel(store, options.channel);
-  if (!scan) return tl::unexpected(scan.error());
   std::set<std::string> projects;
   for (const auto& item : prepared) projects.insert(item.info.project);
+  // Only the projects being published are read: one publish costs the same in any size of store.
+  auto scan = scan_projects(store, options.channel, projects);
+  if (!scan) return tl::unexpected(scan.error());
   auto known = known_identities(store, *scan, projects);
   if (!known) return tl::unexpected(known.error());
   if (auto status = check_identities(store, *scan, *known, prepared); !status)
@@ -343,7 +344,7 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
   }
   if (options.on_stage) options.on_stage("files-written");
   // The pages are rendered from what the store now holds, so a rerun after a crash repairs them.
-  auto after = scan_channel(store, options.channel);
+  auto after = scan_projects(store, options.channel, projects);
   if (!after) return tl::unexpected(after.error());
   auto listing = read_listing(store, *after, &projects, &touched);
   if (!listing) return tl::unexpected(listing.error());
