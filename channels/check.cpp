@@ -1,6 +1,7 @@
 #include "channels/check.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -46,7 +47,8 @@ std::string resolve(const std::string& dir, const std::string& url) {
   for (const auto& part : parts) key += (key.empty() ? "" : "/") + part;
   std::string decoded;
   for (std::size_t i = 0; i < key.size(); ++i) {
-    if (key[i] == '%' && i + 2 < key.size()) {
+    if (key[i] == '%' && i + 2 < key.size() && std::isxdigit(static_cast<unsigned char>(key[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(key[i + 2]))) {
       decoded += static_cast<char>(std::stoi(key.substr(i + 1, 2), nullptr, 16));
       i += 2;
     } else {
