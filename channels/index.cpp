@@ -1,6 +1,5 @@
 #include "channels/index.hpp"
 #include "channels/listing_cache.hpp"
-#include "core/parallel.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
@@ -12,58 +11,14 @@
 #include <nlohmann/json.hpp>
 
 #include "packaging/version.hpp"
-#include "platform/fs.hpp"
 
 namespace relforge::channels {
-namespace fs = std::filesystem;
 namespace {
 
 using Json = nlohmann::ordered_json;
 
 const std::string k_head_open =
     "<!DOCTYPE html>\n<html>\n<head>\n<meta name=\"pypi:repository-version\" content=\"";
-
-// An unchanged page (or listing) is left as it is: no rename, and its mtime and ETag stay stable.
-Status write_page(const fs::path& path, const std::string& content) {
-  if (platform::file_has_content(path, content)) return {};
-  // Pages are re-creatable from the store, so a lost page after a power cut costs a rebuild, not data.
-  return platform::write_file_atomic(path, content, platform::Durability::no_fsync);
-}
-
-Status write_pages(const fs::path& dir, const std::string& html, const std::string& json) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) return fail(ErrorCategory::io, "cannot create " + dir.string() + ": " + error.message());
-  if (auto status = write_page(dir / "index.json", json); !status) return status;
-  return write_page(dir / "index.html", html);
-}
-
-std::vector<IndexedFile> indexed(std::vector<FileInfo> files, const std::string& prefix) {
-  std::vector<IndexedFile> out;
-  out.reserve(files.size());
-  for (auto& info : files) {
-    std::string url = prefix + url_escape_path(info.filename);
-    out.push_back({std::move(info), std::move(url)});
-  }
-  return out;
-}
-
-Result<std::vector<IndexedFile>> variant_files(const fs::path& project_dir, const std::string& prefix) {
-  auto files = list_files(project_dir);
-  if (!files) return tl::unexpected(files.error());
-  return indexed(std::move(*files), prefix);
-}
-
-// A variant's project page and, beside it, the listing the combined page is later refreshed from.
-Status write_variant_project(const fs::path& dir, const std::string& project,
-                             const std::vector<IndexedFile>& files) {
-  if (auto status =
-          write_pages(dir, render_project_html(project, files), render_project_json(project, files));
-      !status) {
-    return status;
-  }
-  return write_page(dir / std::string(k_listing_cache), render_listing(files));
-}
 
 // Version order, then file name; each version is parsed once, not once per comparison.
 void sort_by_version(std::vector<IndexedFile>& files) {
@@ -105,29 +60,6 @@ void append_html(std::string& out, std::string_view text) {
   } else {
     out += html_escape(text);
   }
-}
-
-Status refresh_combined_project(const fs::path& root, Channel channel, const std::string& project) {
-  const fs::path base = channel_dir(root, channel);
-  std::vector<IndexedFile> all;
-  for (const auto& variant : list_variants(root, channel)) {
-    auto files = cached_files(base / variant / project);
-    if (!files) return tl::unexpected(files.error());
-    auto urls = indexed(std::move(*files), "../" + variant + "/" + project + "/");
-    std::move(urls.begin(), urls.end(), std::back_inserter(all));
-  }
-  sort_by_version(all);
-  return write_pages(base / project, render_project_html(project, all), render_project_json(project, all));
-}
-
-Status refresh_combined_root(const fs::path& root, Channel channel) {
-  std::set<std::string> projects;
-  const fs::path base = channel_dir(root, channel);
-  for (const auto& variant : list_variants(root, channel)) {
-    for (auto& project : list_projects(base / variant)) projects.insert(std::move(project));
-  }
-  const std::vector<std::string> sorted(projects.begin(), projects.end());
-  return write_pages(base, render_root_html(sorted), render_root_json(sorted));
 }
 
 }  // namespace
@@ -306,21 +238,6 @@ std::string render_root_json(const std::vector<std::string>& projects) {
   return out;
 }
 
-Status refresh_project(const fs::path& root, Channel channel, const std::string& variant,
-                       const std::string& project) {
-  const fs::path variant_dir = channel_dir(root, channel) / variant;
-  auto files = variant_files(variant_dir / project, "");
-  if (!files) return tl::unexpected(files.error());
-  if (auto status = write_variant_project(variant_dir / project, project, *files); !status) return status;
-  const auto projects = list_projects(variant_dir);
-  if (auto status = write_pages(variant_dir, render_root_html(projects), render_root_json(projects));
-      !status) {
-    return status;
-  }
-  if (auto status = refresh_combined_project(root, channel, project); !status) return status;
-  return refresh_combined_root(root, channel);
-}
-
 std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
                                                const std::set<ProjectRef>* touched) {
   std::vector<RenderedPage> pages;
@@ -347,7 +264,7 @@ std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
       sort_by_version(files);
       if (page) {
         pages.push_back({variant + "/" + project, render_project_html(project, files),
-                         render_project_json(project, files)});
+                         render_project_json(project, files), render_listing(files)});
       }
       if (in_combined) {
         auto& all = combined[project];
@@ -358,81 +275,17 @@ std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
       }
     }
     if (!touched || touched_variants.count(variant) != 0) {
-      pages.push_back({variant, render_root_html(names), render_root_json(names)});
+      pages.push_back({variant, render_root_html(names), render_root_json(names), std::nullopt});
     }
   }
   for (auto& [project, files] : combined) {
     sort_by_version(files);
-    pages.push_back({project, render_project_html(project, files), render_project_json(project, files)});
+    pages.push_back(
+        {project, render_project_html(project, files), render_project_json(project, files), std::nullopt});
   }
   const std::vector<std::string> names(all_projects.begin(), all_projects.end());
-  if (!listing.empty()) pages.push_back({"", render_root_html(names), render_root_json(names)});
+  if (!listing.empty()) pages.push_back({"", render_root_html(names), render_root_json(names), std::nullopt});
   return pages;
-}
-
-Result<RebuildSummary> rebuild_all(const fs::path& root) {
-  RebuildSummary summary;
-  // One channel at a time bounds memory to one channel's listing; within a channel, project pages
-  // are read, rendered and written in parallel, then the combined pages from what was read.
-  for (const Channel channel : {Channel::stable, Channel::test, Channel::nightly}) {
-    const fs::path base = channel_dir(root, channel);
-    const auto variants = list_variants(root, channel);
-    if (variants.empty()) continue;
-    std::vector<ProjectRef> refs;
-    std::vector<std::vector<std::string>> variant_projects;
-    for (const auto& variant : variants) {
-      variant_projects.push_back(list_projects(base / variant));
-      for (const auto& project : variant_projects.back()) refs.emplace_back(variant, project);
-    }
-    std::vector<std::vector<IndexedFile>> listed(refs.size());
-    auto project_pages = core::parallel_for(refs.size(), [&](std::size_t i) -> Status {
-      const auto& [variant, project] = refs[i];
-      auto files = variant_files(base / variant / project, "");
-      if (!files) return tl::unexpected(files.error());
-      listed[i] = std::move(*files);
-      return write_variant_project(base / variant / project, project, listed[i]);
-    });
-    if (!project_pages) return tl::unexpected(project_pages.error());
-    for (std::size_t v = 0; v < variants.size(); ++v) {
-      const auto& projects = variant_projects[v];
-      if (auto status =
-              write_pages(base / variants[v], render_root_html(projects), render_root_json(projects));
-          !status) {
-        return tl::unexpected(status.error());
-      }
-    }
-    std::map<std::string, std::vector<std::size_t>> by_project;
-    for (std::size_t i = 0; i < refs.size(); ++i) {
-      by_project[refs[i].second].push_back(i);
-      summary.files += listed[i].size();
-    }
-    std::vector<const decltype(by_project)::value_type*> combined;
-    for (const auto& entry : by_project) combined.push_back(&entry);
-    auto combined_pages = core::parallel_for(combined.size(), [&](std::size_t c) -> Status {
-      const auto& [project, members] = *combined[c];
-      std::vector<IndexedFile> all;
-      for (const std::size_t i : members) {
-        const std::string prefix = "../" + refs[i].first + "/" + project + "/";
-        for (auto& file : listed[i]) {
-          file.url.insert(0, prefix);
-          all.push_back(std::move(file));
-        }
-        listed[i] = {};
-      }
-      // Per-variant lists are each version-sorted; the combined page re-sorts across variants.
-      sort_by_version(all);
-      return write_pages(base / project, render_project_html(project, all),
-                         render_project_json(project, all));
-    });
-    if (!combined_pages) return tl::unexpected(combined_pages.error());
-    std::vector<std::string> names;
-    for (const auto& entry : by_project) names.push_back(entry.first);
-    if (auto status = write_pages(base, render_root_html(names), render_root_json(names)); !status) {
-      return tl::unexpected(status.error());
-    }
-    summary.pages += refs.size() + variants.size() + names.size() + 1;
-  }
-  return summary;
 }
 
 }  // namespace relforge::channels

@@ -1,14 +1,16 @@
 #pragma once
 // Index pages: PEP 503 HTML (with #sha256, data-requires-python, data-yanked, both core-metadata
 // attributes, data-provenance, the repository-version meta) and PEP 691 JSON (API 1.3), rendered
-// in memory and written with atomic renames, per variant and combined over a channel's variants.
+// in memory per variant and combined over a channel's variants; catalog.hpp writes them to a store.
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "channels/object_store.hpp"
 #include "channels/store.hpp"
 #include "core/error.hpp"
 
@@ -29,16 +31,14 @@ std::string render_project_json(const std::string& project, const std::vector<In
 std::string render_root_html(const std::vector<std::string>& projects);
 std::string render_root_json(const std::vector<std::string>& projects);
 
-// Rewrites the pages one variant's project touches: its project page, the variant's root page,
-// the combined project page and the combined root page.
-Status refresh_project(const std::filesystem::path& root, Channel channel, const std::string& variant,
-                       const std::string& project);
-
 struct RebuildSummary {
   std::size_t pages = 0;
   std::size_t files = 0;
 };
-// Every page of every channel, from the store's listing.
+// Re-renders every page (and listing cache) of every channel from the sidecars the store holds,
+// under the store's lock; pages whose content is unchanged are left alone.
+Result<RebuildSummary> rebuild_store(ObjectStore& store);
+// The same for the store directory `root`.
 Result<RebuildSummary> rebuild_all(const std::filesystem::path& root);
 
 // One channel's files as read from an object store: variant -> project -> files (any order). A
@@ -50,8 +50,9 @@ struct RenderedPage {
   std::string dir;  // relative to the channel's folder: "cpu/mini", "cpu", "mini", "" (its root)
   std::string html;
   std::string json;
+  std::optional<std::string> listing;  // variant project pages: the .relforge-listing beside them
 };
-// The same pages refresh_project/rebuild_all write, rendered in memory, project pages before the
+// The pages publish, prune, yank and rebuild write, rendered in memory, project pages before the
 // root pages that link them: every page of the listing, or (with `touched`) only the pages that
 // publishing into those projects changes.
 std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 #include <system_error>
 
+#include "channels/catalog.hpp"
 #include "core/text.hpp"
 #include "platform/fs.hpp"
 
@@ -128,19 +130,48 @@ std::optional<std::vector<FileInfo>> parse_listing(std::string_view text) {
   return files;
 }
 
+Result<std::optional<std::vector<FileInfo>>> read_cached_listing(ObjectStore& store,
+                                                                 const std::string& cache_key,
+                                                                 const std::vector<std::string>& wheels) {
+  auto text = store.get(cache_key);
+  if (!text) return tl::unexpected(text.error());
+  if (!text->has_value()) return std::optional<std::vector<FileInfo>>();
+  auto cached = parse_listing(**text);
+  if (!cached) return std::optional<std::vector<FileInfo>>();
+  std::vector<std::string_view> names;
+  names.reserve(cached->size());
+  for (const auto& info : *cached) names.emplace_back(info.filename);
+  std::sort(names.begin(), names.end());
+  if (!std::equal(names.begin(), names.end(), wheels.begin(), wheels.end()))
+    return std::optional<std::vector<FileInfo>>();
+  return cached;
+}
+
 Result<std::vector<FileInfo>> cached_files(const std::filesystem::path& project_dir) {
-  auto wheels = list_complete_wheels(project_dir);
-  if (!wheels) return tl::unexpected(wheels.error());
-  if (auto text = platform::read_file(project_dir / std::string(k_listing_cache))) {
-    if (auto cached = parse_listing(*text)) {
-      std::vector<std::string_view> names;
-      names.reserve(cached->size());
-      for (const auto& info : *cached) names.emplace_back(info.filename);
-      std::sort(names.begin(), names.end());
-      if (std::equal(names.begin(), names.end(), wheels->begin(), wheels->end())) return std::move(*cached);
-    }
+  FilesystemObjectStore store(project_dir);
+  auto objects = store.list("");
+  if (!objects) return tl::unexpected(objects.error());
+  std::set<std::string> keys;
+  for (const auto& object : *objects) keys.insert(object.key);
+  std::vector<std::string> wheels;
+  for (const auto& key : keys) {
+    if (key.ends_with(".whl.info.json") && keys.count(key.substr(0, key.size() - 10)))
+      wheels.push_back(key.substr(0, key.size() - 10));
   }
-  return list_files(project_dir);
+  auto cached = read_cached_listing(store, std::string(k_listing_cache), wheels);
+  if (!cached) return tl::unexpected(cached.error());
+  if (*cached) return std::move(**cached);
+  std::vector<FileInfo> files;
+  for (const auto& wheel : wheels) {
+    auto text = store.get(wheel + ".info.json");
+    if (!text) return tl::unexpected(text.error());
+    if (!text->has_value()) continue;
+    auto info = info_from_json(**text, store.describe(wheel + ".info.json"));
+    if (!info) return tl::unexpected(info.error());
+    files.push_back(std::move(*info));
+  }
+  sort_by_version(files);
+  return files;
 }
 
 Status invalidate_listing(const std::filesystem::path& project_dir) {

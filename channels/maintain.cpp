@@ -2,72 +2,156 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <system_error>
 
+#include "channels/catalog.hpp"
+#include "channels/identity.hpp"
 #include "channels/index.hpp"
 #include "channels/listing_cache.hpp"
+#include "channels/tombstones.hpp"
 #include "core/text.hpp"
 #include "packaging/version.hpp"
 #include "platform/digest.hpp"
-#include "platform/file_lock.hpp"
-#include "platform/fs.hpp"
 
 namespace relforge::channels {
 namespace fs = std::filesystem;
 namespace {
 
-Result<platform::FileLock> lock_store(const fs::path& root) {
-  return platform::FileLock::acquire(root / std::string(k_lock_file));
-}
+constexpr const char* k_json_type = "application/json";
 
 std::string public_version(const std::string& version) {
   auto parsed = packaging::parse_version(version);
   return parsed ? parsed->public_string() : version;
 }
 
+std::string folder_of(const std::string& wheel_key) {
+  return wheel_key.substr(0, wheel_key.rfind('/'));
+}
+
+// Re-renders the pages of `touched` from the store, with `gone` (wheel keys) left out of the listing.
+Status refresh_pages(ObjectStore& store, Channel channel, const std::set<ProjectRef>& touched,
+                     const std::set<std::string>& gone, const StageHook& on_stage) {
+  auto scan = scan_channel(store, channel);
+  if (!scan) return tl::unexpected(scan.error());
+  std::set<std::string> projects;
+  for (const auto& ref : touched) projects.insert(ref.second);
+  auto listing = read_listing(store, *scan, &projects, &touched);
+  if (!listing) return tl::unexpected(listing.error());
+  for (const auto& ref : touched) {
+    auto& files = (*listing)[ref.first][ref.second];
+    std::erase_if(files, [&](const FileInfo& info) {
+      return gone.count(scan->folder_key(ref) + "/" + info.filename) != 0;
+    });
+  }
+  auto pages = write_pages(store, *scan, *listing, &touched, on_stage);
+  if (!pages) return tl::unexpected(pages.error());
+  return {};
+}
+
+// Removes one stored file: the info first, so a crash leaves an unlisted wheel, never a listed
+// missing one; the tombstone written before makes a rerun finish the job.
+Status remove_file(ObjectStore& store, const std::string& key) {
+  if (auto status = store.remove(key + ".info.json"); !status) return status;
+  if (auto status = store.remove(key); !status) return status;
+  for (const auto& suffix : sidecar_suffixes()) {
+    if (auto status = store.remove(key + suffix); !status) return status;
+  }
+  return {};
+}
+
+class WorkDir {
+public:
+  explicit WorkDir(const fs::path& parent) {
+    std::random_device random;
+    m_path = parent / ("relforge-promote-" + std::to_string(random()) + std::to_string(random()));
+  }
+  ~WorkDir() {
+    std::error_code error;
+    fs::remove_all(m_path, error);
+  }
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  const fs::path& path() const { return m_path; }
+
+private:
+  fs::path m_path;
+};
+
 }  // namespace
 
-Result<std::vector<std::string>> run_yank(const YankOptions& options) {
+Result<std::vector<std::string>> run_yank(const YankOptions& options, ObjectStore& store) {
   const std::string filename = fs::path(options.filename).filename().string();
-  auto lock = lock_store(options.root);
+  const auto wanted = identity_of(filename);
+  auto lock = store.lock();
   if (!lock) return tl::unexpected(lock.error());
-  auto files = list_channel(options.root, options.channel);
+  auto files = list_channel(store, options.channel);
   if (!files) return tl::unexpected(files.error());
   std::vector<std::string> variants;
+  std::set<ProjectRef> touched;
   for (auto& file : *files) {
-    if (file.info.filename != filename) continue;
+    const auto identity = identity_of(file.info.filename);
+    const bool match = wanted && identity ? *identity == *wanted : file.info.filename == filename;
+    if (!match) continue;
     file.info.yanked = options.action == YankAction::yank;
     file.info.yanked_reason = file.info.yanked ? options.reason : "";
-    // The file names stay, so the cached listing would not notice a crash before the refresh.
-    if (auto status = invalidate_listing(file.path.parent_path()); !status)
+    // The file names stay, so the cached listing would not notice a crash before the pages.
+    if (auto status = store.remove(folder_of(file.key) + "/" + std::string(k_listing_cache)); !status)
       return tl::unexpected(status.error());
-    if (auto status = platform::write_file_atomic(file.path.string() + ".info.json", info_to_json(file.info));
-        !status) {
+    if (auto status = store.put(file.key + ".info.json", info_to_json(file.info), k_json_type); !status)
       return tl::unexpected(status.error());
-    }
-    if (auto status = refresh_project(options.root, options.channel, file.variant, file.info.project);
-        !status) {
-      return tl::unexpected(status.error());
-    }
+    touched.insert({file.variant, file.info.project});
     variants.push_back(file.variant);
   }
   if (variants.empty()) {
     return fail(ErrorCategory::not_found, filename + " is not published in the " +
                                               std::string(channel_name(options.channel)) + " channel of " +
-                                              options.root.string());
+                                              store.describe(channel_key(options.channel)));
   }
+  if (options.on_stage) options.on_stage("info-written");
+  if (auto status = refresh_pages(store, options.channel, touched, {}, options.on_stage); !status)
+    return tl::unexpected(status.error());
   return variants;
 }
 
-Result<PruneResult> run_prune(const PruneOptions& options) {
-  std::optional<platform::FileLock> lock;
-  if (options.dry_run == DryRun::no) {
-    auto acquired = lock_store(options.root);
-    if (!acquired) return tl::unexpected(acquired.error());
-    lock.emplace(std::move(*acquired));
+Result<std::vector<std::string>> run_yank(const YankOptions& options) {
+  FilesystemObjectStore store(options.root);
+  return run_yank(options, store);
+}
+
+Result<PruneResult> run_prune(const PruneOptions& options, ObjectStore& store) {
+  if (options.channel == Channel::stable) {
+    return fail(ErrorCategory::invalid_input,
+                "the stable channel is never pruned: stable releases stay installable for good; to stop "
+                "pip choosing a bad file, yank it (relforge yank FILE --channel stable --reason ...)");
   }
-  auto files = list_channel(options.root, options.channel);
+  if (options.channel == Channel::test && options.test == TestPruning::refuse) {
+    return fail(ErrorCategory::invalid_input,
+                "pruning the test channel deletes release candidates for good (their names can never be "
+                "published again); pass --allow-test to prune it");
+  }
+  std::unique_ptr<StoreLock> lock;
+  if (options.dry_run == DryRun::no) {
+    auto acquired = store.lock();
+    if (!acquired) return tl::unexpected(acquired.error());
+    lock = std::move(*acquired);
+  }
+  auto scan = scan_channel(store, options.channel);
+  if (!scan) return tl::unexpected(scan.error());
+  // Tombstones of earlier prunes: their files go whatever the selection (a prune interrupted after
+  // its tombstones is finished by the next one).
+  std::map<ProjectRef, std::vector<Tombstone>> stones;
+  std::set<std::string> dead;
+  for (const auto& [ref, wheels] : scan->folders) {
+    const std::string relative = ref.first + "/" + ref.second + "/" + std::string(k_tombstones_file);
+    if (!scan->has(relative)) continue;
+    auto read = read_tombstones(store, scan->key(relative));
+    if (!read) return tl::unexpected(read.error());
+    for (const auto& stone : *read) dead.insert(stone.identity.key());
+    stones[ref] = std::move(*read);
+  }
+  auto files = list_channel(store, options.channel);
   if (!files) return tl::unexpected(files.error());
   std::set<std::string> pins;
   for (const auto& pin : options.pins) pins.insert(public_version(pin));
@@ -87,10 +171,12 @@ Result<PruneResult> run_prune(const PruneOptions& options) {
       kept[project].insert(list[i].to_string());
   }
   PruneResult result;
-  std::set<std::pair<std::string, std::string>> touched;
+  std::set<ProjectRef> touched;
   for (const auto& file : *files) {
     const std::string version = public_version(file.info.version);
-    if (kept[file.info.project].contains(version) || pins.contains(version)) {
+    const auto identity = identity_of(file.info.filename);
+    const bool tombstoned = identity && dead.count(identity->key()) != 0;
+    if (!tombstoned && (kept[file.info.project].contains(version) || pins.contains(version))) {
       ++result.kept_files;
       continue;
     }
@@ -98,27 +184,63 @@ Result<PruneResult> run_prune(const PruneOptions& options) {
     touched.insert({file.variant, file.info.project});
   }
   if (options.dry_run == DryRun::yes) return result;
+
+  // 1. Tombstones, so that no name freed below can take other bytes, even after a crash.
+  std::map<ProjectRef, std::vector<Tombstone>> added;
   for (const auto& file : result.removed) {
-    // The info goes first so that a crash leaves an unlisted wheel, never a listed missing one.
-    std::error_code error;
-    for (const char* suffix : {".info.json", "", ".metadata", ".sigstore.json", ".provenance"}) {
-      fs::remove(file.path.string() + suffix, error);
-    }
+    auto identity = identity_of(file.info.filename);
+    if (!identity) return tl::unexpected(identity.error());
+    added[{file.variant, file.info.project}].push_back(
+        {file.info.filename, std::move(*identity), file.info.sha256, options.deleted_at,
+         "pruned (keep " + std::to_string(options.keep) + ")"});
   }
-  for (const auto& [variant, project] : touched) {
-    if (auto status = refresh_project(options.root, options.channel, variant, project); !status) {
+  for (const auto& [ref, list] : added) {
+    if (auto status =
+            add_tombstones(store, scan->folder_key(ref) + "/" + std::string(k_tombstones_file), list);
+        !status) {
       return tl::unexpected(status.error());
+    }
+    auto& all = stones[ref];
+    all.insert(all.end(), list.begin(), list.end());
+  }
+  if (options.on_stage) options.on_stage("tombstoned");
+  // 2. Pages without the files, so no page ever names a removed file.
+  std::set<std::string> gone;
+  for (const auto& file : result.removed) gone.insert(file.key);
+  if (auto status = refresh_pages(store, options.channel, touched, gone, options.on_stage); !status)
+    return tl::unexpected(status.error());
+  // 3. The files.
+  for (const auto& file : result.removed) {
+    if (auto status = remove_file(store, file.key); !status) return tl::unexpected(status.error());
+    if (options.on_stage) options.on_stage("file-removed");
+  }
+  // What interrupted prunes left: objects of tombstoned files that were not complete files.
+  for (const auto& [ref, list] : stones) {
+    for (const auto& stone : list) {
+      const std::string relative = ref.first + "/" + ref.second + "/" + stone.filename;
+      if (gone.count(scan->key(relative))) continue;
+      bool any = scan->has(relative);
+      for (const auto& suffix : sidecar_suffixes()) any = any || scan->has(relative + suffix);
+      if (!any) continue;
+      if (auto status = remove_file(store, scan->key(relative)); !status)
+        return tl::unexpected(status.error());
+      ++result.leftovers;
     }
   }
   return result;
 }
 
-Result<PromoteResult> run_promote(const PromoteOptions& options) {
+Result<PruneResult> run_prune(const PruneOptions& options) {
+  FilesystemObjectStore store(options.root);
+  return run_prune(options, store);
+}
+
+Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& store) {
   if (options.from == options.to)
     return fail(ErrorCategory::invalid_input, "--from and --to name the same channel");
   auto wanted = packaging::parse_version(options.version);
   if (!wanted) return tl::unexpected(wanted.error());
-  auto files = list_channel(options.root, options.from);
+  auto files = list_channel(store, options.from);
   if (!files) return tl::unexpected(files.error());
   PromoteResult result;
   std::set<std::string> variants;
@@ -147,17 +269,41 @@ Result<PromoteResult> run_promote(const PromoteOptions& options) {
                                                   " channel: no files for " + core::join(missing, ", ") +
                                                   "; nothing was promoted");
   }
-  for (const auto& file : result.plan) {
+  // Publish and staging read local files: a folder's own, or downloads (with their bundles) from
+  // a bucket.
+  WorkDir work(options.work_dir);
+  std::vector<StoredFile> local = result.plan;
+  for (auto& file : local) {
+    if (auto path = store.local_path(file.key)) {
+      file.path = *path;
+      continue;
+    }
+    const fs::path target = work.path() / file.variant / file.info.filename;
+    std::error_code error;
+    fs::create_directories(target.parent_path(), error);
+    if (error)
+      return fail(ErrorCategory::io,
+                  "cannot create " + target.parent_path().string() + ": " + error.message());
+    if (auto status = store.download(file.key, target); !status) return tl::unexpected(status.error());
+    if (file.info.provenance) {
+      if (auto status = store.download(file.key + ".sigstore.json", target.string() + ".sigstore.json");
+          !status)
+        return tl::unexpected(status.error());
+    }
+    file.path = target;
+  }
+  for (const auto& file : local) {
     auto digest = platform::sha256_file(file.path);
     if (!digest) return tl::unexpected(digest.error());
     if (platform::to_hex(*digest) != file.info.sha256) {
-      return fail(ErrorCategory::integrity, file.path.string() + " has sha256 " + platform::to_hex(*digest) +
-                                                " but the index says " + file.info.sha256 +
+      return fail(ErrorCategory::integrity, store.describe(file.key) + " has sha256 " +
+                                                platform::to_hex(*digest) + " but the index says " +
+                                                file.info.sha256 +
                                                 "; the store is corrupt, nothing was promoted");
     }
   }
   if (options.pypi_staging) {
-    auto staged = plan_pypi_staging(result.plan, options.pypi_variants, *options.pypi_staging);
+    auto staged = plan_pypi_staging(local, options.pypi_variants, *options.pypi_staging);
     if (!staged) return tl::unexpected(staged.error().with_context("--pypi-staging"));
     result.staged = std::move(*staged);
   }
@@ -169,18 +315,19 @@ Result<PromoteResult> run_promote(const PromoteOptions& options) {
       return tl::unexpected(built.error());
     }
   }
-  // One publish for all files: it checks every input before it writes any.
+  // One publish for all files: it checks every input (signatures included) before it writes any.
   PublishOptions publish;
   publish.root = options.root;
   publish.channel = options.to;
   publish.signatures = options.signatures;
   publish.public_key = options.public_key;
   publish.upload_time = options.upload_time;
-  for (const auto& file : result.plan) {
+  publish.on_stage = options.on_stage;
+  for (const auto& file : local) {
     publish.files.push_back(file.path);
     publish.file_variants.push_back(file.variant);
   }
-  auto published = run_publish(publish);
+  auto published = run_publish(publish, store);
   if (!published) {
     if (options.pypi_staging) discard_pypi_copies(*options.pypi_staging);
     return tl::unexpected(published.error());
@@ -192,6 +339,11 @@ Result<PromoteResult> run_promote(const PromoteOptions& options) {
     }
   }
   return result;
+}
+
+Result<PromoteResult> run_promote(const PromoteOptions& options) {
+  FilesystemObjectStore store(options.root);
+  return run_promote(options, store);
 }
 
 }  // namespace relforge::channels

@@ -1,13 +1,17 @@
 #pragma once
-// Channel maintenance: yank (PEP 592), prune (keep the newest N PEP 440 versions per project,
-// all variants of a kept version, never a pinned one) and promote (exact files of one version
-// from one channel to another, re-verified, complete against the expected variants, optionally
-// staged for PyPI without the local label).
+// Channel maintenance over any ObjectStore: yank (PEP 592), prune (nightly, or test when allowed;
+// never stable: keep the newest N PEP 440 versions per project, all variants of a kept version,
+// never a pinned one; tombstones first, pages next, files last) and promote (exact files of one
+// version from one channel to another, re-verified, complete against the expected variants,
+// optionally staged for PyPI without the local label). Each overload without a store works on the
+// directory `options.root`.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "channels/object_store.hpp"
 #include "channels/publish.hpp"
 #include "channels/pypi_staging.hpp"
 #include "channels/store.hpp"
@@ -17,16 +21,20 @@ namespace relforge::channels {
 
 enum class DryRun { no, yes };
 enum class YankAction { yank, unyank };
+enum class TestPruning { refuse, allow };
+using StageHook = std::function<void(std::string_view stage)>;
 
 struct YankOptions {
   std::filesystem::path root;
   Channel channel = Channel::nightly;
-  std::string filename;  // a wheel file name (a path's last component counts)
+  std::string filename;  // a wheel file name (a path's last component counts; any equivalent spelling)
   std::string reason;
   YankAction action = YankAction::yank;
+  StageHook on_stage{};  // "info-written" (every file marked, no page yet), "page-written"
 };
 
 // The variants in which the file was found and marked.
+Result<std::vector<std::string>> run_yank(const YankOptions& options, ObjectStore& store);
 Result<std::vector<std::string>> run_yank(const YankOptions& options);
 
 struct PruneOptions {
@@ -35,13 +43,19 @@ struct PruneOptions {
   std::size_t keep = 60;
   std::vector<std::string> pins;  // public versions that are never pruned
   DryRun dry_run = DryRun::no;
+  TestPruning test = TestPruning::refuse;  // the test channel is pruned only when allowed
+  std::string deleted_at{};                // 2025-01-02T03:04:05Z, from the caller's clock (tombstones)
+  // "tombstoned" (every tombstone written), "page-written", "file-removed" (after each file).
+  StageHook on_stage{};
 };
 
 struct PruneResult {
   std::vector<StoredFile> removed;  // or, with a dry run, what would go
   std::size_t kept_files = 0;
+  std::size_t leftovers = 0;  // objects of earlier, interrupted prunes removed now
 };
 
+Result<PruneResult> run_prune(const PruneOptions& options, ObjectStore& store);
 Result<PruneResult> run_prune(const PruneOptions& options);
 
 struct PromoteOptions {
@@ -56,6 +70,9 @@ struct PromoteOptions {
   DryRun dry_run = DryRun::no;
   std::optional<std::filesystem::path> pypi_staging;                 // also write label-free copies here
   std::vector<std::string> pypi_variants = k_default_pypi_variants;  // whose files go to PyPI
+  // Where a store that is not a folder has the promoted files downloaded (removed afterwards).
+  std::filesystem::path work_dir = std::filesystem::temp_directory_path();
+  StageHook on_stage;  // the publish's stages ("files-written", "page-written")
 };
 
 struct PromoteResult {
@@ -64,6 +81,7 @@ struct PromoteResult {
   std::vector<StagedFile> staged;        // with pypi_staging; `planned` on a dry run
 };
 
+Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& store);
 Result<PromoteResult> run_promote(const PromoteOptions& options);
 
 }  // namespace relforge::channels

@@ -5,6 +5,7 @@
 
 #include "channels/store.hpp"
 #include "platform/digest.hpp"
+#include "platform/file_lock.hpp"
 #include "platform/fs.hpp"
 
 namespace relforge::channels {
@@ -36,6 +37,56 @@ std::string FilesystemObjectStore::describe(const std::string& key) const {
   return (m_root / key).string();
 }
 
+std::optional<fs::path> FilesystemObjectStore::local_path(const std::string& key) const {
+  auto target = path_of(key);
+  if (!target) return std::nullopt;
+  return *target;
+}
+
+namespace {
+class FolderLock final : public StoreLock {
+public:
+  explicit FolderLock(platform::FileLock lock) : m_lock(std::move(lock)) {}
+
+private:
+  platform::FileLock m_lock;
+};
+
+// Pages and listing caches are re-creatable from the store (`index rebuild`): a power cut may cost
+// a rebuild, never data, so only they skip the fsync.
+platform::Durability durability_of(const std::string& key) {
+  const bool page = key.ends_with("/index.html") || key.ends_with("/index.json") ||
+                    key.ends_with("/.relforge-listing") || key == "index.html" || key == "index.json";
+  return page ? platform::Durability::no_fsync : platform::Durability::fsync;
+}
+}  // namespace
+
+Result<std::unique_ptr<StoreLock>> FilesystemObjectStore::lock() {
+  std::error_code error;
+  fs::create_directories(m_root, error);
+  if (error) return fail(ErrorCategory::io, "cannot create " + m_root.string() + ": " + error.message());
+  auto lock = platform::FileLock::acquire(m_root / std::string(k_lock_file));
+  if (!lock) return tl::unexpected(lock.error());
+  return std::unique_ptr<StoreLock>(std::make_unique<FolderLock>(std::move(*lock)));
+}
+
+Result<std::string> object_sha256(ObjectStore& store, const std::string& key, const fs::path& scratch) {
+  if (auto local = store.local_path(key)) {
+    auto digest = platform::sha256_file(*local);
+    if (!digest) return tl::unexpected(digest.error());
+    return platform::to_hex(*digest);
+  }
+  std::error_code error;
+  fs::create_directories(scratch, error);
+  if (error) return fail(ErrorCategory::io, "cannot create " + scratch.string() + ": " + error.message());
+  const fs::path target = scratch / (".hash-" + std::to_string(std::hash<std::string>{}(key)) + ".download");
+  if (auto status = store.download(key, target); !status) return tl::unexpected(status.error());
+  auto digest = platform::sha256_file(target);
+  fs::remove(target, error);
+  if (!digest) return tl::unexpected(digest.error());
+  return platform::to_hex(*digest);
+}
+
 Result<PutResult> FilesystemObjectStore::put_if_absent(const std::string& key, const fs::path& file,
                                                        const std::string& sha256_hex, const std::string&) {
   auto target = path_of(key);
@@ -50,6 +101,9 @@ Result<PutResult> FilesystemObjectStore::put_if_absent(const std::string& key, c
     // publisher's bytes are replaced.
     const fs::path temp = target->parent_path() / ("." + target->filename().string() + ".partial");
     fs::copy_file(file, temp, fs::copy_options::overwrite_existing, error);
+    // The bytes reach the disk before the name does: a sidecar written next must never describe a
+    // wheel that a power cut left empty.
+    if (!error) error = platform::fsync_path(temp);
     if (error) {
       return fail(ErrorCategory::io,
                   "cannot copy " + file.string() + " to " + temp.string() + ": " + error.message());
@@ -77,7 +131,9 @@ Status FilesystemObjectStore::put(const std::string& key, std::string_view bytes
   if (error)
     return fail(ErrorCategory::io,
                 "cannot create " + target->parent_path().string() + ": " + error.message());
-  return platform::write_file_atomic(*target, bytes, platform::Durability::no_fsync);
+  // An unchanged object is left as it is: no rename, so its mtime and ETag stay stable.
+  if (platform::file_has_content(*target, bytes)) return {};
+  return platform::write_file_atomic(*target, bytes, durability_of(key));
 }
 
 Result<std::optional<std::string>> FilesystemObjectStore::get(const std::string& key) {
@@ -106,7 +162,8 @@ Result<std::optional<ObjectInfo>> FilesystemObjectStore::head(const std::string&
   return std::optional<ObjectInfo>(ObjectInfo{key, size, "", ""});
 }
 
-Result<std::vector<ObjectInfo>> FilesystemObjectStore::list(const std::string& prefix) {
+Result<std::vector<ObjectInfo>> FilesystemObjectStore::list(const std::string& prefix,
+                                                            Temporaries temporaries) {
   std::vector<ObjectInfo> out;
   // Walk only the deepest folder the prefix names, not the whole store.
   const auto slash = prefix.rfind('/');
@@ -117,7 +174,9 @@ Result<std::vector<ObjectInfo>> FilesystemObjectStore::list(const std::string& p
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
     if (!it->is_regular_file()) continue;
     const std::string name = it->path().filename().string();
-    if (name.ends_with(".partial") || name.ends_with(".download")) continue;  // in-flight writes
+    const bool temporary =
+        name.ends_with(".partial") || name.ends_with(".download") || name.find(".tmp.") != std::string::npos;
+    if (temporary && temporaries == Temporaries::hide) continue;  // in-flight writes
     std::string key = it->path().lexically_relative(m_root).generic_string();
     if (!key.starts_with(prefix)) continue;
     std::error_code size_error;
@@ -126,6 +185,43 @@ Result<std::vector<ObjectInfo>> FilesystemObjectStore::list(const std::string& p
   }
   if (error) return fail(ErrorCategory::io, "cannot list " + start.string() + ": " + error.message());
   std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+  return out;
+}
+
+Result<std::vector<std::string>> ObjectStore::children(const std::string& prefix) {
+  auto objects = list(prefix);
+  if (!objects) return tl::unexpected(objects.error());
+  std::vector<std::string> out;
+  for (const auto& object : *objects) {
+    const std::string rest = object.key.substr(prefix.size());
+    const auto slash = rest.find('/');
+    std::string child = slash == std::string::npos ? rest : rest.substr(0, slash + 1);
+    if (out.empty() || out.back() != child) out.push_back(std::move(child));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Result<std::vector<std::string>> FilesystemObjectStore::children(const std::string& prefix) {
+  std::vector<std::string> out;
+  const fs::path dir = prefix.empty() ? m_root : m_root / prefix;
+  if (!prefix.empty()) {
+    if (auto checked = path_of(prefix.substr(0, prefix.size() - 1)); !checked)
+      return tl::unexpected(checked.error());
+  }
+  std::error_code error;
+  for (auto it = fs::directory_iterator(dir, error); !error && it != fs::directory_iterator();
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.ends_with(".partial") || name.ends_with(".download") || name.find(".tmp.") != std::string::npos)
+      continue;
+    std::error_code type_error;
+    out.push_back(it->is_directory(type_error) ? name + "/" : name);
+  }
+  if (error && error != std::errc::no_such_file_or_directory)
+    return fail(ErrorCategory::io, "cannot list " + dir.string() + ": " + error.message());
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -1,9 +1,11 @@
 #pragma once
 // Where a channel store's bytes live, as whole objects under '/'-separated keys laid out like the
 // folders (whl/nightly/cpu/mini/FILE.whl): a local folder or an S3-compatible bucket. Published
-// files go in through put_if_absent, which refuses other bytes under an existing key.
+// files go in through put_if_absent, which refuses other bytes under an existing key; writers that
+// read-modify-write (publish, promote, prune, yank, rebuild) hold the store's lock().
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +24,16 @@ struct ObjectInfo {
 
 enum class PutResult { created, identical };
 
+// Held while a channel command reads the store and writes what it read into pages; released on
+// destruction.
+class StoreLock {
+public:
+  virtual ~StoreLock() = default;
+};
+
+// Whether list() also returns the temp files an interrupted write leaves (`index check` wants them).
+enum class Temporaries { hide, show };
+
 class ObjectStore {
 public:
   virtual ~ObjectStore() = default;
@@ -36,11 +48,21 @@ public:
   virtual Status download(const std::string& key, const std::filesystem::path& target) = 0;
   virtual Result<std::optional<ObjectInfo>> head(const std::string& key) = 0;  // nullopt: absent
   // Every object whose key starts with `prefix`, sorted by key.
-  virtual Result<std::vector<ObjectInfo>> list(const std::string& prefix) = 0;
+  virtual Result<std::vector<ObjectInfo>> list(const std::string& prefix,
+                                               Temporaries temporaries = Temporaries::hide) = 0;
+  // The next '/'-separated segment of every key under `prefix` (which ends in '/'), sorted, folders
+  // with a trailing '/': "cpu/", "index.html". The default derives it from list().
+  virtual Result<std::vector<std::string>> children(const std::string& prefix);
   virtual Status copy(const std::string& from_key, const std::string& to_key) = 0;
   virtual Status remove(const std::string& key) = 0;  // absent keys are not an error
   // Where `key` is, for messages: "s3://bucket/prefix/key" or "/srv/channels/key".
   virtual std::string describe(const std::string& key) const = 0;
+  // The object's bytes as a local file when the store is a folder (read, never written); else nullopt.
+  virtual std::optional<std::filesystem::path> local_path(const std::string& key) const = 0;
+  // Serialises writers: a folder takes its lock file. S3 has no lock: its conditional put keeps a
+  // wheel's bytes from being replaced, and two writers can race only on index pages and listing
+  // caches, which `index check` reports and `index rebuild` repairs.
+  virtual Result<std::unique_ptr<StoreLock>> lock() = 0;
 };
 
 // The existing on-disk layout as an object store: key "a/b" is the file root/a/b.
@@ -54,10 +76,14 @@ public:
   Result<std::optional<std::string>> get(const std::string& key) override;
   Status download(const std::string& key, const std::filesystem::path& target) override;
   Result<std::optional<ObjectInfo>> head(const std::string& key) override;
-  Result<std::vector<ObjectInfo>> list(const std::string& prefix) override;
+  Result<std::vector<ObjectInfo>> list(const std::string& prefix,
+                                       Temporaries temporaries = Temporaries::hide) override;
+  Result<std::vector<std::string>> children(const std::string& prefix) override;  // one directory read
   Status copy(const std::string& from_key, const std::string& to_key) override;
   Status remove(const std::string& key) override;
   std::string describe(const std::string& key) const override;
+  std::optional<std::filesystem::path> local_path(const std::string& key) const override;
+  Result<std::unique_ptr<StoreLock>> lock() override;  // root/.relforge.lock
 
 private:
   Result<std::filesystem::path> path_of(const std::string& key) const;
@@ -66,5 +92,10 @@ private:
 
 // The conflict error both stores give for other bytes under an existing key.
 Error immutable_conflict(const std::string& where, const std::string& existing_sha256);
+
+// The sha256 (hex) of an object, hashed as a stream: from the file itself in a folder, else from a
+// download into `scratch` that is removed afterwards.
+Result<std::string> object_sha256(ObjectStore& store, const std::string& key,
+                                  const std::filesystem::path& scratch);
 
 }  // namespace relforge::channels

@@ -6,15 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "channels/catalog.hpp"
 #include "channels/index.hpp"
 #include "channels/listing_cache.hpp"
+#include "channels/tombstones.hpp"
 #include "core/text.hpp"
 #include "packaging/names.hpp"
 #include "packaging/version.hpp"
 #include "packaging/wheel_metadata.hpp"
 #include "packaging/wheel_name.hpp"
 #include "platform/digest.hpp"
-#include "platform/file_lock.hpp"
 #include "platform/fs.hpp"
 #include "signing/bundle.hpp"
 #include "signing/keys.hpp"
@@ -79,10 +80,21 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
                           std::string(channel_name(options.channel)) +
                           " channel requires signatures: run 'relforge sign' first");
   }
+  auto canonical = canonical_filename(filename);
+  if (!canonical) return tl::unexpected(canonical.error());
+  if (*canonical != filename && out.bundle) {
+    // The bundle's subject names the file as signed; a renamed copy would no longer verify.
+    return fail(ErrorCategory::invalid_input,
+                filename + " is signed under a name that is not its canonical spelling " + *canonical +
+                    "; rename the wheel to " + *canonical + " and sign it again");
+  }
+  auto identity = identity_of(*canonical);
+  if (!identity) return tl::unexpected(identity.error());
+  out.identity = std::move(*identity);
   auto digest = platform::sha256_file(file);
   if (!digest) return tl::unexpected(digest.error());
   std::error_code error;
-  out.info.filename = filename;
+  out.info.filename = *canonical;
   out.info.project = name->normalized_name();
   out.info.version = name->version.to_string();
   out.info.sha256 = platform::to_hex(*digest);
@@ -95,56 +107,147 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
   return out;
 }
 
-Status store_one(const fs::path& dir, Prepared& item, PublishState& state) {
-  const fs::path target = dir / item.info.filename;
-  const fs::path info_path = target.string() + ".info.json";
+constexpr const char* k_wheel_type = "application/octet-stream";
+constexpr const char* k_text_type = "text/plain; charset=utf-8";
+constexpr const char* k_json_type = "application/json";
+
+// Uploads one wheel and its sidecars; FILE.info.json goes last because the listing only counts a
+// wheel that has one.
+Status store_one(ObjectStore& store, const std::string& folder, Prepared& item, PublishState& state) {
+  const std::string key = folder + "/" + item.info.filename;
+  auto put = store.put_if_absent(key, item.source, item.info.sha256, k_wheel_type);
+  if (!put) return tl::unexpected(put.error());
   state = PublishState::added;
-  if (fs::exists(target)) {
-    auto existing = platform::sha256_file(target);
-    if (!existing) return tl::unexpected(existing.error());
-    if (platform::to_hex(*existing) != item.info.sha256) {
-      return fail(ErrorCategory::conflict,
-                  item.info.filename + " is already published in " + dir.string() +
-                      " with different bytes (sha256 " + platform::to_hex(*existing) +
-                      "); published files are immutable: bump the version or build number");
-    }
-    if (fs::exists(info_path)) {
-      auto text = platform::read_file(info_path);
-      if (!text) return tl::unexpected(text.error());
-      auto old = info_from_json(*text, info_path.string());
+  if (*put == PutResult::identical) {
+    auto old_text = store.get(key + ".info.json");
+    if (!old_text) return tl::unexpected(old_text.error());
+    if (old_text->has_value()) {
+      auto old = info_from_json(**old_text, store.describe(key + ".info.json"));
       if (old && old->provenance == item.info.provenance) {
         state = PublishState::unchanged;
         return {};
       }
-      // The sidecar is rewritten under the same name, which the cached listing would not notice.
-      if (auto status = invalidate_listing(dir); !status) return status;
+      // The info is rewritten under the same name, which the cached listing would not notice.
+      if (auto status = store.remove(folder + "/" + std::string(k_listing_cache)); !status) return status;
       if (old) {
         item.info.upload_time = old->upload_time;
         item.info.yanked = old->yanked;
         item.info.yanked_reason = old->yanked_reason;
       }
     }
-  } else if (auto status = copy_file_atomic(item.source, target); !status) {
-    return status;
   }
-  // Each sidecar's bytes are on disk before the info that lists the file; the info's directory
-  // fsync then makes every rename in the folder durable at once.
-  const auto file_only_sync = platform::Durability::file_only;
-  if (auto status = platform::write_file_atomic(target.string() + ".metadata", item.metadata, file_only_sync);
-      !status)
-    return status;
+  if (auto status = store.put(key + ".metadata", item.metadata, k_text_type); !status) return status;
   if (item.bundle) {
+    if (auto status = store.put(key + ".sigstore.json", *item.bundle, k_json_type); !status) return status;
     if (auto status =
-            platform::write_file_atomic(target.string() + ".sigstore.json", *item.bundle, file_only_sync);
-        !status)
-      return status;
-    if (auto status = platform::write_file_atomic(
-            target.string() + ".provenance", provenance_object(*item.bundle, item.key_id), file_only_sync);
+            store.put(key + ".provenance", provenance_object(*item.bundle, item.key_id), k_json_type);
         !status)
       return status;
   }
-  // The info file goes last: a file without it is not listed, so a crash here leaves no dangling link.
-  return platform::write_file_atomic(info_path, info_to_json(item.info));
+  return store.put(key + ".info.json", info_to_json(item.info), k_json_type);
+}
+
+struct KnownWheel {
+  std::string variant;
+  std::string filename;
+};
+
+// What the channel already holds or held for the projects being published: every wheel object
+// (complete or not) by identity, and every tombstone.
+struct Known {
+  std::map<std::string, std::vector<KnownWheel>> wheels;                // identity key -> where
+  std::map<std::string, std::pair<Tombstone, std::string>> tombstones;  // identity key -> (it, its key)
+};
+
+Result<Known> known_identities(ObjectStore& store, const ChannelScan& scan,
+                               const std::set<std::string>& projects) {
+  Known known;
+  for (const auto& [ref, wheels] : scan.folders) {
+    if (projects.count(ref.second) == 0) continue;
+    const std::string prefix = ref.first + "/" + ref.second + "/";
+    for (auto it = scan.keys.lower_bound(prefix); it != scan.keys.end() && it->starts_with(prefix); ++it) {
+      const std::string name = it->substr(prefix.size());
+      if (!name.ends_with(".whl") || name.find('/') != std::string::npos) continue;
+      auto identity = identity_of(name);
+      if (!identity) continue;  // not a wheel relforge stored: `index check` reports it
+      known.wheels[identity->key()].push_back({ref.first, name});
+    }
+    const std::string stones_key = scan.folder_key(ref) + "/" + std::string(k_tombstones_file);
+    if (!scan.has(prefix + std::string(k_tombstones_file))) continue;
+    auto stones = read_tombstones(store, stones_key);
+    if (!stones) return tl::unexpected(stones.error());
+    for (auto& stone : *stones) {
+      const std::string id = stone.identity.key();
+      known.tombstones.emplace(id, std::make_pair(std::move(stone), stones_key));
+    }
+  }
+  return known;
+}
+
+// The identity rule, checked for every input before anything is written.
+Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known& known,
+                        const std::vector<Prepared>& prepared) {
+  const std::string channel(channel_name(scan.channel));
+  std::vector<std::string> problems;
+  std::map<std::string, const Prepared*> batch;
+  for (const auto& item : prepared) {
+    const std::string id = item.identity.key();
+    const std::string input = item.source.filename().string();
+    if (auto [other, fresh] = batch.emplace(id, &item);
+        !fresh && (other->second->info.sha256 != item.info.sha256)) {
+      problems.push_back(input + " and " + other->second->source.filename().string() +
+                         " are the same file identity (" + item.identity.describe() +
+                         ") with different bytes; publish one of them");
+    }
+    if (const auto stone = known.tombstones.find(id); stone != known.tombstones.end()) {
+      const Tombstone& dead = stone->second.first;
+      problems.push_back(input + " is " + dead.filename + " (" + item.identity.describe() +
+                         "), deleted from the " + channel + " channel on " + dead.deleted_at + " (" +
+                         dead.reason + "; tombstone in " + store.describe(stone->second.second) +
+                         "); a deleted file is never published again: bump the version or build number");
+      continue;
+    }
+    const auto found = known.wheels.find(id);
+    if (found == known.wheels.end()) continue;
+    for (const auto& wheel : found->second) {
+      const std::string key = scan.key(wheel.variant + "/" + item.identity.project + "/" + wheel.filename);
+      if (wheel.filename != item.info.filename) {
+        problems.push_back(input + " is the same file identity (" + item.identity.describe() +
+                           ") as the published " + store.describe(key) +
+                           "; an identity is published once, under one name: republish that file or bump "
+                           "the version or build number");
+        break;
+      }
+      if (wheel.variant == item.variant) {
+        // Checked here too, so that one conflicting file in a batch stores none of the others;
+        // put_if_absent still decides where there is no record (an unfinished publish).
+        const std::string relative = wheel.variant + "/" + item.identity.project + "/" + wheel.filename;
+        if (!scan.has(relative + ".info.json")) continue;
+        auto text = store.get(key + ".info.json");
+        if (!text) return tl::unexpected(text.error());
+        if (!text->has_value()) continue;
+        auto old = info_from_json(**text, store.describe(key + ".info.json"));
+        if (!old) return tl::unexpected(old.error());
+        if (old->sha256 != item.info.sha256)
+          problems.push_back(input + ": " + immutable_conflict(store.describe(key), old->sha256).message());
+        continue;
+      }
+      auto stored = object_sha256(store, key, fs::temp_directory_path());
+      if (!stored) return tl::unexpected(stored.error());
+      if (*stored != item.info.sha256) {
+        problems.push_back(input + " has other bytes than the published " + store.describe(key) +
+                           " (sha256 " + *stored +
+                           ") of the same identity; published files are immutable: bump the "
+                           "version or build number");
+        break;
+      }
+    }
+  }
+  if (!problems.empty()) {
+    return fail(ErrorCategory::conflict,
+                "refusing to publish (nothing was changed): " + core::join(problems, "; "));
+  }
+  return {};
 }
 
 }  // namespace
@@ -205,41 +308,54 @@ Result<std::vector<PreparedWheel>> prepare_publish(const PublishOptions& options
   return prepared;
 }
 
-Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options) {
+Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, ObjectStore& store) {
   auto checked = prepare_publish(options);
   if (!checked) return tl::unexpected(checked.error());
   std::vector<Prepared>& prepared = *checked;
-  std::error_code error;
-  fs::create_directories(options.root, error);
-  auto lock = platform::FileLock::acquire(options.root / std::string(k_lock_file));
+  auto lock = store.lock();
   if (!lock) return tl::unexpected(lock.error());
-  const fs::path base = channel_dir(options.root, options.channel);
+  std::set<std::string> projects;
+  for (const auto& item : prepared) projects.insert(item.info.project);
+  // Only the projects being published are read: one publish costs the same in any size of store.
+  auto scan = scan_projects(store, options.channel, projects);
+  if (!scan) return tl::unexpected(scan.error());
+  auto known = known_identities(store, *scan, projects);
+  if (!known) return tl::unexpected(known.error());
+  if (auto status = check_identities(store, *scan, *known, prepared); !status)
+    return tl::unexpected(status.error());
+
   std::vector<PublishedFile> out;
-  std::set<std::pair<std::string, std::string>> touched;
+  std::set<ProjectRef> touched;
   for (auto& item : prepared) {
-    const fs::path dir = base / item.variant / item.info.project;
-    fs::create_directories(dir, error);
-    if (error) return fail(ErrorCategory::io, "cannot create " + dir.string() + ": " + error.message());
-    if (!fs::exists(base / item.variant / std::string(k_variant_marker))) {
-      if (auto status = platform::write_file_atomic(base / item.variant / std::string(k_variant_marker), "");
-          !status) {
-        return tl::unexpected(status.error());
-      }
+    const std::string marker = scan->key(item.variant + "/" + std::string(k_variant_marker));
+    if (!scan->has(item.variant + "/" + std::string(k_variant_marker))) {
+      if (auto status = store.put(marker, "", k_text_type); !status) return tl::unexpected(status.error());
     }
     PublishState state = PublishState::added;
-    if (auto status = store_one(dir, item, state); !status) return tl::unexpected(status.error());
+    if (auto status = store_one(store, scan->key(item.variant + "/" + item.info.project), item, state);
+        !status) {
+      return tl::unexpected(Error(status.error())
+                                .with_context("publishing " + item.source.filename().string() +
+                                              " (no index page was changed)"));
+    }
     touched.insert({item.variant, item.info.project});
     out.push_back({item.info.filename, item.variant, item.info.project, item.info.version, item.info.sha256,
                    item.bundle.has_value(), state});
   }
   if (options.on_stage) options.on_stage("files-written");
-  for (const auto& [variant, project] : touched) {
-    if (auto status = refresh_project(options.root, options.channel, variant, project); !status) {
-      return tl::unexpected(status.error());
-    }
-    if (options.on_stage) options.on_stage("page-written");
-  }
+  // The pages are rendered from what the store now holds, so a rerun after a crash repairs them.
+  auto after = scan_projects(store, options.channel, projects);
+  if (!after) return tl::unexpected(after.error());
+  auto listing = read_listing(store, *after, &projects, &touched);
+  if (!listing) return tl::unexpected(listing.error());
+  auto pages = write_pages(store, *after, *listing, &touched, options.on_stage);
+  if (!pages) return tl::unexpected(pages.error());
   return out;
+}
+
+Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options) {
+  FilesystemObjectStore store(options.root);
+  return run_publish(options, store);
 }
 
 }  // namespace relforge::channels

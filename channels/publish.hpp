@@ -1,13 +1,16 @@
 #pragma once
 // Publishing wheels into a channel: every input is checked first (RECORD, file name against
-// METADATA, signature and subject digest when required), files are immutable, files land before
-// the index pages that name them, and a lock file serialises concurrent publishers.
+// METADATA, signature and subject digest when required), a file identity is stored once under its
+// canonical name and never again once deleted, files land before the index pages that name them,
+// and the store's lock serialises concurrent publishers.
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "channels/identity.hpp"
+#include "channels/object_store.hpp"
 #include "channels/store.hpp"
 #include "core/error.hpp"
 
@@ -16,7 +19,7 @@ namespace relforge::channels {
 enum class SignaturePolicy { channel_default, require, optional };
 
 struct PublishOptions {
-  std::filesystem::path root;
+  std::filesystem::path root;  // for run_publish(options) only: a store directory
   Channel channel = Channel::nightly;
   std::optional<std::string> variant;  // default: the version's local label (+cpu -> cpu)
   std::vector<std::filesystem::path> files;
@@ -40,13 +43,16 @@ struct PublishedFile {
   PublishState state = PublishState::added;
 };
 
+Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, ObjectStore& store);
+// The same into the directory `options.root`.
 Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options);
 
 // A wheel that passed every check, ready to store.
 struct PreparedWheel {
   std::filesystem::path source;
   std::string variant;
-  FileInfo info;
+  FileInfo info;  // info.filename is the canonical name the file is stored under
+  FileIdentity identity;
   std::string metadata;               // the wheel's METADATA, served as FILE.metadata
   std::optional<std::string> bundle;  // the verified FILE.sigstore.json
   std::string key_id;

@@ -132,7 +132,12 @@ public:
     return std::optional<ObjectInfo>(std::move(info));
   }
 
-  Result<std::vector<ObjectInfo>> list(const std::string& prefix) override {
+  std::optional<fs::path> local_path(const std::string&) const override { return std::nullopt; }
+
+  // No lock: see ObjectStore::lock. Uploads are atomic, so there are no temp objects either.
+  Result<std::unique_ptr<StoreLock>> lock() override { return std::make_unique<StoreLock>(); }
+
+  Result<std::vector<ObjectInfo>> list(const std::string& prefix, Temporaries) override {
     std::vector<ObjectInfo> out;
     const std::string base = m_options.location.prefix.empty() ? "" : m_options.location.prefix + "/";
     std::string token;

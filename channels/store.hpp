@@ -1,5 +1,5 @@
 #pragma once
-// The channel store on disk, laid out like download.pytorch.org: stable whl/<variant>/<project>/,
+// The channel store, laid out like download.pytorch.org: stable whl/<variant>/<project>/,
 // whl/nightly/<variant>/..., whl/test/<variant>/...; each wheel has beside it FILE.metadata (PEP 658),
 // FILE.info.json (what the index needs), and when signed FILE.sigstore.json and FILE.provenance.
 #include <filesystem>
@@ -44,22 +44,12 @@ struct FileInfo {
 std::string info_to_json(const FileInfo& info);
 Result<FileInfo> info_from_json(std::string_view text, const std::string& where);
 
-// Variants of a channel: folders under channel_dir that carry the variant marker.
-std::vector<std::string> list_variants(const std::filesystem::path& root, Channel channel);
-// Project folders of one variant, sorted.
-std::vector<std::string> list_projects(const std::filesystem::path& variant_dir);
-// Names of the complete wheels (wheel + sidecar) in one project folder, sorted; none if no folder.
-Result<std::vector<std::string>> list_complete_wheels(const std::filesystem::path& project_dir);
-// Complete files of one project folder (a wheel plus its info), sorted by version then name.
-Result<std::vector<FileInfo>> list_files(const std::filesystem::path& project_dir);
-
 struct StoredFile {
   std::string variant;
   FileInfo info;
-  std::filesystem::path path;  // the wheel
+  std::filesystem::path path;  // the wheel, as ObjectStore::describe names it (a path for a folder)
+  std::string key;             // the wheel's object key: "whl/nightly/cpu/mini/FILE.whl"
 };
-// Every complete file of a channel, over all variants.
-Result<std::vector<StoredFile>> list_channel(const std::filesystem::path& root, Channel channel);
 
 // Copies `from` to a temp name beside `to` and renames it into place.
 Status copy_file_atomic(const std::filesystem::path& from, const std::filesystem::path& to);

@@ -1,5 +1,6 @@
-// `relforge publish | promote | prune | yank | index rebuild | serve`: the channel store and its
-// PEP 503/691 indexes, served read-only over HTTP.
+// `relforge publish | promote | prune | yank | index rebuild | index check | serve`: the channel
+// store (a folder, or an S3 bucket with --store s3://...) and its PEP 503/691 indexes, served
+// read-only over HTTP.
 #include <chrono>
 #include <csignal>
 #include <ctime>
@@ -12,14 +13,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "channels/check.hpp"
 #include "channels/index.hpp"
 #include "channels/maintain.hpp"
-#include "channels/object_store_publish.hpp"
 #include "channels/publish.hpp"
 #include "channels/s3_store.hpp"
 #include "channels/serve.hpp"
 #include "channels/store.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "platform/http_server.hpp"
 
 namespace relforge::cli {
@@ -85,6 +87,23 @@ Result<std::unique_ptr<channels::ObjectStore>> open_s3_store(const Runtime& runt
   options.secret_key = runtime.getenv("AWS_SECRET_ACCESS_KEY").value_or("");
   options.session_token = runtime.getenv("AWS_SESSION_TOKEN").value_or("");
   return channels::make_s3_store(std::move(options));
+}
+
+// The store a command works on: --store s3://... is a bucket; --store DIR or --root DIR a folder.
+Result<std::unique_ptr<channels::ObjectStore>> open_store(const Runtime& runtime, const StoreFlags& flags,
+                                                          const std::string& root) {
+  if (flags.is_s3()) return open_s3_store(runtime, flags);
+  return std::unique_ptr<channels::ObjectStore>(std::make_unique<channels::FilesystemObjectStore>(
+      store_root(runtime, flags.store.empty() ? root : flags.store)));
+}
+
+// Tests kill a command at a named stage to prove the store stays consistent and a rerun finishes.
+channels::StageHook crash_hook(const Runtime& runtime) {
+  auto crash_at = runtime.getenv("RELFORGE_TEST_CRASH_AT");
+  if (!crash_at) return {};
+  return [stage = *crash_at](std::string_view reached) {
+    if (reached == stage) std::raise(SIGKILL);
+  };
 }
 
 Json file_json(const channels::StoredFile& file) {
@@ -153,24 +172,12 @@ void register_publish(CLI::App& command, Runtime& runtime) {
     auto parsed = channels::parse_channel(*channel);
     if (!parsed) return report_error(runtime, parsed.error());
     options->channel = *parsed;
-    options->root = store_root(runtime, store->is_s3() || store->store.empty() ? *root : store->store);
     options->signatures = flags->policy();
     options->upload_time = now_utc();
-    // Tests crash the publish at a named stage to prove the index never points at missing files.
-    if (auto crash_at = runtime.getenv("RELFORGE_TEST_CRASH_AT")) {
-      const std::string stage = *crash_at;
-      options->on_stage = [stage](std::string_view reached) {
-        if (reached == stage) std::raise(SIGKILL);
-      };
-    }
-    Result<std::vector<channels::PublishedFile>> published = fail(ErrorCategory::internal, "not run");
-    if (store->is_s3()) {
-      auto bucket = open_s3_store(runtime, *store);
-      if (!bucket) return report_error(runtime, bucket.error());
-      published = channels::run_publish_to_store(*options, **bucket);
-    } else {
-      published = channels::run_publish(*options);
-    }
+    options->on_stage = crash_hook(runtime);
+    auto opened = open_store(runtime, *store, *root);
+    if (!opened) return report_error(runtime, opened.error());
+    auto published = channels::run_publish(*options, **opened);
     if (!published) return report_error(runtime, published.error());
     if (runtime.json) {
       Json all = Json::array();
@@ -212,6 +219,7 @@ void register_promote(CLI::App& command, Runtime& runtime) {
   auto root = std::make_shared<std::string>();
   auto dry_run = std::make_shared<bool>(false);
   auto flags = std::make_shared<SignatureFlags>();
+  auto store = std::make_shared<StoreFlags>();
   command.add_option("--from", *from, "Source channel (default test)");
   command.add_option("--to", *to, "Destination channel (default stable)");
   command.add_option("--version", options->version, "Version to promote (public part takes every variant)")
@@ -225,21 +233,24 @@ void register_promote(CLI::App& command, Runtime& runtime) {
   command.add_option("--pypi-variant", *pypi_variants,
                      "The variant uploaded to PyPI (repeatable; default cu130)");
   add_root_option(command, *root);
+  add_store_options(command, *store, command.get_option("--root"));
   add_signature_flags(command, *flags, options->public_key);
   add_json_flag(command, runtime);
-  command.callback([&runtime, options, from, to, root, dry_run, flags, pypi_variants] {
+  command.callback([&runtime, options, from, to, root, dry_run, flags, pypi_variants, store] {
     auto source = channels::parse_channel(*from);
     if (!source) return report_error(runtime, source.error());
     auto target = channels::parse_channel(*to);
     if (!target) return report_error(runtime, target.error());
     options->from = *source;
     options->to = *target;
-    options->root = store_root(runtime, *root);
     options->dry_run = *dry_run ? channels::DryRun::yes : channels::DryRun::no;
     options->signatures = flags->policy();
     options->upload_time = now_utc();
+    options->on_stage = crash_hook(runtime);
     if (!pypi_variants->empty()) options->pypi_variants = *pypi_variants;
-    auto result = channels::run_promote(*options);
+    auto opened = open_store(runtime, *store, *root);
+    if (!opened) return report_error(runtime, opened.error());
+    auto result = channels::run_promote(*options, **opened);
     if (!result) return report_error(runtime, result.error());
     if (runtime.json) {
       Json plan = Json::array();
@@ -274,26 +285,37 @@ void register_prune(CLI::App& command, Runtime& runtime) {
   auto channel = std::make_shared<std::string>("nightly");
   auto root = std::make_shared<std::string>();
   auto dry_run = std::make_shared<bool>(false);
-  command.add_option("--channel", *channel, "Channel (default nightly)");
+  auto allow_test = std::make_shared<bool>(false);
+  auto store = std::make_shared<StoreFlags>();
+  command.add_option("--channel", *channel, "nightly, or test with --allow-test; stable is never pruned");
   command.add_option("--keep", options->keep, "Newest PEP 440 versions kept per project (default 60)");
   command.add_option("--pin", options->pins, "A version never pruned (repeatable)");
   command.add_flag("--dry-run", *dry_run, "Print what would go; remove nothing");
+  command.add_flag("--allow-test", *allow_test, "Allow pruning the test channel (its release candidates)");
   add_root_option(command, *root);
+  add_store_options(command, *store, command.get_option("--root"));
   add_json_flag(command, runtime);
-  command.callback([&runtime, options, channel, root, dry_run] {
+  command.callback([&runtime, options, channel, root, dry_run, allow_test, store] {
     auto parsed = channels::parse_channel(*channel);
     if (!parsed) return report_error(runtime, parsed.error());
     options->channel = *parsed;
-    options->root = store_root(runtime, *root);
     options->dry_run = *dry_run ? channels::DryRun::yes : channels::DryRun::no;
-    auto result = channels::run_prune(*options);
+    options->test = *allow_test ? channels::TestPruning::allow : channels::TestPruning::refuse;
+    options->deleted_at = now_utc();
+    options->on_stage = crash_hook(runtime);
+    auto opened = open_store(runtime, *store, *root);
+    if (!opened) return report_error(runtime, opened.error());
+    auto result = channels::run_prune(*options, **opened);
     if (!result) return report_error(runtime, result.error());
     if (runtime.json) {
       Json removed = Json::array();
       for (const auto& file : result->removed) removed.push_back(file_json(file));
-      runtime.out
-          << Json{{"dry_run", *dry_run}, {"removed", removed}, {"kept_files", result->kept_files}}.dump(2)
-          << '\n';
+      runtime.out << Json{{"dry_run", *dry_run},
+                          {"removed", removed},
+                          {"kept_files", result->kept_files},
+                          {"leftovers_removed", result->leftovers}}
+                         .dump(2)
+                  << '\n';
     } else {
       for (const auto& file : result->removed) {
         runtime.out << (*dry_run ? "would remove " : "removed ") << file.variant << "/" << file.info.filename
@@ -311,19 +333,23 @@ void register_yank(CLI::App& command, Runtime& runtime) {
   auto channel = std::make_shared<std::string>("nightly");
   auto root = std::make_shared<std::string>();
   auto undo = std::make_shared<bool>(false);
+  auto store = std::make_shared<StoreFlags>();
   command.add_option("file", options->filename, "Wheel file name")->required();
   command.add_option("--reason", options->reason, "Why (shown by pip)");
   command.add_option("--channel", *channel, "Channel (default nightly)");
   command.add_flag("--undo", *undo, "Un-yank the file");
   add_root_option(command, *root);
+  add_store_options(command, *store, command.get_option("--root"));
   add_json_flag(command, runtime);
-  command.callback([&runtime, options, channel, root, undo] {
+  command.callback([&runtime, options, channel, root, undo, store] {
     auto parsed = channels::parse_channel(*channel);
     if (!parsed) return report_error(runtime, parsed.error());
     options->channel = *parsed;
-    options->root = store_root(runtime, *root);
     options->action = *undo ? channels::YankAction::unyank : channels::YankAction::yank;
-    auto variants = channels::run_yank(*options);
+    options->on_stage = crash_hook(runtime);
+    auto opened = open_store(runtime, *store, *root);
+    if (!opened) return report_error(runtime, opened.error());
+    auto variants = channels::run_yank(*options, **opened);
     if (!variants) return report_error(runtime, variants.error());
     if (runtime.json) {
       runtime.out << Json{{"filename", options->filename}, {"yanked", !*undo}, {"variants", *variants}}.dump(
@@ -337,6 +363,64 @@ void register_yank(CLI::App& command, Runtime& runtime) {
   });
 }
 
+namespace {
+
+Json problem_json(const channels::CheckProblem& problem) {
+  return {
+      {"kind", problem.kind}, {"where", problem.where}, {"message", problem.message}, {"fix", problem.fix}};
+}
+
+void register_check(CLI::App& command, Runtime& runtime) {
+  auto root = std::make_shared<std::string>();
+  auto store = std::make_shared<StoreFlags>();
+  auto allow_unsigned = std::make_shared<bool>(false);
+  CLI::App* check = command.add_subcommand(
+      "check",
+      "Verify the store: bytes, sidecars, leftovers, listing caches and pages (exit 9 on a problem)");
+  add_root_option(*check, *root);
+  add_store_options(*check, *store, check->get_option("--root"));
+  check->add_flag("--allow-unsigned", *allow_unsigned, "Do not require signatures on stable and test");
+  add_json_flag(*check, runtime);
+  check->callback([&runtime, root, store, allow_unsigned] {
+    if (!store->is_s3()) {
+      // A mistyped path must not read as a clean, empty store.
+      const fs::path base = store_root(runtime, store->store.empty() ? *root : store->store);
+      if (!fs::is_directory(base)) {
+        return report_error(runtime, Error(ErrorCategory::not_found, "channel store " + base.string() +
+                                                                         " does not exist (check --root)"));
+      }
+    }
+    auto opened = open_store(runtime, *store, *root);
+    if (!opened) return report_error(runtime, opened.error());
+    channels::CheckOptions options;
+    if (*allow_unsigned) options.signatures = channels::SignaturePolicy::optional;
+    auto report = channels::check_store(**opened, options);
+    if (!report) return report_error(runtime, report.error());
+    const bool clean = report->problems.empty();
+    if (runtime.json) {
+      Json problems = Json::array();
+      for (const auto& problem : report->problems) problems.push_back(problem_json(problem));
+      runtime.out << Json{{"clean", clean},
+                          {"files", report->files},
+                          {"pages", report->pages},
+                          {"problems", problems}}
+                         .dump(2)
+                  << '\n';
+    } else {
+      for (const auto& problem : report->problems) {
+        runtime.out << problem.kind << ": " << problem.where << ": " << problem.message
+                    << "\n  fix: " << problem.fix << '\n';
+      }
+      runtime.out << (clean ? "clean: " : std::to_string(report->problems.size()) + " problem(s): ")
+                  << report->files << " file(s), " << report->pages << " page(s) checked\n";
+    }
+    // The report is the answer (stdout); a problem is an integrity failure for scripts.
+    runtime.exit_code = clean ? k_exit_ok : exit_code_for(ErrorCategory::integrity);
+  });
+}
+
+}  // namespace
+
 void register_index(CLI::App& command, Runtime& runtime) {
   auto root = std::make_shared<std::string>();
   auto store = std::make_shared<StoreFlags>();
@@ -346,14 +430,9 @@ void register_index(CLI::App& command, Runtime& runtime) {
   add_store_options(*rebuild, *store, rebuild->get_option("--root"));
   add_json_flag(*rebuild, runtime);
   rebuild->callback([&runtime, root, store] {
-    Result<channels::RebuildSummary> summary = fail(ErrorCategory::internal, "not run");
-    if (store->is_s3()) {
-      auto bucket = open_s3_store(runtime, *store);
-      if (!bucket) return report_error(runtime, bucket.error());
-      summary = channels::rebuild_store(**bucket);
-    } else {
-      summary = channels::rebuild_all(store_root(runtime, store->store.empty() ? *root : store->store));
-    }
+    auto opened = open_store(runtime, *store, *root);
+    if (!opened) return report_error(runtime, opened.error());
+    auto summary = channels::rebuild_store(**opened);
     if (!summary) return report_error(runtime, summary.error());
     if (runtime.json)
       runtime.out << Json{{"pages", summary->pages}, {"files", summary->files}}.dump(2) << '\n';
@@ -361,6 +440,7 @@ void register_index(CLI::App& command, Runtime& runtime) {
       runtime.out << "rebuilt " << summary->pages << " page(s) over " << summary->files << " file(s)\n";
     finish(runtime, {});
   });
+  register_check(command, runtime);
 }
 
 void register_serve(CLI::App& command, Runtime& runtime) {

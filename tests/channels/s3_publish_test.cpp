@@ -7,7 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "channels/object_store_publish.hpp"
+#include "channels/index.hpp"
+#include "channels/publish.hpp"
 #include "channels/s3_store.hpp"
 #include "platform/digest.hpp"
 #include "platform/fs.hpp"
@@ -78,7 +79,7 @@ TEST_F(S3PublishTest, UploadsFilesBeforePagesAndRendersWhatTheFilesystemPublishR
     // Every file is in the bucket before any page is.
     if (stage == "files-written") page_before_files = !on_disk("whl/nightly/cpu/mini/index.html").empty();
   };
-  auto published = run_publish_to_store(with, *m_store);
+  auto published = run_publish(with, *m_store);
   ASSERT_TRUE(published) << published.error().describe();
   ASSERT_EQ(published->size(), 2U);
   EXPECT_EQ(published->at(0).state, PublishState::added);
@@ -112,10 +113,10 @@ TEST_F(S3PublishTest, UploadsFilesBeforePagesAndRendersWhatTheFilesystemPublishR
 TEST_F(S3PublishTest, IndexRebuildRecreatesEveryPageFromTheBucketListing) {
   const auto one = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cpu");
   const auto two = test::make_wheel(m_dir.path() / "in", "other", "2.0+cu126");
-  ASSERT_TRUE(run_publish_to_store(options(Channel::nightly, {one}), *m_store));
+  ASSERT_TRUE(run_publish(options(Channel::nightly, {one}), *m_store));
   auto unsigned_test = options(Channel::test, {two});
   unsigned_test.signatures = SignaturePolicy::optional;
-  ASSERT_TRUE(run_publish_to_store(unsigned_test, *m_store));
+  ASSERT_TRUE(run_publish(unsigned_test, *m_store));
   const std::string before = on_disk("whl/nightly/cpu/mini/index.json");
   ASSERT_FALSE(before.empty());
   for (const auto& key :
@@ -135,15 +136,15 @@ TEST_F(S3PublishTest, IndexRebuildRecreatesEveryPageFromTheBucketListing) {
 
 TEST_F(S3PublishTest, RepublishIsUnchangedAndNewBytesUnderAPublishedNameAreRefused) {
   const auto wheel = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cpu");
-  ASSERT_TRUE(run_publish_to_store(options(Channel::nightly, {wheel}), *m_store));
-  auto again = run_publish_to_store(options(Channel::nightly, {wheel}), *m_store);
+  ASSERT_TRUE(run_publish(options(Channel::nightly, {wheel}), *m_store));
+  auto again = run_publish(options(Channel::nightly, {wheel}), *m_store);
   ASSERT_TRUE(again) << again.error().describe();
   EXPECT_EQ(again->front().state, PublishState::unchanged);
   const std::string page = on_disk("whl/nightly/cpu/mini/index.html");
 
   const auto changed = test::make_wheel(m_dir.path() / "changed", "mini", "1.0+cpu", "--payload 'VALUE = 2'");
   ASSERT_NE(test::slurp(changed), test::slurp(wheel));
-  auto refused = run_publish_to_store(options(Channel::nightly, {changed}), *m_store);
+  auto refused = run_publish(options(Channel::nightly, {changed}), *m_store);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
   EXPECT_NE(refused.error().describe().find("immutable"), std::string::npos) << refused.error().describe();
@@ -159,13 +160,13 @@ TEST_F(S3PublishTest, SignedWheelsCarryBundleAndProvenanceOnStable) {
   ASSERT_TRUE(bundle);
   ASSERT_TRUE(platform::write_file_atomic(wheel.string() + ".sigstore.json", *bundle));
 
-  auto unsigned_policy = run_publish_to_store(options(Channel::stable, {wheel}), *m_store);
+  auto unsigned_policy = run_publish(options(Channel::stable, {wheel}), *m_store);
   ASSERT_FALSE(unsigned_policy);  // stable requires a verified signature: no --key, no publish
   EXPECT_TRUE(on_disk("whl/cpu/mini/mini-2.0+cpu-py3-none-any.whl").empty());
 
   auto with = options(Channel::stable, {wheel});
   with.public_key = key->public_key;
-  auto published = run_publish_to_store(with, *m_store);
+  auto published = run_publish(with, *m_store);
   ASSERT_TRUE(published) << published.error().describe();
   EXPECT_TRUE(published->front().signed_bundle);
   EXPECT_EQ(on_disk("whl/cpu/mini/mini-2.0+cpu-py3-none-any.whl.sigstore.json"), *bundle);
@@ -183,6 +184,11 @@ public:
     for (const char* method : {"GET", "HEAD", "PUT"}) {
       m_server.route(method, "/.*", [this](const platform::HttpRequest& request) {
         const int code = m_status(request.method, request.path);
+        // A listing of the (empty) bucket, as real servers answer it.
+        if (request.method == "GET" && request.path == "/bucket" && code == 404) {
+          return platform::HttpResponse::text(
+              200, "<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>");
+        }
         if (request.method == "PUT" && code == 200) {
           const std::lock_guard guard(m_mutex);
           m_stored.push_back(request.path);
@@ -243,7 +249,7 @@ TEST(S3PublishFailures, ServerErrorOnTheSecondWheelChangesNoIndexPage) {
   with.files = {test::make_wheel(dir.path() / "in", "mini", "1.0+cpu"),
                 test::make_wheel(dir.path() / "in", "mini", "1.1+cpu")};
   auto store = server.store();
-  auto result = run_publish_to_store(with, *store);
+  auto result = run_publish(with, *store);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().category(), ErrorCategory::network);
   EXPECT_NE(result.error().describe().find("HTTP 500 InternalError"), std::string::npos)
@@ -261,7 +267,7 @@ TEST(S3PublishFailures, RejectedSignatureIsAnAuthErrorAndStoresNothing) {
   with.channel = Channel::nightly;
   with.files = {test::make_wheel(dir.path() / "in", "mini", "1.0+cpu")};
   auto store = server.store();
-  auto result = run_publish_to_store(with, *store);
+  auto result = run_publish(with, *store);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().category(), ErrorCategory::auth);
   // The first request is a HEAD, whose answer has no body to name the S3 error code.

@@ -168,7 +168,7 @@ TEST_F(ChannelsE2e, PromotePruneYankAndRebuildThroughTheCli) {
   EXPECT_EQ(relforge("promote --version 7.0" + store + key).exit_code, 3);
   ASSERT_EQ(relforge("promote --version 1.1" + store + key).exit_code, 0);
   EXPECT_TRUE(fs::exists(root() / "whl/cpu/mini/mini-1.1+cpu-py3-none-any.whl"));
-  const auto prune = relforge("prune --channel test --keep 1 --pin 1.0 --json" + store);
+  const auto prune = relforge("prune --channel test --allow-test --keep 1 --pin 1.0 --json" + store);
   ASSERT_EQ(prune.exit_code, 0) << prune.err;
   EXPECT_NE(prune.out.find("mini-1.1+cpu-py3-none-any.whl"), std::string::npos);
   EXPECT_FALSE(fs::exists(root() / "whl/test/cpu/mini/mini-1.1+cpu-py3-none-any.whl"));

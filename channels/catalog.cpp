@@ -1,0 +1,194 @@
+#include "channels/catalog.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "channels/listing_cache.hpp"
+#include "packaging/version.hpp"
+
+namespace relforge::channels {
+namespace {
+
+constexpr const char* k_html_type = "text/html; charset=utf-8";
+constexpr const char* k_simple_json_type = "application/vnd.pypi.simple.v1+json";
+constexpr const char* k_text_type = "text/plain; charset=utf-8";
+constexpr std::string_view k_info_suffix = ".info.json";
+
+std::vector<std::string_view> split_key(std::string_view key) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const auto slash = key.find('/', start);
+    parts.push_back(key.substr(start, slash == std::string_view::npos ? slash : slash - start));
+    if (slash == std::string_view::npos) return parts;
+    start = slash + 1;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> sidecar_suffixes() {
+  return {".metadata", ".sigstore.json", ".provenance", ".info.json"};
+}
+
+void sort_by_version(std::vector<FileInfo>& files) {
+  std::vector<std::pair<std::optional<packaging::Version>, FileInfo>> keyed;
+  keyed.reserve(files.size());
+  for (auto& info : files) {
+    auto version = packaging::parse_version(info.version);
+    keyed.emplace_back(version ? std::optional(std::move(*version)) : std::nullopt, std::move(info));
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    if (a.first && b.first && *a.first != *b.first) return *a.first < *b.first;
+    return a.second.filename < b.second.filename;
+  });
+  files.clear();
+  for (auto& item : keyed) files.push_back(std::move(item.second));
+}
+
+namespace {
+
+// Variants, project folders and complete wheels, from scan.keys.
+void index_keys(ChannelScan& scan) {
+  for (const auto& key : scan.keys) {
+    const auto parts = split_key(key);
+    if (parts.size() == 2 && parts[1] == k_variant_marker) scan.variants.emplace(parts[0]);
+  }
+  for (const auto& key : scan.keys) {
+    const auto parts = split_key(key);
+    if (parts.size() != 3 || scan.variants.count(std::string(parts[0])) == 0) continue;
+    auto& wheels = scan.folders[{std::string(parts[0]), std::string(parts[1])}];
+    // A sidecar whose wheel is gone is what a crashed prune leaves; a wheel without its info is a
+    // publish that has not finished: neither is a complete file.
+    if (!parts[2].ends_with(".whl.info.json")) continue;
+    const std::string wheel = key.substr(0, key.size() - k_info_suffix.size());
+    if (scan.has(wheel)) wheels.emplace_back(parts[2].substr(0, parts[2].size() - k_info_suffix.size()));
+  }
+}
+
+}  // namespace
+
+Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel, Temporaries temporaries) {
+  ChannelScan scan;
+  scan.channel = channel;
+  scan.base = channel_key(channel);
+  auto objects = store.list(scan.base + "/", temporaries);
+  if (!objects) return tl::unexpected(objects.error());
+  for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+  index_keys(scan);
+  return scan;
+}
+
+Result<ChannelScan> scan_projects(ObjectStore& store, Channel channel,
+                                  const std::set<std::string>& projects) {
+  ChannelScan scan;
+  scan.channel = channel;
+  scan.base = channel_key(channel);
+  auto top = store.children(scan.base + "/");
+  if (!top) return tl::unexpected(top.error());
+  for (const auto& entry : *top) {
+    if (!entry.ends_with('/')) {
+      scan.keys.insert(entry);
+      continue;
+    }
+    const std::string variant = entry.substr(0, entry.size() - 1);
+    auto inner = store.children(scan.base + "/" + entry);
+    if (!inner) return tl::unexpected(inner.error());
+    if (!std::binary_search(inner->begin(), inner->end(), std::string(k_variant_marker))) continue;
+    for (const auto& name : *inner) {
+      if (!name.ends_with('/')) {
+        scan.keys.insert(entry + name);
+        continue;
+      }
+      const std::string project = name.substr(0, name.size() - 1);
+      scan.folders[{variant, project}];  // listed by name even when not read
+      if (projects.count(project) == 0) continue;
+      auto objects = store.list(scan.base + "/" + entry + name);
+      if (!objects) return tl::unexpected(objects.error());
+      for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+    }
+  }
+  index_keys(scan);
+  return scan;
+}
+
+Result<std::vector<FileInfo>> read_folder(ObjectStore& store, const ChannelScan& scan,
+                                          const ProjectRef& ref) {
+  std::vector<FileInfo> out;
+  const auto found = scan.folders.find(ref);
+  if (found == scan.folders.end()) return out;
+  for (const auto& wheel : found->second) {
+    const std::string key = scan.folder_key(ref) + "/" + wheel + std::string(k_info_suffix);
+    auto text = store.get(key);
+    if (!text) return tl::unexpected(text.error());
+    if (!text->has_value()) continue;  // removed since the listing
+    auto info = info_from_json(**text, store.describe(key));
+    if (!info) return tl::unexpected(info.error());
+    out.push_back(std::move(*info));
+  }
+  sort_by_version(out);
+  return out;
+}
+
+Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
+                                    const std::set<std::string>* projects,
+                                    const std::set<ProjectRef>* fresh) {
+  ChannelListing listing;
+  for (const auto& variant : scan.variants) listing[variant];
+  for (const auto& [ref, wheels] : scan.folders) {
+    auto& files = listing[ref.first][ref.second];
+    if (projects && projects->count(ref.second) == 0) continue;
+    if (fresh && fresh->count(ref) == 0) {
+      // Re-reading every sidecar of every other variant made one publish cost a rebuild.
+      auto cached =
+          read_cached_listing(store, scan.folder_key(ref) + "/" + std::string(k_listing_cache), wheels);
+      if (!cached) return tl::unexpected(cached.error());
+      if (*cached) {
+        files = std::move(**cached);
+        continue;
+      }
+    }
+    auto read = read_folder(store, scan, ref);
+    if (!read) return tl::unexpected(read.error());
+    files = std::move(*read);
+  }
+  return listing;
+}
+
+Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, const ChannelListing& listing,
+                                const std::set<ProjectRef>* touched,
+                                const std::function<void(std::string_view)>& on_stage) {
+  const auto pages = render_channel_pages(listing, touched);
+  for (const auto& page : pages) {
+    const std::string dir = page.dir.empty() ? scan.base : scan.key(page.dir);
+    if (page.listing) {
+      if (auto status = store.put(dir + "/" + std::string(k_listing_cache), *page.listing, k_text_type);
+          !status)
+        return tl::unexpected(status.error());
+    }
+    if (auto status = store.put(dir + "/index.json", page.json, k_simple_json_type); !status)
+      return tl::unexpected(status.error());
+    if (auto status = store.put(dir + "/index.html", page.html, k_html_type); !status)
+      return tl::unexpected(status.error());
+    if (on_stage) on_stage("page-written");
+  }
+  return pages.size();
+}
+
+Result<std::vector<StoredFile>> list_channel(ObjectStore& store, Channel channel) {
+  auto scan = scan_channel(store, channel);
+  if (!scan) return tl::unexpected(scan.error());
+  std::vector<StoredFile> out;
+  for (const auto& [ref, wheels] : scan->folders) {
+    auto files = read_folder(store, *scan, ref);
+    if (!files) return tl::unexpected(files.error());
+    for (auto& info : *files) {
+      std::string key = scan->folder_key(ref) + "/" + info.filename;
+      std::filesystem::path path = store.describe(key);
+      out.push_back({ref.first, std::move(info), std::move(path), std::move(key)});
+    }
+  }
+  return out;
+}
+
+}  // namespace relforge::channels

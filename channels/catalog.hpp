@@ -1,0 +1,63 @@
+#pragma once
+// A channel as an ObjectStore holds it: variants (folders with the variant marker), their project
+// folders, the complete files in each (a wheel plus its FILE.info.json; anything less is an
+// unfinished write), and the listing and pages rendered from them. Every channel command reads
+// and writes a channel through these, whatever the store.
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "channels/index.hpp"
+#include "channels/object_store.hpp"
+#include "channels/store.hpp"
+#include "core/error.hpp"
+
+namespace relforge::channels {
+
+struct ChannelScan {
+  Channel channel = Channel::nightly;
+  std::string base;            // "whl/nightly"
+  std::set<std::string> keys;  // every object under base, relative to it: "cpu/mini/x.whl"
+  std::set<std::string> variants;
+  // Every variant project folder -> the complete wheels in it, sorted.
+  std::map<ProjectRef, std::vector<std::string>> folders;
+
+  std::string key(const std::string& relative) const { return base + "/" + relative; }
+  std::string folder_key(const ProjectRef& ref) const { return base + "/" + ref.first + "/" + ref.second; }
+  bool has(const std::string& relative) const { return keys.count(relative) != 0; }
+};
+
+Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel,
+                                 Temporaries temporaries = Temporaries::hide);
+// The same, but the contents of project folders only for `projects` (the others are listed by
+// name, empty): what a publish needs, without walking the whole channel.
+Result<ChannelScan> scan_projects(ObjectStore& store, Channel channel, const std::set<std::string>& projects);
+
+// One folder's files from their sidecars, in version order.
+Result<std::vector<FileInfo>> read_folder(ObjectStore& store, const ChannelScan& scan, const ProjectRef& ref);
+
+// The listing pages are rendered from. Folders of `projects` (every folder when null) are read;
+// others get empty lists (their names still reach the root pages). Folders in `fresh`, or every
+// folder when `fresh` is null, come from their sidecars; the rest from their listing cache while
+// it names exactly the folder's complete files.
+Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
+                                    const std::set<std::string>* projects, const std::set<ProjectRef>* fresh);
+
+// Writes the pages (and the listing caches beside variant project pages) that `touched` changes,
+// or every page when `touched` is null; `on_stage("page-written")` after each folder's pages.
+Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, const ChannelListing& listing,
+                                const std::set<ProjectRef>* touched,
+                                const std::function<void(std::string_view)>& on_stage = {});
+
+// Every complete file of a channel, over all variants, in version order within each folder.
+Result<std::vector<StoredFile>> list_channel(ObjectStore& store, Channel channel);
+
+// The keys of a stored wheel's sidecars, in the order publish writes them (the info last).
+std::vector<std::string> sidecar_suffixes();
+
+void sort_by_version(std::vector<FileInfo>& files);
+
+}  // namespace relforge::channels

@@ -1,0 +1,149 @@
+// `index check` finds each kind of damage a store can suffer, says where, and names the fix.
+#include "channels/check.hpp"
+
+#include <gtest/gtest.h>
+
+#include "channels/index.hpp"
+#include "channels/publish.hpp"
+#include "platform/fs.hpp"
+#include "tests/channels/support.hpp"
+
+namespace relforge::channels {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CheckTest : public ::testing::Test {
+protected:
+  fs::path root() const { return m_dir.path() / "store"; }
+  fs::path folder() const { return root() / "whl/nightly/cpu/mini"; }
+  void publish(const std::string& version, Channel channel = Channel::nightly) {
+    PublishOptions options;
+    options.root = root();
+    options.channel = channel;
+    options.signatures = SignaturePolicy::optional;
+    options.files = {test::make_wheel(m_dir.path() / ("in-" + version), "mini", version)};
+    options.upload_time = "2025-01-02T03:04:05Z";
+    const auto result = run_publish(options);
+    ASSERT_TRUE(result) << result.error().describe();
+  }
+  CheckReport check(SignaturePolicy signatures = SignaturePolicy::channel_default) {
+    FilesystemObjectStore store(root());
+    CheckOptions options;
+    options.signatures = signatures;
+    options.scratch = m_dir.path() / "scratch";
+    return check_store(store, options).value();
+  }
+  test::ChannelTempDir m_dir;
+};
+
+bool has(const CheckReport& report, const std::string& kind, const fs::path& where, const std::string& fix) {
+  for (const auto& problem : report.problems) {
+    if (problem.kind == kind && problem.where == where.string() && problem.fix.find(fix) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+std::string describe(const CheckReport& report) {
+  std::string out;
+  for (const auto& problem : report.problems)
+    out += problem.kind + " " + problem.where + ": " + problem.message + " / " + problem.fix + "\n";
+  return out;
+}
+
+TEST_F(CheckTest, APublishedStoreIsClean) {
+  publish("1.0+cpu");
+  publish("1.1+cpu");
+  publish("1.0+cu126");
+  const auto report = check();
+  EXPECT_TRUE(report.problems.empty()) << describe(report);
+  EXPECT_EQ(report.files, 3U);
+  EXPECT_EQ(report.pages, 2U * (2 + 2 + 1 + 1));  // 2 variant projects, 2 variant roots, combined, root
+}
+
+TEST_F(CheckTest, ChangedBytesAndMissingSidecarsAreFound) {
+  publish("1.0+cpu");
+  const fs::path wheel = folder() / "mini-1.0+cpu-py3-none-any.whl";
+  std::string bytes = platform::read_file(wheel).value();
+  bytes[bytes.size() / 2] ^= 1;
+  ASSERT_TRUE(platform::write_file_atomic(wheel, bytes));
+  fs::remove(wheel.string() + ".metadata");
+  const auto report = check();
+  EXPECT_EQ(report.problems.size(), 2U) << describe(report);
+  EXPECT_TRUE(has(report, "hash-mismatch", wheel, "restore it")) << describe(report);
+  EXPECT_TRUE(has(report, "missing-sidecar", wheel.string() + ".metadata", "republish")) << describe(report);
+}
+
+TEST_F(CheckTest, LeftoversAreOrphansWithTheirFix) {
+  publish("1.0+cpu");
+  ASSERT_TRUE(platform::write_file_atomic(folder() / "mini-0.9+cpu-py3-none-any.whl.metadata", "x"));
+  ASSERT_TRUE(platform::write_file_atomic(folder() / ".mini-2.0+cpu-py3-none-any.whl.partial", "x"));
+  fs::copy_file(folder() / "mini-1.0+cpu-py3-none-any.whl", folder() / "mini-3.0+cpu-py3-none-any.whl");
+  const auto report = check();
+  EXPECT_EQ(report.problems.size(), 3U) << describe(report);
+  EXPECT_TRUE(has(report, "orphan", folder() / "mini-0.9+cpu-py3-none-any.whl.metadata", "remove the orphan"))
+      << describe(report);
+  EXPECT_TRUE(has(report, "temporary", folder() / ".mini-2.0+cpu-py3-none-any.whl.partial", "remove "))
+      << describe(report);
+  EXPECT_TRUE(has(report, "orphan", folder() / "mini-3.0+cpu-py3-none-any.whl", "rerun the publish"))
+      << describe(report);
+}
+
+TEST_F(CheckTest, PagesAndListingCachesMustSayWhatTheRecordsSay) {
+  publish("1.0+cpu");
+  publish("1.1+cpu");
+  const fs::path page = folder() / "index.json";
+  std::string json = platform::read_file(page).value();
+  // A page naming a file that is not there: a client would fail on it.
+  const auto at = json.find("mini-1.1+cpu");
+  ASSERT_NE(at, std::string::npos);
+  json.replace(json.find("mini-1.1%2Bcpu"), 14, "mini-1.2%ZZcpu");  // a page can say anything
+  ASSERT_TRUE(platform::write_file_atomic(page, json));
+  ASSERT_TRUE(platform::write_file_atomic(folder() / ".relforge-listing", "relforge-listing 1\nend\n"));
+  fs::remove(root() / "whl/nightly/index.html");
+  auto report = check();
+  EXPECT_TRUE(has(report, "stale-page", page, "index rebuild")) << describe(report);
+  EXPECT_TRUE(has(report, "broken-link", page, "index rebuild")) << describe(report);
+  EXPECT_TRUE(has(report, "stale-listing-cache", folder() / ".relforge-listing", "index rebuild"))
+      << describe(report);
+  EXPECT_TRUE(has(report, "missing-page", root() / "whl/nightly/index.html", "index rebuild"))
+      << describe(report);
+  EXPECT_EQ(report.problems.size(), 4U) << describe(report);
+  ASSERT_TRUE(rebuild_all(root()));
+  report = check();
+  EXPECT_TRUE(report.problems.empty()) << describe(report);
+}
+
+TEST_F(CheckTest, TwoFilesOfOneIdentityAreFound) {
+  publish("1.0+cpu");
+  // What two unlocked S3 publishers of equivalent names could leave, made by hand.
+  const fs::path other = root() / "whl/nightly/cpu/mini";
+  const std::string odd = "Mini-1.0.0+cpu-py3-none-any.whl";
+  fs::copy_file(other / "mini-1.0+cpu-py3-none-any.whl", other / odd);
+  auto info =
+      info_from_json(platform::read_file(other / "mini-1.0+cpu-py3-none-any.whl.info.json").value(), "t")
+          .value();
+  info.filename = odd;
+  ASSERT_TRUE(platform::write_file_atomic(other / (odd + ".info.json"), info_to_json(info)));
+  fs::copy_file(other / "mini-1.0+cpu-py3-none-any.whl.metadata", other / (odd + ".metadata"));
+  ASSERT_TRUE(rebuild_all(root()));
+  const auto report = check();
+  EXPECT_EQ(report.problems.size(), 1U) << describe(report);
+  EXPECT_TRUE(has(report, "duplicate-identity", other / "mini-1.0+cpu-py3-none-any.whl", "keep one"))
+      << describe(report);
+  ASSERT_FALSE(report.problems.empty());
+  EXPECT_NE(report.problems[0].message.find((other / odd).string()), std::string::npos);
+}
+
+TEST_F(CheckTest, UnsignedFilesOnStableAreAProblemUnlessAllowed) {
+  publish("1.0+cpu", Channel::stable);
+  const auto report = check();
+  EXPECT_TRUE(
+      has(report, "unsigned", root() / "whl/cpu/mini/mini-1.0+cpu-py3-none-any.whl", "sign the wheel"))
+      << describe(report);
+  EXPECT_TRUE(check(SignaturePolicy::optional).problems.empty());
+}
+
+}  // namespace
+}  // namespace relforge::channels
