@@ -131,11 +131,13 @@ def check_includes(root, table, violations, used):
         for path in sources(root, module):
             rel = os.path.relpath(path, root)
             for number, kind, header in includes(path):
-                first = header.split("/", 1)[0]
-                if kind == '"' and "/" in header and first in table.modules:
+                # Normalised so that "matrix/../channels/x.hpp" counts as the channels header it is.
+                first = os.path.normpath(header).split("/", 1)[0]
+                if "/" in header and first in table.modules:
                     used[module].add(first)
                     if not table.may_use(module, first):
-                        violations.append(f'{rel}:{number}: {module} includes "{header}", but the arrows '
+                        header = f'"{header}"' if kind == '"' else f"<{header}>"
+                        violations.append(f'{rel}:{number}: {module} includes {header}, but the arrows '
                                           f"allow {module} -> {allowed_modules(table, module)}")
                     continue
                 row = table.library_for_header(header)

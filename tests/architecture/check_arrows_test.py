@@ -50,6 +50,8 @@ CLEAN = {
 BREACHES = {
     "matrix/cell.cpp": '#include "matrix/cell.hpp"\n#include "channels/store.hpp"\n',
     "matrix/fetch.hpp": "#pragma once\n\n#include <curl/curl.h>\n",
+    "matrix/sneak.cpp": '#include "matrix/../channels/store.hpp"\n  #  include <channels/store.hpp>\n',
+    "matrix/deep/nested.hpp": '#include "cli/runtime.hpp"\n',
     "matrix/CMakeLists.txt": "relforge_module(matrix DEPS relforge::channels relforge::platform relforge::core\n"
     "  nlohmann_json::nlohmann_json CURL::libcurl)\n",
     "channels/store.cpp": '#include "platform/http.hpp"\n#include <yaml.h>\n#include <sys/mman.h>\n'
@@ -62,6 +64,10 @@ BREACHES = {
 
 EXPECTED = [
     'matrix/cell.cpp:2: matrix includes "channels/store.hpp", but the arrows allow matrix -> {core, platform}',
+    'matrix/sneak.cpp:1: matrix includes "matrix/../channels/store.hpp", but the arrows allow matrix -> '
+    "{core, platform}",
+    "matrix/sneak.cpp:2: matrix includes <channels/store.hpp>, but the arrows allow matrix -> {core, platform}",
+    'matrix/deep/nested.hpp:1: matrix includes "cli/runtime.hpp", but the arrows allow matrix -> {core, platform}',
     "matrix/fetch.hpp:3: matrix includes <curl/curl.h>, but the arrows allow <curl/curl.h> only in {platform}",
     "channels/store.cpp:2: channels includes <yaml.h>, which no row of the arrow table names; "
     "add a row saying which modules may use it",
