@@ -1,9 +1,10 @@
 #include "packaging/wheel_entry_image.hpp"
 
-#include <sys/mman.h>
 #include <zip.h>
 
 #include <algorithm>
+
+#include "platform/reserved_memory.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -12,11 +13,10 @@ constexpr std::uint64_t k_step = 64 << 10;  // inflate at least this much per ca
 
 class EntryImage final : public ElfImage {
 public:
-  EntryImage(const ZipReader& reader, const ArchiveEntry& entry, char* map, std::size_t mapped)
-      : m_reader(reader), m_entry(entry), m_map(map), m_mapped(mapped) {}
+  EntryImage(const ZipReader& reader, const ArchiveEntry& entry, platform::ReservedMemory memory)
+      : m_reader(reader), m_entry(entry), m_memory(std::move(memory)), m_map(m_memory.data()) {}
   ~EntryImage() override {
     if (m_file != nullptr) zip_fclose(m_file);
-    munmap(m_map, m_mapped);
   }
   EntryImage(const EntryImage&) = delete;
   EntryImage& operator=(const EntryImage&) = delete;
@@ -103,8 +103,8 @@ private:
 
   const ZipReader& m_reader;
   const ArchiveEntry& m_entry;
+  platform::ReservedMemory m_memory;
   char* m_map;
-  std::size_t m_mapped;
   zip_file_t* m_file = nullptr;
   std::uint64_t m_prefix = 0;    // [0, m_prefix) is in the mapping
   std::uint64_t m_position = 0;  // bytes the open stream has produced
@@ -115,14 +115,9 @@ private:
 
 Result<std::unique_ptr<ElfImage>> open_entry_image(const ZipReader& reader, const ArchiveEntry& entry) {
   // Untouched pages of an anonymous mapping cost no memory: only what is inflated is resident.
-  const auto mapped = static_cast<std::size_t>(std::max<std::uint64_t>(entry.size, 1));
-  void* map =
-      mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (map == MAP_FAILED)
-    return fail(ErrorCategory::io, "cannot reserve " + std::to_string(entry.size) +
-                                       " bytes of address space for '" + entry.name + "'");
-  return std::unique_ptr<ElfImage>(
-      std::make_unique<EntryImage>(reader, entry, static_cast<char*>(map), mapped));
+  auto memory = platform::ReservedMemory::reserve(static_cast<std::size_t>(entry.size));
+  if (!memory) return tl::unexpected(memory.error().with_context("reading '" + entry.name + "'"));
+  return std::unique_ptr<ElfImage>(std::make_unique<EntryImage>(reader, entry, std::move(*memory)));
 }
 
 }  // namespace relforge::packaging
