@@ -184,6 +184,12 @@ struct HttpServer::Impl {
     detail::Precheck check;
     const bool has_body = head.chunked || head.content_length.value_or(0) > 0;
     check.close_after = has_body;
+    // Not a proxy: absolute-form, authority-form and "*" name nothing we serve.
+    if (!head.target.starts_with("/")) {
+      check.status = 400;
+      check.message = "the request target must be a path starting with '/'";
+      return check;
+    }
     const std::string path = httplib::detail::decode_url(head.target.substr(0, head.target.find('?')), false);
     const auto methods = methods_for(path);
     if (std::find(methods.begin(), methods.end(), head.method) == methods.end()) {
