@@ -250,5 +250,18 @@ TEST_F(HttpLimitsTest, SlowClientsAreDroppedAndDoNotStarveOthers) {
   EXPECT_TRUE(kept.starts_with("HTTP/1.1 200"));
 }
 
+TEST_F(HttpLimitsTest, AClientThatStopsReadingIsDropped) {
+  std::ofstream(m_dir / "data.bin", std::ios::binary) << std::string(64 << 20, 'z');
+  HttpLimits limits;
+  limits.write_timeout = 300ms;
+  start(limits, 1);
+  RawClient stalled(m_port);
+  ASSERT_TRUE(stalled.send("GET /file HTTP/1.1\r\n\r\n"));  // and never reads the 64 MiB answer
+  std::this_thread::sleep_for(100ms);
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_TRUE(exchange("GET /missing HTTP/1.1\r\nConnection: close\r\n\r\n").starts_with("HTTP/1.1 404"));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+}
+
 }  // namespace
 }  // namespace relforge::platform
