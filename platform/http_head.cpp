@@ -77,6 +77,7 @@ HeadResult scan_request_head(std::string_view buffer, const HeadLimits& limits) 
   const std::size_t line_end = rest.find("\r\n");
   if (line_end == std::string_view::npos) {
     if (rest.size() > limits.max_request_line) return reject(414, "request line too long");
+    if (start + rest.size() > limits.max_head_bytes) return reject(431, "request header fields too large");
     return {};
   }
   if (line_end > limits.max_request_line) return reject(414, "request line too long");

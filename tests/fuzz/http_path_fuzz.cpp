@@ -1,6 +1,6 @@
-// libFuzzer target: any bytes as a request target. Whatever decode_url_path accepts must name a
-// place below the root: no absolute path, no "." or "..", no separator, NUL or control byte in a
-// segment, and joining the segments onto a root never normalises to outside it.
+// libFuzzer target: any bytes as a request target (then as a Range header and a request head). Whatever
+// decode_url_path accepts must name a place below the root: no absolute path, no "." or "..", no separator,
+// NUL or control byte in a segment, and joining the segments onto a root never normalises to outside it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "platform/http_head.hpp"
 #include "platform/http_range.hpp"
 #include "platform/url_path.hpp"
 
@@ -52,6 +53,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto range = relforge::platform::evaluate_range(target, file_size);
   if (range.outcome == relforge::platform::RangeOutcome::partial) {
     check(range.first <= range.last && range.last < file_size);
+  }
+  // And as the bytes of a request head: whatever is accepted fits the limits it was given.
+  const relforge::platform::HeadLimits limits{64, 512};
+  const auto head = relforge::platform::scan_request_head(target, limits);
+  if (head.scan == relforge::platform::HeadScan::complete) {
+    check(head.head.size <= size && head.head.size <= limits.max_head_bytes);
+    check(!head.head.method.empty() && !head.head.target.empty());
+    check(!(head.head.chunked && head.head.content_length));
+  } else if (head.scan == relforge::platform::HeadScan::incomplete) {
+    check(size <= limits.max_head_bytes);
   }
   return 0;
 }

@@ -47,6 +47,9 @@ TEST(HttpHead, OversizedLinesAndHeadsAreRefused) {
   EXPECT_EQ(status(many + "\r\n"), 431);
   EXPECT_EQ(status(std::string(40000, '\n').insert(0, "GET / HTTP/1.1\r\nX: ")), 431);
   EXPECT_EQ(status(std::string(40000, '\r')), 414);
+  std::string crlfs;
+  for (int i = 0; i < 255; ++i) crlfs += "\r\n";
+  EXPECT_EQ(status(crlfs + "GET /" + std::string(40, 'a'), {64, 512}), 431);  // found by the fuzzer
   std::string blank;
   for (int i = 0; i < 20000; ++i) blank += "\r\n";
   EXPECT_EQ(status(blank), 400);
