@@ -277,9 +277,12 @@ void serve_connection(int fd, int wake_fd, const HttpLimits& limits, const Conne
   bool linger = false;
   for (std::size_t count = 0; count < limits.max_requests_per_connection; ++count) {
     state = {};
+    // A new connection has header_timeout for its whole head; a kept-alive one idle_timeout to
+    // start the next request and then header_timeout for its head.
+    const auto waiting_since = Clock::now();
     const auto first_wait = count == 0 ? limits.header_timeout : limits.idle_timeout;
-    if (stream.buffered().empty() && !stream.fill(Clock::now() + first_wait)) break;
-    const auto head_deadline = Clock::now() + limits.header_timeout;
+    if (stream.buffered().empty() && !stream.fill(waiting_since + first_wait)) break;
+    const auto head_deadline = (count == 0 ? waiting_since : Clock::now()) + limits.header_timeout;
     HeadResult scanned;
     bool timed_out = false;
     for (;;) {

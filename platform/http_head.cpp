@@ -117,6 +117,7 @@ HeadResult scan_request_head(std::string_view buffer, const HeadLimits& limits) 
     const std::size_t end = rest.find("\r\n", position);
     const std::string_view field_line = rest.substr(position, end - position);
     position = end + 2;
+    if (field_line.size() > limits.max_request_line) return reject(431, "a header field line is too long");
     if (field_line.front() == ' ' || field_line.front() == '\t') return reject(400, "obsolete line folding");
     for (const char c : field_line) {
       if (c == '\r' || c == '\n' || c == '\0') return reject(400, "bare CR, LF or NUL in a header field");

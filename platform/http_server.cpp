@@ -360,6 +360,10 @@ Result<int> HttpServer::bind(const std::string& host, int port) {
 Status HttpServer::serve() {
   if (!m_impl->bound) return fail(ErrorCategory::internal, "HttpServer::serve before bind");
   const int listener = m_impl->server.listening_socket();
+  // Only for the Keep-Alive field httplib writes into responses; the loop enforces them.
+  m_impl->server.set_keep_alive_max_count(m_impl->limits.max_requests_per_connection);
+  m_impl->server.set_keep_alive_timeout(std::max<time_t>(
+      1, std::chrono::duration_cast<std::chrono::seconds>(m_impl->limits.idle_timeout).count()));
   httplib::ThreadPool pool(m_impl->threads);
   Status result;
   while (!m_impl->stop_requested) {

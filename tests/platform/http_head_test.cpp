@@ -45,6 +45,7 @@ TEST(HttpHead, OversizedLinesAndHeadsAreRefused) {
   while (many.size() < 40000) many += "X-Pad: " + std::string(100, 'p') + "\r\n";
   EXPECT_EQ(status(many), 431);
   EXPECT_EQ(status(many + "\r\n"), 431);
+  EXPECT_EQ(status("GET / HTTP/1.1\r\nX: " + std::string(9000, 'v') + "\r\n\r\n"), 431);
   EXPECT_EQ(status(std::string(40000, '\n').insert(0, "GET / HTTP/1.1\r\nX: ")), 431);
   EXPECT_EQ(status(std::string(40000, '\r')), 414);
   std::string crlfs;
