@@ -80,7 +80,8 @@ HeadResult scan_request_head(std::string_view buffer, const HeadLimits& limits) 
     if (start + rest.size() > limits.max_head_bytes) return reject(431, "request header fields too large");
     return {};
   }
-  if (line_end > limits.max_request_line) return reject(414, "request line too long");
+  // Limits count the line with its CRLF, as httplib's own bounds do.
+  if (line_end + 2 > limits.max_request_line) return reject(414, "request line too long");
   const std::size_t head_end = rest.find("\r\n\r\n");
   if (head_end == std::string_view::npos) {
     if (start + rest.size() > limits.max_head_bytes) return reject(431, "request header fields too large");
@@ -117,7 +118,8 @@ HeadResult scan_request_head(std::string_view buffer, const HeadLimits& limits) 
     const std::size_t end = rest.find("\r\n", position);
     const std::string_view field_line = rest.substr(position, end - position);
     position = end + 2;
-    if (field_line.size() > limits.max_request_line) return reject(431, "a header field line is too long");
+    if (field_line.size() + 2 > limits.max_request_line)
+      return reject(431, "a header field line is too long");
     if (field_line.front() == ' ' || field_line.front() == '\t') return reject(400, "obsolete line folding");
     for (const char c : field_line) {
       if (c == '\r' || c == '\n' || c == '\0') return reject(400, "bare CR, LF or NUL in a header field");

@@ -11,8 +11,9 @@
 namespace relforge::platform {
 
 struct HeadLimits {
-  std::size_t max_request_line = 8192;  // longer: 414 (a longer header field line: 431)
-  std::size_t max_head_bytes = 32768;   // request line + all fields; larger: 431
+  // With its CRLF; longer: 414 (a longer header field line: 431). httplib's own bound is 8192.
+  std::size_t max_request_line = 8192;
+  std::size_t max_head_bytes = 32768;  // request line + all fields; larger: 431
 };
 
 struct RequestHead {

@@ -54,7 +54,7 @@ struct HttpLimits {
   std::chrono::milliseconds header_timeout{10000};  // the whole request line and header fields
   std::chrono::milliseconds body_timeout{60000};    // the whole request body
   std::chrono::milliseconds write_timeout{30000};   // a response write that makes no progress
-  std::size_t max_request_line = 8192;              // 414 beyond
+  std::size_t max_request_line = 8192;              // 414 beyond (CRLF included; at most 8192)
   std::size_t max_head_bytes = 32768;               // request line + fields; 431 beyond
   std::size_t max_requests_per_connection = 10000;
 };

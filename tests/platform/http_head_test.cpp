@@ -39,6 +39,9 @@ TEST(HttpHead, WaitsForMoreBytesWithinTheLimits) {
 }
 
 TEST(HttpHead, OversizedLinesAndHeadsAreRefused) {
+  const std::string longest = "GET /" + std::string(8192 - 16, 'a') + " HTTP/1.1";  // 8190 + CRLF
+  EXPECT_EQ(scan(longest + "\r\n\r\n").scan, HeadScan::complete);
+  EXPECT_EQ(status("GET /a" + longest.substr(5) + "\r\n\r\n"), 414);
   EXPECT_EQ(status("GET /" + std::string(9000, 'a')), 414);
   EXPECT_EQ(status("GET /" + std::string(9000, 'a') + " HTTP/1.1\r\n\r\n"), 414);
   std::string many = "GET / HTTP/1.1\r\n";
