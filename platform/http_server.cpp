@@ -190,7 +190,14 @@ struct HttpServer::Impl {
       check.message = "the request target must be a path starting with '/'";
       return check;
     }
-    const std::string path = httplib::detail::decode_url(head.target.substr(0, head.target.find('?')), false);
+    const std::string raw_path = head.target.substr(0, head.target.find('?'));
+    if (raw_path.size() > limits.max_path_bytes) {
+      check.status = 414;
+      check.message = "request path longer than " + std::to_string(limits.max_path_bytes) + " bytes";
+      check.close_after = true;
+      return check;
+    }
+    const std::string path = httplib::detail::decode_url(raw_path, false);
     const auto methods = methods_for(path);
     if (std::find(methods.begin(), methods.end(), head.method) == methods.end()) {
       if (methods.empty()) {

@@ -56,6 +56,9 @@ struct HttpLimits {
   std::chrono::milliseconds write_timeout{30000};   // a response write that makes no progress
   std::size_t max_request_line = 8192;              // 414 beyond (CRLF included; at most 8192)
   std::size_t max_head_bytes = 32768;               // request line + fields; 431 beyond
+  // The path (without the query); 414 beyond. Routes are std::regex, whose matcher recurses
+  // once per input character: a bounded path keeps that recursion far from the stack's end.
+  std::size_t max_path_bytes = 2048;
   std::size_t max_requests_per_connection = 10000;
 };
 

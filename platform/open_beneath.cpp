@@ -31,8 +31,10 @@ private:
 };
 
 tl::unexpected<Error> open_error(int error, const std::string& what) {
-  // ELOOP: a symlink under O_NOFOLLOW; ENOTDIR: a file where a folder was expected.
-  if (error == ENOENT || error == ELOOP || error == ENOTDIR || error == EACCES || error == ENXIO) {
+  // ELOOP: a symlink under O_NOFOLLOW; ENOTDIR: a file where a folder was expected;
+  // ENAMETOOLONG: a segment over NAME_MAX, which no file can have.
+  if (error == ENOENT || error == ELOOP || error == ENOTDIR || error == EACCES || error == ENXIO ||
+      error == ENAMETOOLONG) {
     return fail(ErrorCategory::not_found, what + " not found");
   }
   return fail(ErrorCategory::io, "cannot open " + what + ": " + std::strerror(error));

@@ -9,7 +9,7 @@
 
 namespace relforge::platform {
 
-inline constexpr std::size_t k_max_url_path_bytes = 4096;
+inline constexpr std::size_t k_max_url_path_bytes = 2048;
 
 struct UrlPath {
   // Decoded segments, each non-empty, valid UTF-8, never "." or "..", without '/', '\\', NUL or

@@ -133,6 +133,7 @@ TEST_F(ServeTest, DotFilesMissingAndDoubleEncodedNamesAre404) {
   EXPECT_EQ(get("/%2erelforge.lock").status, 404);
   EXPECT_EQ(get("/...").status, 404);
   EXPECT_EQ(get("/nothing/here").status, 404);
+  EXPECT_EQ(get("/" + std::string(1000, 'n') + "/x.whl").status, 404);  // over NAME_MAX
   // Decoded once, "%252e%252e" is the literal name "%2e%2e", which does not exist.
   EXPECT_EQ(get("/%252e%252e/%252e%252e/etc/passwd").status, 404);
   // A file asked for as a folder.

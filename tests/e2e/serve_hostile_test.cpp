@@ -149,14 +149,14 @@ protected:
 };
 
 TEST_F(ServeHostile, TraversalInEveryEncodingIsRefusedOverCurl) {
-  for (const std::string& path : std::vector<std::string>{
-           "/../private/secret.key", "/whl/../../private/secret.key", "//etc/passwd",
-           "//" + m_dir.string() + "/private/secret.key", "/%2e%2e/private/secret.key",
-           "/%2E%2e/private/secret.key", "/whl/%2e%2e/%2e%2e/private/secret.key",
-           "/..%2fprivate%2fsecret.key", "/%2e%2e%2fprivate%2fsecret.key",
-           "/whl%2f..%2f..%2fprivate/secret.key", "/..%5cprivate%5csecret.key",
-           "/%c0%ae%c0%ae/private/secret.key", "/whl/./../private/secret.key",
-           "/whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl%00.html", "/" + std::string(5000, 'a')}) {
+  for (const std::string& path :
+       std::vector<std::string>{"/../private/secret.key", "/whl/../../private/secret.key", "//etc/passwd",
+                                "//" + m_dir.string() + "/private/secret.key", "/%2e%2e/private/secret.key",
+                                "/%2E%2e/private/secret.key", "/whl/%2e%2e/%2e%2e/private/secret.key",
+                                "/..%2fprivate%2fsecret.key", "/%2e%2e%2fprivate%2fsecret.key",
+                                "/whl%2f..%2f..%2fprivate/secret.key", "/..%5cprivate%5csecret.key",
+                                "/%c0%ae%c0%ae/private/secret.key", "/whl/./../private/secret.key",
+                                "/whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl%00.html"}) {
     EXPECT_EQ(curl(path).status, 400) << path;
   }
   for (const std::string path :
@@ -166,6 +166,8 @@ TEST_F(ServeHostile, TraversalInEveryEncodingIsRefusedOverCurl) {
         "/whl/nightly/cpu/mini/index.html/", "/whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl/"}) {
     EXPECT_EQ(curl(path).status, 404) << path;
   }
+  EXPECT_EQ(curl("/" + std::string(5000, 'a')).status, 414);
+  EXPECT_EQ(curl("/" + std::string(2047, 'a')).status, 404);
   const auto page = curl("/whl/nightly/cpu/mini/", "-H 'Accept: text/html'");
   EXPECT_EQ(page.status, 200);
   EXPECT_EQ(page.body, "<html>mini</html>");

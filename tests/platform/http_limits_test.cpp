@@ -183,13 +183,15 @@ TEST_F(HttpLimitsTest, OversizedHeadsAreRefused) {
   m_server.route("GET", "/a+",
                  [](const HttpRequest& request) { return HttpResponse::text(200, request.path); });
   start();
-  // The longest request line and header line taken are served; one byte more is refused.
-  const std::string path = "/" + std::string(8192 - 16, 'a');
-  const auto longest = exchange("GET " + path + " HTTP/1.1\r\nX: " + std::string(8192 - 5, 'v') +
+  // The longest request line, path and header line taken are served; one byte more is refused.
+  const std::string path = "/" + std::string(2047, 'a');
+  const std::string query = "?" + std::string(6128, 'q');  // "GET " + 2048 + 6129 + " HTTP/1.1": 8190 + CRLF
+  const auto longest = exchange("GET " + path + query + " HTTP/1.1\r\nX: " + std::string(8192 - 5, 'v') +
                                 "\r\nConnection: close\r\n\r\n");
   EXPECT_TRUE(longest.starts_with("HTTP/1.1 200")) << longest.substr(0, 200);
   EXPECT_TRUE(longest.ends_with(path));
   EXPECT_TRUE(exchange("GET " + path + "a HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 414"));
+  EXPECT_TRUE(exchange("GET " + path + query + "q HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 414"));
   EXPECT_TRUE(exchange("GET / HTTP/1.1\r\nX: " + std::string(8192 - 4, 'v') + "\r\n\r\n")
                   .starts_with("HTTP/1.1 431"));
   EXPECT_TRUE(exchange("GET /" + std::string(10000, 'a') + " HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 414"));

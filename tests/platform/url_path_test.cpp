@@ -94,8 +94,8 @@ TEST(UrlPath, RefusesVeryLongPathsButNotLongQueries) {
   EXPECT_TRUE(refused(at_limit + "a"));
   EXPECT_TRUE(refused("/" + std::string(1 << 20, 'a')));
   std::string deep;
-  for (int i = 0; i < 2000; ++i) deep += "/a";
-  EXPECT_EQ(segments(deep).size(), 2000u);
+  for (int i = 0; i < 1000; ++i) deep += "/a";
+  EXPECT_EQ(segments(deep).size(), 1000u);
   EXPECT_TRUE(decode_url_path("/x?" + std::string(100000, 'q')));
 }
 
