@@ -1,12 +1,12 @@
 #include "channels/serve.hpp"
 
 #include <algorithm>
-#include <system_error>
 #include <vector>
 
 #include "core/text.hpp"
 #include "platform/digest.hpp"
-#include "platform/fs.hpp"
+#include "platform/open_beneath.hpp"
+#include "platform/url_path.hpp"
 
 namespace relforge::channels {
 namespace fs = std::filesystem;
@@ -45,7 +45,7 @@ platform::HttpResponse status_page(int status, const std::string& message) {
   return platform::HttpResponse::text(status, message + "\n");
 }
 
-std::string content_type_for(const std::string& name) {
+std::string content_type_for(std::string_view name) {
   if (name.ends_with(".whl")) return "application/octet-stream";
   if (name.ends_with(".metadata")) return "text/plain; charset=utf-8";
   if (name.ends_with(".provenance") || name.ends_with(".json")) return "application/json";
@@ -86,27 +86,33 @@ std::optional<Negotiated> negotiate(std::string_view accept) {
 }
 
 platform::HttpResponse handle_request(const fs::path& root, const platform::HttpRequest& request) {
-  if (request.method != "GET" && request.method != "HEAD")
-    return status_page(405, "read-only server: GET and HEAD only");
-  const std::string& path = request.path;
-  if (path.empty() || path.front() != '/' || path.find('\0') != std::string::npos ||
-      path.find('\\') != std::string::npos) {
-    return status_page(400, "bad path");
+  if (request.method != "GET" && request.method != "HEAD") {
+    auto response = status_page(405, "read-only server: GET and HEAD only");
+    response.headers.push_back({"Allow", "GET, HEAD"});
+    return response;
   }
-  for (const auto segment : core::split(path.substr(1), '/')) {
-    // Dot-files (the lock, partial copies, variant markers) and ".." never leave the server.
-    if (!segment.empty() && segment.front() == '.') return status_page(404, "not found");
+  // The raw target, decoded exactly once here: a path httplib decoded already would decode
+  // "%252e%252e" to "..".
+  const auto path = platform::decode_url_path(request.target);
+  if (!path) return status_page(400, "bad path");
+  for (const auto& segment : path->segments) {
+    // Dot-files (the lock, partial copies, variant markers) never leave the server.
+    if (segment.front() == '.') return status_page(404, "not found");
   }
-  fs::path target = root / path.substr(1);
-  std::error_code error;
-  const bool directory = fs::is_directory(target, error);
-  std::string content_type;
-  bool page = false;
-  if (directory) {
-    if (!path.ends_with("/")) {
-      auto response = status_page(301, "moved");
-      response.headers.push_back({"Location", path + "/"});
-      return response;
+  // Forbidden and missing look the same: a 404 tells nothing about what exists outside.
+  auto entry = platform::open_beneath(root, path->segments);
+  if (!entry) {
+    return entry.error().category() == ErrorCategory::not_found ? status_page(404, "not found")
+                                                                : status_page(500, "cannot open the path");
+  }
+  platform::HttpResponse response;
+  std::string etag;
+  if (entry->kind() == platform::EntryKind::folder) {
+    if (!path->trailing_slash) {
+      const std::string raw_path = request.target.substr(0, request.target.find_first_of("?#"));
+      auto redirect = status_page(301, "moved");
+      redirect.headers.push_back({"Location", raw_path + "/"});
+      return redirect;
     }
     std::string accept = request.header("accept").value_or("");
     if (const auto format = request.query_value("format")) accept = *format;
@@ -115,30 +121,24 @@ platform::HttpResponse handle_request(const fs::path& root, const platform::Http
       return status_page(406, "none of the accepted types is served; ask for " + std::string(k_json_type) +
                                   " or " + std::string(k_html_type));
     }
-    target /= negotiated->format == PageFormat::json ? "index.json" : "index.html";
-    content_type = negotiated->content_type;
-    if (negotiated->format == PageFormat::html) content_type += "; charset=utf-8";
-    page = true;
-  } else {
-    content_type = content_type_for(target.filename().string());
-  }
-  if (!fs::is_regular_file(target, error)) return status_page(404, "not found");
-  platform::HttpResponse response;
-  response.content_type = content_type;
-  std::string etag;
-  if (page) {
-    auto body = platform::read_file(target);
+    auto segments = path->segments;
+    segments.push_back(negotiated->format == PageFormat::json ? "index.json" : "index.html");
+    auto page = platform::open_beneath(root, segments);
+    if (!page || page->kind() != platform::EntryKind::file) return status_page(404, "not found");
+    auto body = page->read_all();
     if (!body) return status_page(500, "cannot read the page");
     etag = "\"" + platform::to_hex(platform::sha256(*body)).substr(0, 32) + "\"";
+    response.content_type = negotiated->content_type;
+    if (negotiated->format == PageFormat::html) response.content_type += "; charset=utf-8";
     response.body = std::move(*body);
     response.headers.push_back({"Vary", "Accept"});
     response.headers.push_back({"Cache-Control", "max-age=60"});
   } else {
+    if (path->trailing_slash) return status_page(404, "not found");
     // Published files are immutable, so size and modification time identify the bytes.
-    const auto size = fs::file_size(target, error);
-    const auto mtime = fs::last_write_time(target, error).time_since_epoch().count();
-    etag = "\"" + std::to_string(size) + "-" + std::to_string(mtime) + "\"";
-    response.file = target;
+    etag = "\"" + std::to_string(entry->size()) + "-" + std::to_string(entry->mtime_ns()) + "\"";
+    response.content_type = content_type_for(path->segments.back());
+    response.open_file = std::make_shared<const platform::OpenEntry>(std::move(*entry));
   }
   response.headers.push_back({"ETag", etag});
   if (const auto match = request.header("if-none-match")) {
@@ -147,7 +147,7 @@ platform::HttpResponse handle_request(const fs::path& root, const platform::Http
       if (candidate == etag || candidate == "W/" + etag || candidate == "*") {
         platform::HttpResponse not_modified;
         not_modified.status = 304;
-        not_modified.content_type = content_type;
+        not_modified.content_type = response.content_type;
         not_modified.headers = {{"ETag", etag}};
         return not_modified;
       }

@@ -1,6 +1,7 @@
 #pragma once
 // The read-only index server's request handling: PEP 691 content negotiation (Accept, ?format=),
-// content types, ETag / If-None-Match, and no path outside the root. Pure: no sockets here.
+// content types, ETag / If-None-Match, and nothing outside the root: the raw target is decoded
+// once, dot-files, symlinks and non-files are 404, malformed paths 400. No sockets here.
 #include <filesystem>
 #include <optional>
 #include <string>

@@ -1,6 +1,5 @@
-// `relforge publish | promote | prune | yank | index rebuild | index check | serve`: the channel
-// store (a folder, or an S3 bucket with --store s3://...) and its PEP 503/691 indexes, served
-// read-only over HTTP.
+// `relforge publish | promote | prune | yank | index rebuild | index check`: the channel store (a
+// folder, or an S3 bucket with --store s3://...) and its PEP 503/691 indexes (`serve` is in serve_command.cpp).
 #include <chrono>
 #include <csignal>
 #include <ctime>
@@ -18,11 +17,9 @@
 #include "channels/maintain.hpp"
 #include "channels/publish.hpp"
 #include "channels/s3_store.hpp"
-#include "channels/serve.hpp"
 #include "channels/store.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "platform/http_server.hpp"
 
 namespace relforge::cli {
 namespace {
@@ -441,37 +438,6 @@ void register_index(CLI::App& command, Runtime& runtime) {
     finish(runtime, {});
   });
   register_check(command, runtime);
-}
-
-void register_serve(CLI::App& command, Runtime& runtime) {
-  auto root = std::make_shared<std::string>();
-  auto host = std::make_shared<std::string>("127.0.0.1");
-  auto port = std::make_shared<int>(8000);
-  add_root_option(command, *root);
-  command.add_option("--host", *host, "Address to bind (default 127.0.0.1)");
-  command.add_option("--port", *port, "Port (default 8000; 0 picks a free one)");
-  add_json_flag(command, runtime);
-  command.callback([&runtime, root, host, port] {
-    const fs::path base = fs::absolute(store_root(runtime, *root));
-    if (!fs::is_directory(base)) {
-      return report_error(
-          runtime, Error(ErrorCategory::not_found, "channel store " + base.string() +
-                                                       " does not exist (publish first or pass --root)"));
-    }
-    platform::HttpServer server;
-    server.set_max_body_bytes(0);
-    server.route("GET", "/.*", [base](const platform::HttpRequest& request) {
-      return channels::handle_request(base, request);
-    });
-    auto bound = server.bind(*host, *port);
-    if (!bound) return report_error(runtime, bound.error());
-    const std::string url = "http://" + *host + ":" + std::to_string(*bound) + "/";
-    if (runtime.json)
-      runtime.out << Json{{"url", url}, {"port", *bound}, {"root", base.string()}}.dump() << std::endl;
-    else
-      runtime.out << "serving " << base.string() << " at " << url << " (port " << *bound << ")" << std::endl;
-    finish(runtime, server.serve());
-  });
 }
 
 }  // namespace relforge::cli

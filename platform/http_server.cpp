@@ -2,16 +2,22 @@
 
 #include <fcntl.h>
 #include <httplib.h>
-#include <sys/stat.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <regex>
+#include <stdexcept>
 #include <thread>
 
 #include "core/text.hpp"
+#include "platform/http_connection.hpp"
+#include "platform/http_range.hpp"
 
 namespace relforge::platform {
 
@@ -50,47 +56,83 @@ struct Route {
   HttpHandler handler;
 };
 
-HttpRequest convert(const httplib::Request& in) {
+HttpRequest convert(const httplib::Request& in, std::string body) {
   HttpRequest out;
   out.method = in.method;
   out.path = in.path;
+  out.target = in.target;
   for (const auto& [name, value] : in.headers) out.headers.emplace(core::to_lower(name), value);
   for (const auto& [name, value] : in.params) out.query.emplace(name, value);
-  out.body = in.body;
+  out.body = std::move(body);
   out.remote_addr = in.remote_addr;
   return out;
 }
 
-// Streams the file in chunks so that serving a multi-gigabyte wheel needs constant memory.
-void set_file_body(const HttpResponse& response, httplib::Response& out) {
-  const int fd = ::open(response.file->c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat info {};
-  if (fd < 0 || ::fstat(fd, &info) != 0) {
-    const int error = errno;
-    if (fd >= 0) ::close(fd);
-    out.status = error == ENOENT ? 404 : 500;
-    out.set_content("cannot open " + response.file->string() + ": " + std::strerror(error) + "\n",
-                    "text/plain; charset=utf-8");
-    return;
-  }
-  auto shared_fd = std::make_shared<int>(fd);
-  out.set_content_provider(
-      static_cast<std::size_t>(info.st_size), response.content_type,
-      [shared_fd](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-        char buffer[1 << 16];
-        const std::size_t want = std::min(length, sizeof buffer);
-        const ssize_t n = ::pread(*shared_fd, buffer, want, static_cast<off_t>(offset));
-        if (n <= 0) return false;  // the file shrank or failed: abort the connection
-        return sink.write(buffer, static_cast<std::size_t>(n));
-      },
-      [shared_fd](bool) { ::close(*shared_fd); });
+void plain(httplib::Response& out, int status, const std::string& text) {
+  out.status = status;
+  out.set_content(text + "\n", "text/plain; charset=utf-8");
 }
 
-// httplib closes its listening socket only when a running accept loop is stopped; a server that
-// was bound but never served would keep the port, so close that socket ourselves.
+std::string response_header(const HttpResponse& response, const std::string& name) {
+  for (const auto& [key, value] : response.headers) {
+    if (core::to_lower(key) == core::to_lower(name)) return value;
+  }
+  return {};
+}
+
+// Streams the open file (or the slice a single Range asks for) in chunks, so serving a
+// multi-gigabyte wheel needs constant memory; the size is the one fstat saw when it was opened.
+void set_file_body(const httplib::Request& in, const HttpResponse& response, httplib::Response& out) {
+  std::shared_ptr<const OpenEntry> file = response.open_file;
+  if (!file) {
+    auto opened = open_file(*response.file);
+    if (!opened) {
+      return plain(
+          out, opened.error().category() == ErrorCategory::not_found ? 404 : 500,
+          opened.error().category() == ErrorCategory::not_found ? "not found" : "cannot open the file");
+    }
+    file = std::make_shared<const OpenEntry>(std::move(*opened));
+  }
+  const std::uint64_t size = file->size();
+  out.set_header("Accept-Ranges", "bytes");
+  RangeAnswer range;
+  const std::string range_header = in.get_header_value("Range");
+  if (!range_header.empty()) {
+    // If-Range: the range only applies to the representation the client already holds.
+    const std::string if_range = in.get_header_value("If-Range");
+    const std::string etag = response_header(response, "ETag");
+    if (if_range.empty() || (!etag.empty() && if_range == etag && !etag.starts_with("W/")))
+      range = evaluate_range(range_header, size);
+  }
+  if (range.outcome == RangeOutcome::unsatisfiable) {
+    out.set_header("Content-Range", "bytes */" + std::to_string(size));
+    return plain(out, 416, "range not satisfiable: the file has " + std::to_string(size) + " bytes");
+  }
+  std::uint64_t first = 0;
+  std::uint64_t length = size;
+  if (range.outcome == RangeOutcome::partial) {
+    first = range.first;
+    length = range.last - range.first + 1;
+    out.status = 206;
+    out.set_header("Content-Range", "bytes " + std::to_string(range.first) + "-" +
+                                        std::to_string(range.last) + "/" + std::to_string(size));
+  }
+  if (length == 0) return out.set_content("", response.content_type);
+  out.set_content_provider(static_cast<std::size_t>(length), response.content_type,
+                           [file, first](std::size_t offset, std::size_t want, httplib::DataSink& sink) {
+                             char buffer[1 << 16];
+                             const std::size_t chunk = std::min(want, sizeof buffer);
+                             const ssize_t n =
+                                 ::pread(file->fd(), buffer, chunk, static_cast<off_t>(first + offset));
+                             if (n <= 0) return false;  // the file shrank or failed: abort the connection
+                             return sink.write(buffer, static_cast<std::size_t>(n));
+                           });
+}
+
 class Server : public httplib::Server {
 public:
-  void close_unserved_socket() {
+  // httplib closes its listening socket only from its own accept loop, which we do not run.
+  void close_listening_socket() {
     const auto sock = svr_sock_.exchange(INVALID_SOCKET);
     if (sock != INVALID_SOCKET) ::close(sock);
   }
@@ -101,28 +143,96 @@ public:
     const auto sock = svr_sock_.load();
     if (sock != INVALID_SOCKET) ::listen(sock, SOMAXCONN);
   }
+  int listening_socket() const { return svr_sock_.load(); }
+  bool process(httplib::Stream& stream, bool close_connection, bool& connection_closed,
+               const std::function<void(httplib::Request&)>& setup) {
+    return process_request(stream, close_connection, connection_closed, setup);
+  }
 };
+
+bool takes_body(const std::string& method) {
+  return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
+}
 
 }  // namespace
 
 struct HttpServer::Impl {
   Server server;
   std::vector<Route> routes;
+  std::size_t max_body = std::numeric_limits<std::size_t>::max();
+  std::size_t threads = 8;
+  HttpLimits limits;
+  int wake[2] = {-1, -1};
   bool bound = false;
-  std::atomic<bool> serving{false};
   std::atomic<bool> stop_requested{false};
 
-  void dispatch(const httplib::Request& in, httplib::Response& out) {
+  // The methods routed for `path`, HEAD wherever GET is, in registration order.
+  std::vector<std::string> methods_for(const std::string& path) const {
+    std::vector<std::string> methods;
+    const auto add = [&methods](const std::string& m) {
+      if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
+    };
+    for (const auto& route : routes) {
+      if (!std::regex_match(path, route.pattern)) continue;
+      add(route.method);
+      if (route.method == "GET") add("HEAD");
+    }
+    return methods;
+  }
+
+  detail::Precheck precheck(const RequestHead& head) const {
+    detail::Precheck check;
+    const bool has_body = head.chunked || head.content_length.value_or(0) > 0;
+    check.close_after = has_body;
+    // Not a proxy: absolute-form, authority-form and "*" name nothing we serve.
+    if (!head.target.starts_with("/")) {
+      check.status = 400;
+      check.message = "the request target must be a path starting with '/'";
+      return check;
+    }
+    const std::string raw_path = head.target.substr(0, head.target.find('?'));
+    if (raw_path.size() > limits.max_path_bytes) {
+      check.status = 414;
+      check.message = "request path longer than " + std::to_string(limits.max_path_bytes) + " bytes";
+      check.close_after = true;
+      return check;
+    }
+    const std::string path = httplib::detail::decode_url(raw_path, false);
+    const auto methods = methods_for(path);
+    if (std::find(methods.begin(), methods.end(), head.method) == methods.end()) {
+      if (methods.empty()) {
+        check.status = 404;
+        check.message = "not found: " + path;
+      } else {
+        check.status = 405;
+        check.message = "method " + head.method + " not allowed here";
+        for (const auto& m : methods) check.allow += (check.allow.empty() ? "" : ", ") + m;
+      }
+      return check;
+    }
+    if (!takes_body(head.method)) return check;  // GET with a body: answered, then closed
+    check.close_after = false;
+    if (head.content_length && *head.content_length > max_body) {
+      check.status = 413;
+      check.message = "request body too large: the limit is " + std::to_string(max_body) + " bytes";
+      check.close_after = true;
+    } else if (has_body &&
+               core::to_lower(head.field("content-type").value_or("")).starts_with("multipart/")) {
+      check.status = 415;
+      check.message = "multipart bodies are not accepted";
+      check.close_after = true;
+    }
+    return check;
+  }
+
+  void dispatch(const httplib::Request& in, httplib::Response& out, std::string body) {
     const std::string method = in.method == "HEAD" ? "GET" : in.method;
     std::vector<std::string> allowed;
     for (const auto& route : routes) {
       std::smatch match;
       if (!std::regex_match(in.path, match, route.pattern)) continue;
-      if (route.method != method) {
-        allowed.push_back(route.method);
-        continue;
-      }
-      HttpRequest request = convert(in);
+      if (route.method != method) continue;
+      HttpRequest request = convert(in, std::move(body));
       for (std::size_t i = 1; i < match.size(); ++i) request.matches.push_back(match[i].str());
       HttpResponse response;
       try {
@@ -134,68 +244,90 @@ struct HttpServer::Impl {
       }
       out.status = response.status;
       for (const auto& [name, value] : response.headers) out.set_header(name, value);
-      if (response.file) {
-        set_file_body(response, out);
+      if ((response.open_file || response.file) && response.status == 200) {
+        set_file_body(in, response, out);
       } else {
         out.set_content(response.body, response.content_type);
       }
       return;
     }
-    if (!allowed.empty()) {
-      std::string allow;
-      for (const auto& m : allowed) allow += (allow.empty() ? "" : ", ") + m;
-      out.status = 405;
-      out.set_header("Allow", allow);
-      out.set_content("method " + in.method + " not allowed for " + in.path + "\n",
-                      "text/plain; charset=utf-8");
-      return;
+    // The precheck already answered 404/405 for paths and methods without a route.
+    plain(out, 404, "not found");
+  }
+
+  // Counts the body while it arrives and stops at the limit, chunked or not.
+  void read_and_dispatch(const httplib::Request& in, httplib::Response& out,
+                         const httplib::ContentReader& reader) {
+    std::string body;
+    bool too_large = false;
+    const bool read = reader([&](const char* data, std::size_t length) {
+      if (length > max_body - body.size()) {
+        too_large = true;
+        return false;
+      }
+      body.append(data, length);
+      return true;
+    });
+    if (too_large || !read) {
+      detail::close_connection_after_response();
+      out.set_header("Connection", "close");
+      if (too_large)
+        return plain(out, 413, "request body too large: the limit is " + std::to_string(max_body) + " bytes");
+      return plain(out, 400, "the request body could not be read (bad chunked framing, or too slow)");
     }
-    out.status = 404;
-    out.set_content("not found: " + in.path + "\n", "text/plain; charset=utf-8");
+    dispatch(in, out, std::move(body));
+  }
+
+  void serve_connection(int fd) {
+    detail::ConnectionHooks hooks;
+    hooks.precheck = [this](const RequestHead& head) { return precheck(head); };
+    hooks.process = [this](httplib::Stream& stream, bool close, bool& closed,
+                           const std::function<void(httplib::Request&)>& setup) {
+      return server.process(stream, close, closed, setup);
+    };
+    detail::serve_connection(fd, wake[0], limits, hooks);
   }
 };
 
 HttpServer::HttpServer() : m_impl(std::make_unique<Impl>()) {
   auto* impl = m_impl.get();
-  // One catch-all per method lets us answer 405 vs 404 and keep route order across methods.
+  if (::pipe2(impl->wake, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("pipe2 failed");
   const auto handler = [impl](const httplib::Request& in, httplib::Response& out) {
-    impl->dispatch(in, out);
+    impl->dispatch(in, out, in.body);
+  };
+  const auto reading = [impl](const httplib::Request& in, httplib::Response& out,
+                              const httplib::ContentReader& reader) {
+    impl->read_and_dispatch(in, out, reader);
   };
   impl->server.Get(".*", handler);
-  impl->server.Post(".*", handler);
-  impl->server.Put(".*", handler);
-  impl->server.Patch(".*", handler);
-  impl->server.Delete(".*", handler);
   impl->server.Options(".*", handler);
+  impl->server.Post(".*", reading);
+  impl->server.Put(".*", reading);
+  impl->server.Patch(".*", reading);
+  impl->server.Delete(".*", reading);
   // httplib's default also sets SO_REUSEPORT, which would let a second server silently share a
   // port that is in use; keep only SO_REUSEADDR (rebinding right after a restart).
   impl->server.set_socket_options([](int sock) {
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  // Small responses must leave at once: with Nagle on, a keep-alive client's next request waits
-  // for the delayed ACK of the previous response (~40 ms per request).
-  impl->server.set_tcp_nodelay(true);
-  // httplib closes a keep-alive connection after 5 requests by default; clients pipelining many
-  // requests (CI bursts, load generators) would reconnect constantly.
-  impl->server.set_keep_alive_max_count(10000);
   impl->server.set_exception_handler([](const httplib::Request&, httplib::Response& out, std::exception_ptr) {
-    out.status = 500;
-    out.set_content("internal server error\n", "text/plain; charset=utf-8");
+    plain(out, 500, "internal server error");
   });
-  // Error statuses produced by httplib itself (413, 400) get a readable body.
+  // Error statuses produced by httplib itself get a readable body.
   impl->server.set_error_handler([](const httplib::Request&, httplib::Response& out) {
     if (out.body.empty() && !out.content_provider_) {
-      const std::string text =
-          out.status == 413 ? "request body too large\n" : "HTTP error " + std::to_string(out.status) + "\n";
-      out.set_content(text, "text/plain; charset=utf-8");
+      out.set_content(std::to_string(out.status) + " " + detail::status_text(out.status) + "\n",
+                      "text/plain; charset=utf-8");
     }
   });
 }
 
 HttpServer::~HttpServer() {
   stop();
-  if (!m_impl->serving) m_impl->server.close_unserved_socket();
+  m_impl->server.close_listening_socket();
+  ::close(m_impl->wake[0]);
+  ::close(m_impl->wake[1]);
 }
 
 void HttpServer::route(const std::string& method, const std::string& path_regex, HttpHandler handler) {
@@ -203,13 +335,16 @@ void HttpServer::route(const std::string& method, const std::string& path_regex,
 }
 
 void HttpServer::set_threads(std::size_t count) {
-  m_impl->server.new_task_queue = [count] {
-    return new httplib::ThreadPool(std::max<std::size_t>(1, count));
-  };
+  m_impl->threads = std::max<std::size_t>(1, count);
 }
 
 void HttpServer::set_max_body_bytes(std::size_t limit) {
+  m_impl->max_body = limit;
   m_impl->server.set_payload_max_length(limit);
+}
+
+void HttpServer::set_limits(const HttpLimits& limits) {
+  m_impl->limits = limits;
 }
 
 Result<int> HttpServer::bind(const std::string& host, int port) {
@@ -231,28 +366,43 @@ Result<int> HttpServer::bind(const std::string& host, int port) {
 
 Status HttpServer::serve() {
   if (!m_impl->bound) return fail(ErrorCategory::internal, "HttpServer::serve before bind");
-  // serving is published before stop_requested is read, and stop() does the reverse, so one of
-  // them always sees the other (see stop()).
-  m_impl->serving = true;
-  if (m_impl->stop_requested) {
-    m_impl->serving = false;
-    return {};
+  const int listener = m_impl->server.listening_socket();
+  // Only for the Keep-Alive field httplib writes into responses; the loop enforces them.
+  m_impl->server.set_keep_alive_max_count(m_impl->limits.max_requests_per_connection);
+  m_impl->server.set_keep_alive_timeout(std::max<time_t>(
+      1, std::chrono::duration_cast<std::chrono::seconds>(m_impl->limits.idle_timeout).count()));
+  httplib::ThreadPool pool(m_impl->threads);
+  Status result;
+  while (!m_impl->stop_requested) {
+    pollfd fds[2] = {{listener, POLLIN, 0}, {m_impl->wake[0], POLLIN, 0}};
+    const int n = ::poll(fds, 2, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || fds[1].revents != 0 || m_impl->stop_requested) break;
+    if ((fds[0].revents & (POLLERR | POLLNVAL)) != 0) {
+      result = fail(ErrorCategory::io, "the HTTP server stopped accepting connections unexpectedly");
+      break;
+    }
+    const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      // Out of descriptors: back off instead of spinning; the connection waits in the backlog.
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    auto* impl = m_impl.get();
+    pool.enqueue([impl, fd] { impl->serve_connection(fd); });
   }
-  const bool ok = m_impl->server.listen_after_bind();
-  m_impl->serving = false;
-  if (!ok && !m_impl->stop_requested) {
-    return fail(ErrorCategory::io, "the HTTP server stopped accepting connections unexpectedly");
-  }
-  return {};
+  // In-flight responses see the listener gone and stop streaming; waiting connections see the
+  // wake pipe. Then every request thread is joined.
+  m_impl->server.close_listening_socket();
+  pool.shutdown();
+  return result;
 }
 
 void HttpServer::stop() {
   m_impl->stop_requested = true;
-  // httplib ignores stop() until its accept loop runs, so wait for that when serve() is entering.
-  while (m_impl->serving && !m_impl->server.is_running()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  m_impl->server.stop();
+  const char byte = 1;
+  [[maybe_unused]] const auto written = ::write(m_impl->wake[1], &byte, 1);
 }
 
 }  // namespace relforge::platform

@@ -1,6 +1,8 @@
 #pragma once
-// A small HTTP/1.1 server (cpp-httplib underneath, which stays private to platform/): routes by
-// method and path regex, a body size limit, streaming file responses, loopback-friendly binding.
+// A small HTTP/1.1 server (cpp-httplib parses; the connections, limits and timeouts are ours):
+// routes by method and path regex, bounded heads and bodies (chunked included), per-connection
+// deadlines, streaming file responses with single byte ranges, loopback-friendly binding.
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -11,12 +13,14 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "platform/open_beneath.hpp"
 
 namespace relforge::platform {
 
 struct HttpRequest {
   std::string method{};
   std::string path{};                                 // decoded path, without the query
+  std::string target{};                               // the request target exactly as sent
   std::vector<std::string> matches{};                 // regex capture groups of the route
   std::multimap<std::string, std::string> headers{};  // names lower-cased
   std::multimap<std::string, std::string> query{};
@@ -32,13 +36,31 @@ struct HttpResponse {
   std::string content_type = "text/plain; charset=utf-8";
   std::string body{};
   std::vector<std::pair<std::string, std::string>> headers{};
-  std::optional<std::filesystem::path> file{};  // when set, the file is streamed as the body
+  // When set (and the status is 200), the file is the body: streamed, Accept-Ranges: bytes, and a
+  // single satisfiable Range gets 206 (416 when unsatisfiable). `file` is opened when answering.
+  std::shared_ptr<const OpenEntry> open_file{};
+  std::optional<std::filesystem::path> file{};
 
   static HttpResponse text(int status, std::string body);
   static HttpResponse json(int status, std::string body);
 };
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+// What one connection may cost. A client that breaks a limit gets its status and the connection
+// is closed; one that misses a deadline is dropped.
+struct HttpLimits {
+  std::chrono::milliseconds idle_timeout{5000};     // keep-alive: the next request must start by then
+  std::chrono::milliseconds header_timeout{10000};  // the whole request line and header fields
+  std::chrono::milliseconds body_timeout{60000};    // the whole request body
+  std::chrono::milliseconds write_timeout{30000};   // a response write that makes no progress
+  std::size_t max_request_line = 8192;              // 414 beyond (CRLF included; at most 8192)
+  std::size_t max_head_bytes = 32768;               // request line + fields; 431 beyond
+  // The path (without the query); 414 beyond. Routes are std::regex, whose matcher recurses
+  // once per input character: a bounded path keeps that recursion far from the stack's end.
+  std::size_t max_path_bytes = 2048;
+  std::size_t max_requests_per_connection = 10000;
+};
 
 class HttpServer {
 public:
@@ -48,9 +70,14 @@ public:
   HttpServer& operator=(const HttpServer&) = delete;
 
   // `path_regex` must match the whole path; capture groups land in HttpRequest::matches.
-  // Register every route before serve(). A path matched only under other methods gets 405.
+  // Register every route before serve(). A path matched only under other methods gets 405 with
+  // Allow (HEAD is taken wherever GET is), before any body is read.
   void route(const std::string& method, const std::string& path_regex, HttpHandler handler);
-  void set_max_body_bytes(std::size_t limit);  // larger bodies get 413 before any handler runs
+  // Larger bodies get 413 before any handler runs: by Content-Length before a byte of the body
+  // is read, chunked ones as soon as the count passes the limit (never buffering beyond it).
+  // Default: no limit (set one on every server that faces untrusted clients).
+  void set_max_body_bytes(std::size_t limit);
+  void set_limits(const HttpLimits& limits);
   // Request threads (default 8); a keep-alive connection holds one while it is open.
   void set_threads(std::size_t count);
 

@@ -1,6 +1,7 @@
 #include "channels/serve.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "platform/fs.hpp"
 #include "tests/channels/support.hpp"
@@ -45,6 +46,7 @@ protected:
     platform::HttpRequest request;
     request.method = "GET";
     request.path = path;
+    request.target = path;
     if (!accept.empty()) request.headers.insert({"accept", accept});
     if (!if_none_match.empty()) request.headers.insert({"if-none-match", if_none_match});
     if (!format.empty()) request.query.insert({"format", format});
@@ -85,21 +87,90 @@ TEST_F(ServeTest, AnswersIfNoneMatchWith304) {
   EXPECT_NE(header(get("/whl/nightly/cpu/mini/", k_pip_accept), "ETag"), etag);
   const auto file = get("/whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl");
   EXPECT_EQ(file.status, 200);
-  EXPECT_EQ(file.file, m_dir.path() / "whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl");
+  ASSERT_TRUE(file.open_file);
+  EXPECT_EQ(file.open_file->size(), 3u);
+  EXPECT_EQ(file.open_file->read_all().value(), "zip");
+  EXPECT_EQ(header(file, "ETag").front(), '"');
   EXPECT_EQ(get("/whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl", "", header(file, "ETag")).status, 304);
 }
 
-TEST_F(ServeTest, NeverLeavesTheRoot) {
-  EXPECT_EQ(get("/../etc/passwd").status, 404);
-  EXPECT_EQ(get("/whl/../../etc/passwd").status, 404);
+TEST_F(ServeTest, MalformedOrEscapingPathsAre400) {
+  for (const std::string path : {"/../etc/passwd",
+                                 "/whl/../../etc/passwd",
+                                 "//etc/passwd",
+                                 "/whl//nightly/",
+                                 "/%2e%2e/%2e%2e/etc/passwd",
+                                 "/%2E%2e/",
+                                 "/whl/%2e%2E",
+                                 "/whl/.%2e/secret.key",
+                                 "/whl/./nightly/",
+                                 "/whl/%2e/nightly/",
+                                 "/whl/nightly/cpu/mini/..%2f..",
+                                 "/whl%2fnightly/",
+                                 "/whl%2Fnightly/",
+                                 "/whl%5c..%5csecret",
+                                 "/whl\\..\\secret",
+                                 "/whl%00.whl",
+                                 "/%c0%ae%c0%ae/secret.key",
+                                 "/%e0%80%ae/",
+                                 "/%ff/",
+                                 "/%zz",
+                                 "/%2",
+                                 "/a%",
+                                 "relative",
+                                 "",
+                                 "http://example.com/etc/passwd",
+                                 "*",
+                                 "/a b",
+                                 "/\x01"}) {
+    EXPECT_EQ(get(path).status, 400) << path;
+  }
+  EXPECT_EQ(get("/" + std::string(5000, 'a')).status, 400);
+}
+
+TEST_F(ServeTest, DotFilesMissingAndDoubleEncodedNamesAre404) {
   EXPECT_EQ(get("/.relforge.lock").status, 404);
-  EXPECT_EQ(get("/whl/nightly/cpu/mini/..%2f..").status, 404);
-  EXPECT_EQ(get("relative").status, 400);
+  EXPECT_EQ(get("/%2erelforge.lock").status, 404);
+  EXPECT_EQ(get("/...").status, 404);
   EXPECT_EQ(get("/nothing/here").status, 404);
-  platform::HttpRequest post;
-  post.method = "POST";
-  post.path = "/";
-  EXPECT_EQ(handle_request(m_dir.path(), post).status, 405);
+  EXPECT_EQ(get("/" + std::string(1000, 'n') + "/x.whl").status, 404);  // over NAME_MAX
+  // Decoded once, "%252e%252e" is the literal name "%2e%2e", which does not exist.
+  EXPECT_EQ(get("/%252e%252e/%252e%252e/etc/passwd").status, 404);
+  // A file asked for as a folder.
+  EXPECT_EQ(get("/whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl/").status, 404);
+  // The query is not part of the path.
+  EXPECT_EQ(get("/whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl?x=/../../etc/passwd").status, 200);
+}
+
+TEST_F(ServeTest, SymlinksAndSpecialFilesAreNeverFollowed) {
+  test::ChannelTempDir outside;
+  ASSERT_TRUE(platform::write_file_atomic(outside.path() / "secret.key", "PRIVATE"));
+  fs::create_symlink(outside.path() / "secret.key", m_dir.path() / "whl" / "key.whl");
+  fs::create_directory_symlink(outside.path(), m_dir.path() / "whl" / "out");
+  // Even a link that stays inside the root is refused: links are how a store gets escaped.
+  fs::create_symlink(m_dir.path() / "whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl",
+                     m_dir.path() / "inside.whl");
+  ASSERT_EQ(::mkfifo((m_dir.path() / "whl" / "pipe.whl").c_str(), 0600), 0);
+  for (const std::string path :
+       {"/whl/key.whl", "/whl/out/secret.key", "/whl/out/", "/inside.whl", "/whl/pipe.whl"}) {
+    const auto response = get(path);
+    EXPECT_EQ(response.status, 404) << path;
+    EXPECT_FALSE(response.open_file) << path;
+    EXPECT_EQ(response.body.find("PRIVATE"), std::string::npos);
+  }
+}
+
+TEST_F(ServeTest, OnlyGetAndHeadWith405AndAllow) {
+  for (const std::string method : {"POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH"}) {
+    platform::HttpRequest request;
+    request.method = method;
+    request.path = request.target = "/";
+    const auto response = handle_request(m_dir.path(), request);
+    EXPECT_EQ(response.status, 405) << method;
+    EXPECT_EQ(header(response, "Allow"), "GET, HEAD");
+  }
+  const auto redirect = get("/whl/nightly/cpu/mini?format=x");
+  EXPECT_EQ(header(redirect, "Location"), "/whl/nightly/cpu/mini/");
 }
 
 }  // namespace

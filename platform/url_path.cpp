@@ -1,0 +1,131 @@
+#include "platform/url_path.hpp"
+
+namespace relforge::platform {
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// RFC 3986 pchar minus pct-encoded: unreserved, sub-delims, ':' and '@'.
+bool is_raw_pchar(char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  switch (c) {
+    case '-':
+    case '.':
+    case '_':
+    case '~':
+    case '!':
+    case '$':
+    case '&':
+    case '\'':
+    case '(':
+    case ')':
+    case '*':
+    case '+':
+    case ',':
+    case ';':
+    case '=':
+    case ':':
+    case '@':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Strict UTF-8 (RFC 3629): no overlong forms (so "%c0%ae" is not a disguised '.'), no surrogates,
+// nothing above U+10FFFF.
+bool is_valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t length = 0;
+    unsigned lower = 0x80, upper = 0xBF;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) lower = 0xA0;
+      if (c == 0xED) upper = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) lower = 0x90;
+      if (c == 0xF4) upper = 0x8F;
+    } else {
+      return false;
+    }
+    if (i + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if (next < (k == 1 ? lower : 0x80) || next > (k == 1 ? upper : 0xBF)) return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+tl::unexpected<Error> bad(const std::string& why) {
+  return fail(ErrorCategory::invalid_input, "bad request path: " + why);
+}
+
+Result<std::string> decode_segment(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (c == '%') {
+      if (i + 2 >= raw.size()) return bad("'%' not followed by two hex digits");
+      const int high = hex_value(raw[i + 1]);
+      const int low = hex_value(raw[i + 2]);
+      if (high < 0 || low < 0) return bad("'%' not followed by two hex digits");
+      const auto byte = static_cast<unsigned char>(high * 16 + low);
+      // An encoded separator would turn one segment into two after decoding.
+      if (byte == '/' || byte == '\\') return bad("encoded '/' or '\\' inside a segment");
+      if (byte < 0x20 || byte == 0x7F) return bad("encoded NUL or control character");
+      out.push_back(static_cast<char>(byte));
+      i += 2;
+    } else if (is_raw_pchar(c)) {
+      out.push_back(c);
+    } else {
+      return bad("character not allowed in a path");
+    }
+  }
+  if (out == "." || out == "..") return bad("'.' or '..' segment");
+  if (!is_valid_utf8(out)) return bad("not valid UTF-8 once decoded");
+  return out;
+}
+
+}  // namespace
+
+Result<UrlPath> decode_url_path(std::string_view target) {
+  const std::size_t end = target.find_first_of("?#");
+  const std::string_view raw = target.substr(0, end);
+  if (raw.size() > k_max_url_path_bytes)
+    return bad("longer than " + std::to_string(k_max_url_path_bytes) + " bytes");
+  if (raw.empty() || raw.front() != '/') return bad("must start with '/'");
+  UrlPath path;
+  std::size_t start = 1;
+  while (start < raw.size()) {
+    const std::size_t slash = raw.find('/', start);
+    const std::string_view piece =
+        raw.substr(start, slash == std::string_view::npos ? raw.npos : slash - start);
+    // "//x" would read as an absolute path to anything that joins it onto the root.
+    if (piece.empty()) return bad("empty segment ('//')");
+    auto segment = decode_segment(piece);
+    if (!segment) return tl::unexpected(segment.error());
+    path.segments.push_back(std::move(*segment));
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  path.trailing_slash = raw.back() == '/';
+  return path;
+}
+
+}  // namespace relforge::platform

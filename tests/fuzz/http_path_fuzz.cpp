@@ -1,0 +1,68 @@
+// libFuzzer target: any bytes as a request target (then as a Range header and a request head). Whatever
+// decode_url_path accepts must name a place below the root: no absolute path, no "." or "..", no separator,
+// NUL or control byte in a segment, and joining the segments onto a root never normalises to outside it.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "platform/http_head.hpp"
+#include "platform/http_range.hpp"
+#include "platform/url_path.hpp"
+
+namespace {
+
+void check(bool condition) {
+  if (!condition) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view target(reinterpret_cast<const char*>(data), size);
+  const auto path = relforge::platform::decode_url_path(target);
+  if (path) {
+    check(!target.empty() && target.front() == '/');
+    check(target.size() <= relforge::platform::k_max_url_path_bytes ||
+          target.find_first_of("?#") != target.npos);
+    const std::filesystem::path root = "/srv/root";
+    std::filesystem::path joined = root;
+    for (const auto& segment : path->segments) {
+      check(!segment.empty());
+      check(segment != "." && segment != "..");
+      for (const char c : segment) {
+        const auto byte = static_cast<unsigned char>(c);
+        check(c != '/' && c != '\\' && byte >= 0x20 && byte != 0x7F);
+      }
+      check(!std::filesystem::path(segment).is_absolute());
+      joined /= segment;
+    }
+    const std::string normal = joined.lexically_normal().string();
+    check(normal == root.string() || normal.starts_with(root.string() + "/"));
+    // Decoding is done once: decoding a decoded segment again may change it, but the first
+    // decode never produced a separator, so the segment count matches the raw '/' count.
+    const std::string_view raw = target.substr(0, target.find_first_of("?#"));
+    std::size_t slashes = 0;
+    for (const char c : raw) slashes += c == '/' ? 1 : 0;
+    check(path->segments.size() == slashes - (path->trailing_slash ? 1 : 0));
+  }
+  // The same bytes as a Range header over a size taken from the input.
+  const std::uint64_t file_size = size == 0 ? 0 : data[0] * 97u;
+  const auto range = relforge::platform::evaluate_range(target, file_size);
+  if (range.outcome == relforge::platform::RangeOutcome::partial) {
+    check(range.first <= range.last && range.last < file_size);
+  }
+  // And as the bytes of a request head: whatever is accepted fits the limits it was given.
+  const relforge::platform::HeadLimits limits{64, 512};
+  const auto head = relforge::platform::scan_request_head(target, limits);
+  if (head.scan == relforge::platform::HeadScan::complete) {
+    check(head.head.size <= size && head.head.size <= limits.max_head_bytes);
+    check(!head.head.method.empty() && !head.head.target.empty());
+    check(!(head.head.chunked && head.head.content_length));
+  } else if (head.scan == relforge::platform::HeadScan::incomplete) {
+    check(size <= limits.max_head_bytes);
+  }
+  return 0;
+}
