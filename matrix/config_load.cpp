@@ -9,6 +9,7 @@
 #include "matrix/plan.hpp"
 #include "matrix/toml_reader.hpp"
 #include "platform/fs.hpp"
+#include "platform/toml.hpp"
 
 namespace relforge::matrix {
 namespace {
@@ -436,14 +437,9 @@ Status MatrixSpec::check_channel(std::string_view channel) const {
 }
 
 Result<MatrixSpec> parse_spec(std::string_view toml_text, std::string file) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, file);
-  } catch (const toml::parse_error& error) {
-    return fail_at(file, {error.source().begin.line, error.source().begin.column},
-                   "invalid TOML: " + std::string(error.description()));
-  }
-  auto spec = Loader(file).load(root);
+  auto root = platform::parse_toml(toml_text, file);
+  if (!root) return tl::unexpected(root.error());
+  auto spec = Loader(file).load(*root);
   if (!spec) return spec;
   if (auto plan = compile_plan(*spec); !plan) return tl::unexpected(plan.error());
   return spec;
