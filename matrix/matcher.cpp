@@ -40,7 +40,9 @@ Result<Matcher> Matcher::parse(const std::vector<std::string>& alternatives) {
       }
       alternative.specifier = std::make_shared<const packaging::SpecifierSet>(std::move(*specifier));
     } else {
-      alternative.glob.emplace(text);
+      auto glob = Glob::compile(text);
+      if (!glob) return tl::unexpected(glob.error());
+      alternative.glob.emplace(std::move(*glob));
     }
     matcher.m_alternatives.push_back(std::move(alternative));
   }
