@@ -1,6 +1,5 @@
 #include "signing/keys.hpp"
 
-#include <fstream>
 #include <system_error>
 
 #include <openssl/evp.h>
@@ -67,28 +66,6 @@ std::string public_pem(EVP_PKEY* key) {
   return bio_contents(bio.get());
 }
 
-// Created empty with mode 0600 before any key byte is written, then renamed into place, so the
-// secret is never visible under a wider mode nor half-written under the final name.
-Status write_private_file(const fs::path& path, const std::string& content) {
-  const fs::path temp = path.string() + ".tmp";
-  {
-    std::ofstream create(temp, std::ios::binary | std::ios::trunc);
-    if (!create) return fail(ErrorCategory::io, "cannot create " + temp.string());
-  }
-  std::error_code error;
-  fs::permissions(temp, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, error);
-  if (error) return fail(ErrorCategory::io, "cannot restrict " + temp.string() + ": " + error.message());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.flush();
-    if (!out) return fail(ErrorCategory::io, "cannot write " + temp.string());
-  }
-  fs::rename(temp, path, error);
-  if (error) return fail(ErrorCategory::io, "cannot rename " + temp.string() + ": " + error.message());
-  return {};
-}
-
 }  // namespace
 
 std::string_view key_type_name(KeyType type) {
@@ -121,7 +98,11 @@ Result<GeneratedKey> generate_key(KeyType type, const fs::path& dir) {
   if (PEM_write_bio_PrivateKey(bio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1) {
     return fail(ErrorCategory::internal, "OpenSSL could not encode the private key");
   }
-  if (auto status = write_private_file(result.private_key, bio_contents(bio.get())); !status) {
+  // Created with mode 0600 (O_EXCL, no chmod afterwards), written, fsynced and renamed into place,
+  // so the secret is never visible under a wider mode nor half-written under the final name.
+  if (auto status = platform::write_file_atomic(result.private_key, bio_contents(bio.get()),
+                                                platform::Durability::fsync, 0600);
+      !status) {
     return tl::unexpected(status.error());
   }
   if (auto status = platform::write_file_atomic(result.public_key, public_pem(key.get())); !status) {

@@ -1,6 +1,11 @@
 #include "signing/keys.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include "platform/fs.hpp"
 #include "tests/signing/support.hpp"
@@ -60,6 +65,20 @@ TEST_P(KeysTest, SignaturesVerifyAndAlteredMessagesDoNot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BothTypes, KeysTest, ::testing::Values(KeyType::ecdsa_p256, KeyType::ed25519));
+
+TEST(Keys, PrivateKeyIsOwnerOnlyEvenUnderUmaskZeroAndNoTempIsLeft) {
+  const mode_t old_mask = ::umask(0);
+  test::TempDir dir;
+  const auto key = generate_key(KeyType::ed25519, dir.path());
+  ::umask(old_mask);
+  ASSERT_TRUE(key) << key.error().describe();
+  EXPECT_EQ(fs::status(key->private_key).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"signing.key", "signing.pub"}));
+}
 
 TEST(Keys, RefusesAGroupOrWorldReadablePrivateKey) {
   test::TempDir dir;
