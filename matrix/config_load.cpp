@@ -55,6 +55,7 @@ private:
 
   TomlReader m_reader;
   MatrixSpec m_spec;
+  std::size_t m_patterns = 0;  // glob patterns of every matcher so far, after brace expansion
 };
 
 Status Loader::check_name(std::string_view name, Location at, std::string_view what) {
@@ -358,6 +359,13 @@ Result<Rule> Loader::load_rule(const toml::table& table, RuleKind kind, std::str
     if (!matcher) {
       return m_reader.fail(TomlReader::location(*node),
                            std::string(context) + " '" + name + "': " + matcher.error().message());
+    }
+    m_patterns += matcher->patterns();
+    if (m_patterns > k_max_total_brace_patterns) {
+      return m_reader.fail(
+          TomlReader::location(*node),
+          "the config's matchers expand to more than " + std::to_string(k_max_total_brace_patterns) +
+              " glob patterns in all (brace groups multiply): refused; use fewer brace groups");
     }
     if (name == "channel") {
       for (const auto& channel : *alternatives) {

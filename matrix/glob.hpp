@@ -12,6 +12,9 @@ namespace relforge::matrix {
 
 // Brace groups multiply: 24 groups of two are 16 million patterns. No selector needs this many.
 inline constexpr std::size_t k_max_brace_alternatives = 4096;
+// The most patterns all the globs of one config, or of one command line, may expand to together:
+// many globs each just under the cap would otherwise add up to gigabytes.
+inline constexpr std::size_t k_max_total_brace_patterns = 65'536;
 
 // "a{b,c{d,e}}f" -> {"abf", "acdf", "acef"}; a brace group without a top-level comma, or an
 // unbalanced brace, stays literal. invalid_input, before more than `limit` patterns are built,
@@ -31,6 +34,7 @@ public:
   static Result<Glob> compile(std::string_view pattern);
   bool matches(std::string_view text) const;
   const std::string& pattern() const { return m_pattern; }
+  std::size_t patterns() const { return m_alternatives.size(); }  // after brace expansion
 
 private:
   Glob() = default;

@@ -49,6 +49,12 @@ Result<Matcher> Matcher::parse(const std::vector<std::string>& alternatives) {
   return matcher;
 }
 
+std::size_t Matcher::patterns() const {
+  std::size_t count = 0;
+  for (const auto& alternative : m_alternatives) count += alternative.glob ? alternative.glob->patterns() : 1;
+  return count;
+}
+
 bool Matcher::matches(std::string_view text, const packaging::Version* version) const {
   for (const auto& alternative : m_alternatives) {
     if (alternative.glob) {

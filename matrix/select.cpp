@@ -39,12 +39,20 @@ Status apply_selection(Expansion& expansion, const Selection& selection) {
     if (!glob) return tl::unexpected(glob.error().with_context("--os"));
     os_glob.emplace(std::move(*glob));
   }
+  std::size_t total = os_glob ? os_glob->patterns() : 0;
   std::vector<Glob> select, skip;
   for (const auto& [flag, patterns, globs] :
        {std::tuple{"--select", &selection.select, &select}, std::tuple{"--skip", &selection.skip, &skip}}) {
     for (const auto& pattern : *patterns) {
       auto glob = Glob::compile(pattern);
       if (!glob) return tl::unexpected(glob.error().with_context(flag));
+      total += glob->patterns();
+      if (total > k_max_total_brace_patterns) {
+        return fail(ErrorCategory::invalid_input,
+                    "--select, --skip and --os expand to more than " +
+                        std::to_string(k_max_total_brace_patterns) +
+                        " glob patterns together (brace groups multiply): refused; use fewer brace groups");
+      }
       globs->push_back(std::move(*glob));
     }
   }

@@ -52,6 +52,23 @@ TEST(MatrixLimits, AValueThatGrowsOnlyForSomeCellsIsRefusedWhenRendered) {
       << message.substr(0, 300);
 }
 
+// Each glob under the 4,096 cap, but 17 of them make 69,632 patterns: refused at the 17th.
+TEST(MatrixLimits, GlobsJustUnderTheCapAddUpToTheTotalCap) {
+  std::string groups;
+  for (int i = 0; i < 12; ++i) groups += "{1,2}";
+  const auto config = [&](int rules) {
+    std::string text = "[[matrix.axis]]\nname = \"python\"\nvalues = [\"3.11\", \"3.12\"]\n";
+    for (int r = 0; r < rules; ++r) text += "[[matrix.exclude]]\npython = \"" + groups + "\"\n";
+    return text;
+  };
+  EXPECT_TRUE(expand_text(config(16)));
+  const auto message = error_of(config(17));
+  EXPECT_EQ(
+      message.rfind("t.toml:37:10: the config's matchers expand to more than 65536 glob patterns in all", 0),
+      0u)
+      << message;
+}
+
 TEST(MatrixLimits, AMatrixOverTheMemoryBudgetIsRefusedBeforeItIsBuilt) {
   // 4 axes of 66 values: 18,974,736 combinations, under the 20 million cap; 40 fields each.
   std::string text = "[matrix]\n";
