@@ -246,6 +246,26 @@ TEST_F(WheelRepairTest, AnElfFileUnderAnyNameIsChecked) {
   EXPECT_TRUE(fs::is_empty(m_dir / "out"));
 }
 
+// manylinux2014 is glibc 2.17: the old names get the same check, not none.
+TEST_F(WheelRepairTest, LegacyManylinuxAliasesAreCheckedAsTheirGlibc) {
+  EXPECT_EQ(manylinux_policy("manylinux1_x86_64")->glibc_minor, 5);
+  EXPECT_EQ(manylinux_policy("manylinux2010_i686")->glibc_minor, 12);
+  EXPECT_EQ(manylinux_policy("manylinux2014_aarch64")->glibc_minor, 17);
+  EXPECT_EQ(manylinux_policy("manylinux2014_aarch64")->glibcxx_max, "3.4.19");
+  EXPECT_FALSE(manylinux_policy("musllinux_1_2_x86_64"));
+  EXPECT_FALSE(manylinux_policy("linux_x86_64"));
+  const auto library = glibc_234_library(m_dir, "");
+  if (!library) GTEST_SKIP() << "glibc older than 2.34 here";
+  const auto wheel = make_wheel({{"demo/_ext.so", *library}});
+  const auto result = repair_wheel({wheel, m_dir / "out", "manylinux2014_x86_64", "cpu", std::nullopt});
+  ASSERT_FALSE(result);
+  EXPECT_NE(
+      result.error().message().find("demo/_ext.so needs pthread_join@GLIBC_2.34, newer than GLIBC_2.17"),
+      std::string::npos)
+      << result.error().message();
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+}
+
 // Repair writes a fresh RECORD, so it first refuses what `wheel verify` refuses, with its category.
 TEST_F(WheelRepairTest, RepairRefusesAWheelThatVerifyRefuses) {
   const auto wheel = make_wheel({}, false);
