@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 
 namespace relforge::platform {
@@ -81,6 +83,129 @@ TEST(TomlLimitsTest, SyntaxErrorsNameFileLineAndColumn) {
 TEST(TomlLimitsTest, StrayCharactersDoNotHangTheScanner) {
   for (const std::string text : {"]]]]", "}}} = ]", "a = [1, }", "[a\n]", "\"\"\"", "a = '''", "= = ="})
     EXPECT_FALSE(parse_toml(text, "t.toml")) << text;
+}
+
+// Random documents whose nesting is known by construction: strings and comments full of brackets,
+// multi-line strings, quoted and dotted keys, arrays of inline tables, headers and arrays of
+// tables. The scanner must refuse exactly those deeper than the limit and otherwise agree with toml++.
+class RandomToml {
+public:
+  explicit RandomToml(std::uint32_t seed) : m_random(seed) {}
+
+  std::string document(std::size_t& deepest) {
+    std::string out;
+    m_deepest = 0;
+    std::size_t table = 0;
+    for (int line = 0, lines = pick(1, 6); line < lines; ++line) {
+      if (pick(0, 3) == 0) {
+        const int segments = pick(1, 40);
+        const bool array = pick(0, 1) == 1;
+        out += std::string(array ? "[[" : "[") + key(segments) + (array ? "]]" : "]") + comment() + "\n";
+        table = static_cast<std::size_t>(segments) + (array ? 1 : 0);
+        note(table);
+      } else {
+        const int segments = pick(1, 30);
+        out += key(segments) + " = " + value(table + static_cast<std::size_t>(segments)) + comment() + "\n";
+      }
+    }
+    deepest = m_deepest;
+    return out;
+  }
+
+private:
+  int pick(int low, int high) { return std::uniform_int_distribution<int>(low, high)(m_random); }
+  void note(std::size_t depth) { m_deepest = std::max(m_deepest, depth); }
+  std::string noise() {
+    static const std::string k_chars = "[]{}#.=,'x \"";
+    std::string out;
+    for (int i = 0, n = pick(0, 12); i < n; ++i) out += k_chars[static_cast<std::size_t>(pick(0, 11))];
+    return out;
+  }
+  std::string comment() {
+    std::string text = noise();
+    return pick(0, 2) == 0 ? " # " + text : "";
+  }
+  // Unique names, so that no document fails for a redefinition.
+  std::string key(int segments) {
+    std::string out;
+    for (int i = 0; i < segments; ++i) {
+      if (i > 0) out += ".";
+      out += pick(0, 4) == 0 ? "\"q.[" + std::to_string(m_names++) + "\"" : "k" + std::to_string(m_names++);
+    }
+    return out;
+  }
+  std::string scalar() {
+    std::string text = noise();
+    switch (pick(0, 5)) {
+      case 0:
+        return std::to_string(pick(-9, 9));
+      case 1:
+        return "2.5";
+      case 2: {
+        std::string escaped;
+        for (const char c : text) escaped += c == '"' ? std::string("\\\"") : std::string(1, c);
+        return "\"" + escaped + "\\\\\"";  // ends with an escaped backslash
+      }
+      case 3:
+        std::erase(text, '\'');
+        return "'" + text + "'";
+      case 4:
+        std::erase(text, '"');
+        return "\"\"\"\n" + text + "\n\\\"\"\"\"";  // an escaped quote, then the closing three
+      default:
+        std::erase(text, '\'');
+        return "'''" + text + "\n]]'''";
+    }
+  }
+  // A value sitting at `depth`.
+  std::string value(std::size_t depth) {
+    note(depth);
+    const int kind = depth > 90 ? 0 : pick(0, 4);
+    if (kind <= 1) return scalar();
+    std::string out;
+    if (kind <= 3) {
+      out = "[";
+      for (int i = 0, n = pick(0, 3); i < n; ++i) {
+        const std::string element = value(depth + 1);
+        out += (i > 0 ? ",\n  " : "") + element + comment() + "\n";
+      }
+      return out + "]";
+    }
+    out = "{";
+    for (int i = 0, n = pick(0, 3); i < n; ++i) {
+      const int segments = pick(1, 3);
+      const std::string name = key(segments);
+      out += (i > 0 ? ", " : " ") + name + " = " + value(depth + static_cast<std::size_t>(segments));
+    }
+    return out + " }";
+  }
+
+  std::mt19937 m_random;
+  std::size_t m_deepest = 0;
+  int m_names = 0;
+};
+
+TEST(TomlLimitsTest, RandomDocumentsAreRefusedExactlyWhenTooDeepAndOtherwiseParsedAsByToml) {
+  RandomToml random(20261130);
+  int refused = 0, parsed = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::size_t deepest = 0;
+    const std::string text = random.document(deepest);
+    const auto bounded = parse_toml(text, "r.toml");
+    if (deepest > 64) {
+      ASSERT_FALSE(bounded) << "depth " << deepest << ":\n" << text;
+      EXPECT_NE(bounded.error().message().find("nested deeper than 64"), std::string::npos)
+          << bounded.error().message() << "\n"
+          << text;
+      ++refused;
+      continue;
+    }
+    ASSERT_TRUE(bounded) << "depth " << deepest << ": " << bounded.error().message() << "\n" << text;
+    EXPECT_EQ(*bounded, toml::parse(std::string_view(text), std::string_view("r.toml")));
+    ++parsed;
+  }
+  EXPECT_GT(refused, 100);
+  EXPECT_GT(parsed, 300);
 }
 
 }  // namespace
