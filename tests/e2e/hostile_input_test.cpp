@@ -237,22 +237,28 @@ TEST_F(HostileInputTest, AWheelWhoseElfVersionDataIsUnreadableIsNeverTaggedManyl
   EXPECT_TRUE(fs::is_empty(m_dir / "work" / "out"));
 }
 
-// Under umask 0 the private key is created by one open(O_CREAT|O_EXCL, 0600) and never chmod()ed:
-// there is no moment at which another user could open it.
+// Under umask 0 the private key is created by one open(O_CREAT|O_EXCL, 0600), never chmod()ed, and
+// linked to its name: there is no moment at which another user could open it.
 TEST_F(HostileInputTest, ThePrivateKeyIsCreatedWithMode0600AndNeverWidened) {
   if (run_shell("strace -o /dev/null true").exit_code != 0) GTEST_SKIP() << "strace cannot run here";
   const auto trace = m_dir / "trace";
-  const auto result = run_shell("umask 000; strace -f -e trace=open,openat,creat,chmod,fchmod,fchmodat -o " +
-                                shell_quote(trace.string()) + " " + shell_quote(RELFORGE_BINARY) +
-                                " keys generate --out " + shell_quote((m_dir / "keys").string()));
+  const auto result =
+      run_shell("umask 000; strace -f -e trace=open,openat,creat,chmod,fchmod,fchmodat,link,linkat -o " +
+                shell_quote(trace.string()) + " " + shell_quote(RELFORGE_BINARY) + " keys generate --out " +
+                shell_quote((m_dir / "keys").string()));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string calls = slurp(trace);
-  const auto create = calls.find("/keys/signing.key.tmp.");
+  const auto create = calls.find("/keys/signing.key.new-");
   ASSERT_NE(create, std::string::npos) << calls;
   const std::string line = calls.substr(create, calls.find('\n', create) - create);
   EXPECT_NE(line.find("O_CREAT|O_EXCL"), std::string::npos) << line;
   EXPECT_NE(line.find(", 0600)"), std::string::npos) << line;
   EXPECT_EQ(calls.find("chmod("), std::string::npos) << calls;
+  // Linked into place, which fails rather than replace a key that appeared meanwhile.
+  // link(2), or linkat(2) where the C library implements link() with it.
+  EXPECT_TRUE(calls.find("/keys/signing.key\") = 0") != std::string::npos ||
+              calls.find("/keys/signing.key\", 0) = 0") != std::string::npos)
+      << calls;
   struct stat info {};
   ASSERT_EQ(::stat((m_dir / "keys" / "signing.key").c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 07777, 0600u);

@@ -104,6 +104,24 @@ TEST(Keys, NeverOverwritesAnExistingKey) {
   EXPECT_EQ(platform::read_file(dir.path() / "signing.key").value(), before.value());
 }
 
+// A name that appears after the existence check (here a dangling link, which exists() does not
+// see) is never replaced: the key is linked into place, not renamed over it.
+TEST(Keys, NeverReplacesANameThatAppearedAfterTheCheck) {
+  test::TempDir dir;
+  fs::create_symlink(dir.path() / "elsewhere", dir.path() / "signing.key");
+  const auto key = generate_key(KeyType::ed25519, dir.path());
+  ASSERT_FALSE(key);
+  EXPECT_EQ(key.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(key.error().message().find("signing.key exists already; relforge never overwrites a key"),
+            std::string::npos)
+      << key.error().message();
+  EXPECT_TRUE(fs::is_symlink(dir.path() / "signing.key"));
+  EXPECT_FALSE(fs::exists(dir.path() / "elsewhere"));
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename());
+  EXPECT_EQ(names, (std::vector<std::string>{"signing.key"}));
+}
+
 TEST(Keys, LoadsKeysMadeByTheOpensslCli) {
   test::TempDir dir;
   const auto k = dir.path() / "k.pem", pub = dir.path() / "pub.pem";
