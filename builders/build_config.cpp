@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "platform/fs.hpp"
+#include "platform/toml.hpp"
 
 namespace relforge::builders {
 namespace {
@@ -156,12 +157,9 @@ Result<Runner> load_runner(const toml::table& table, const std::string& file) {
 }  // namespace
 
 Result<BuildConfig> parse_build_config(std::string_view toml_text, const std::string& file) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, file);
-  } catch (const toml::parse_error& error) {
-    return fail(ErrorCategory::invalid_input, file + ": " + std::string(error.description()));
-  }
+  auto parsed = platform::parse_toml(toml_text, file);
+  if (!parsed) return tl::unexpected(parsed.error());
+  const toml::table& root = *parsed;
   BuildConfig config;
   if (const auto* build = root.get("build")) {
     const auto* table = build->as_table();

@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "platform/fs.hpp"
+#include "platform/toml.hpp"
 
 namespace relforge::ci_relay {
 namespace {
@@ -72,14 +73,9 @@ bool RelayConfig::is_upstream(std::string_view repo) const {
 
 Result<RelayConfig> parse_config(std::string_view toml_text, const std::filesystem::path& file,
                                  const EnvLookup& env, Secrets secrets) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, file.string());
-  } catch (const toml::parse_error& error) {
-    return fail(ErrorCategory::invalid_input, file.string() + ":" +
-                                                  std::to_string(error.source().begin.line) +
-                                                  ": invalid TOML: " + std::string(error.description()));
-  }
+  auto parsed = platform::parse_toml(toml_text, file.string());
+  if (!parsed) return tl::unexpected(parsed.error());
+  const toml::table& root = *parsed;
   const auto dir = file.parent_path();
   const auto* relay = root["relay"].as_table();
   const std::string where = file.string() + ": [relay]";

@@ -9,6 +9,7 @@
 #include "matrix/plan.hpp"
 #include "matrix/toml_reader.hpp"
 #include "platform/fs.hpp"
+#include "platform/toml.hpp"
 
 namespace relforge::matrix {
 namespace {
@@ -54,6 +55,7 @@ private:
 
   TomlReader m_reader;
   MatrixSpec m_spec;
+  std::size_t m_patterns = 0;  // glob patterns of every matcher so far, after brace expansion
 };
 
 Status Loader::check_name(std::string_view name, Location at, std::string_view what) {
@@ -358,6 +360,13 @@ Result<Rule> Loader::load_rule(const toml::table& table, RuleKind kind, std::str
       return m_reader.fail(TomlReader::location(*node),
                            std::string(context) + " '" + name + "': " + matcher.error().message());
     }
+    m_patterns += matcher->patterns();
+    if (m_patterns > k_max_total_brace_patterns) {
+      return m_reader.fail(
+          TomlReader::location(*node),
+          "the config's matchers expand to more than " + std::to_string(k_max_total_brace_patterns) +
+              " glob patterns in all (brace groups multiply): refused; use fewer brace groups");
+    }
     if (name == "channel") {
       for (const auto& channel : *alternatives) {
         if (is_literal_pattern(channel) && !is_specifier_text(channel) &&
@@ -436,14 +445,9 @@ Status MatrixSpec::check_channel(std::string_view channel) const {
 }
 
 Result<MatrixSpec> parse_spec(std::string_view toml_text, std::string file) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, file);
-  } catch (const toml::parse_error& error) {
-    return fail_at(file, {error.source().begin.line, error.source().begin.column},
-                   "invalid TOML: " + std::string(error.description()));
-  }
-  auto spec = Loader(file).load(root);
+  auto root = platform::parse_toml(toml_text, file);
+  if (!root) return tl::unexpected(root.error());
+  auto spec = Loader(file).load(*root);
   if (!spec) return spec;
   if (auto plan = compile_plan(*spec); !plan) return tl::unexpected(plan.error());
   return spec;

@@ -35,7 +35,10 @@ private:
   PreparedRule prepare(const CompiledRule& rule) const;
   bool combo_matches(const PreparedRule& rule, const std::uint32_t* combo) const;
   bool when_matches(const PreparedRule& rule, const std::uint32_t* combo) const;
-  void enumerate(Expansion& expansion);
+  Status enumerate(Expansion& expansion);
+  Result<std::uint64_t> cell_estimate(const std::vector<std::vector<std::uint32_t>>& active) const;
+  // Fails when `size` bytes would make a value larger than k_max_value_bytes.
+  Status check_value(std::size_t size, std::string_view what, Location where, const Rule* origin) const;
   void fill_values(const std::uint32_t* combo);
   void assign(const PreparedRule& rule);
   // Derives the fields and ids of the cell in m_values and appends it, packed, to the expansion.
@@ -58,7 +61,12 @@ private:
   // The cell being built; reused so that a cell allocates nothing until it is packed.
   std::vector<std::string> m_values;
   std::string m_id, m_build_id, m_scratch;
+  std::uint64_t m_bytes = 0;  // what the cells built so far take
 };
+
+std::string mib(std::uint64_t bytes) {
+  return std::to_string((bytes + (1u << 19)) >> 20) + " MiB";
+}
 
 PreparedRule Expander::prepare(const CompiledRule& rule) const {
   PreparedRule prepared;
@@ -139,7 +147,60 @@ void Expander::assign(const PreparedRule& rule) {
   for (const auto& [slot, value] : rule.rule->assignments) m_values[slot].assign(value);
 }
 
-void Expander::enumerate(Expansion& expansion) {
+// Bytes one cell costs: the Cell, one offset per piece, the combination's indices, and the text,
+// from the mean length of each axis value and attribute, the derived fields rendered from those
+// sizes, and the id and build id. A field that would outgrow k_max_value_bytes fails here.
+Result<std::uint64_t> Expander::cell_estimate(const std::vector<std::vector<std::uint32_t>>& active) const {
+  std::vector<std::uint64_t> sizes(m_layout.size(), 0);
+  for (std::uint32_t a = 0; a < m_layout.axis_count; ++a) {
+    if (active[a].empty()) continue;
+    const Axis& axis = m_spec.axes[a];
+    for (const std::uint32_t v : active[a]) {
+      sizes[a] += axis.values[v].value.size();
+      for (const auto& attribute : axis.values[v].attributes) {
+        const auto j = std::find(axis.attributes.begin(), axis.attributes.end(), attribute.name) -
+                       axis.attributes.begin();
+        sizes[m_layout.attribute_begin[a] + static_cast<std::uint32_t>(j)] += attribute.value.size();
+      }
+    }
+    sizes[a] /= active[a].size();
+    for (std::size_t j = 0; j < axis.attributes.size(); ++j)
+      sizes[m_layout.attribute_begin[a] + j] /= active[a].size();
+  }
+  sizes[m_layout.channel_slot] = m_channel.size();
+  for (const auto& field : m_plan.fields) {
+    const std::uint64_t size = field.text.size_bound(sizes);
+    if (size > k_max_value_bytes) {
+      return fail_at(m_spec.file, field.source->template_where,
+                     "the field '" + field.source->name + "' would be about " + std::to_string(size) +
+                         " bytes a cell, more than the " + std::to_string(k_max_value_bytes / 1024) +
+                         " KiB a value may hold: does it repeat itself through its overrides "
+                         "(\"{f}{f}\" doubles f each time)?");
+    }
+    sizes[field.slot] = field.when ? std::max(sizes[field.slot], size) : size;
+  }
+  std::uint64_t text = 0;
+  for (const auto size : sizes) text += size;
+  std::uint64_t id = m_plan.id ? m_plan.id->size_bound(sizes) : 0;
+  if (!m_plan.id)
+    for (std::uint32_t a = 0; a < m_layout.axis_count; ++a) id += sizes[a] + 1;
+  const std::uint64_t build_id = m_plan.build_id ? m_plan.build_id->size_bound(sizes, id) : 0;
+  return sizeof(Cell) + 4 * (m_layout.size() + 3) + 4 * m_layout.axis_count + text + id + build_id;
+}
+
+Status Expander::check_value(std::size_t size, std::string_view what, Location where,
+                             const Rule* origin) const {
+  if (size <= k_max_value_bytes) return {};
+  std::string cell = describe_values(m_values, origin);
+  if (cell.size() > 200) cell = cell.substr(0, 200) + "...";
+  return fail_at(m_spec.file, where,
+                 std::string(what) + " would be " + std::to_string(size) + " bytes on the cell " + cell +
+                     ", more than the " + std::to_string(k_max_value_bytes / 1024) +
+                     " KiB a value may hold: does a field repeat itself through its overrides "
+                     "(\"{f}{f}\" doubles f each time)?");
+}
+
+Status Expander::enumerate(Expansion& expansion) {
   const std::size_t axis_count = m_layout.axis_count;
   // Dimensions of the product, outermost first: an axis, or a zip group where its first axis is.
   std::vector<std::vector<std::uint32_t>> dimensions;
@@ -175,7 +236,20 @@ void Expander::enumerate(Expansion& expansion) {
     total = lengths.back() == 0 ? 0 : (total > k_max_combinations ? total : total * lengths.back());
   }
   expansion.combinations = total;
-  if (total == 0 || total > k_max_combinations) return;
+  if (total == 0 || total > k_max_combinations) return {};
+  // Refused before anything is built: the combinations alone take axis_count words each.
+  const auto estimated = cell_estimate(active);
+  if (!estimated) return tl::unexpected(estimated.error());
+  const std::uint64_t per_cell = *estimated;
+  const std::uint64_t estimate = per_cell > UINT64_MAX / total ? UINT64_MAX : total * per_cell;
+  if (estimate > k_max_matrix_bytes) {
+    return fail(ErrorCategory::invalid_input,
+                m_spec.file + ": the matrix on channel '" + m_channel + "' would take about " +
+                    mib(estimate) + " (" + std::to_string(total) + " combinations × " +
+                    std::to_string(m_layout.size()) + " fields, about " + std::to_string(per_cell) +
+                    " bytes a cell), more than the " + mib(k_max_matrix_bytes) +
+                    " relforge builds a matrix in: zip or restrict axes, or split it across channels");
+  }
 
   std::vector<PreparedRule> excludes;
   for (const auto& rule : m_plan.excludes) {
@@ -202,6 +276,7 @@ void Expander::enumerate(Expansion& expansion) {
       position[d] = 0;
     }
   }
+  return {};
 }
 
 Result<bool> Expander::new_combination(const PreparedRule& rule, std::vector<std::uint32_t>& combo) {
@@ -240,6 +315,11 @@ Status Expander::finish_cell(const std::uint32_t* combo, const Rule* origin, Exp
   for (std::size_t f = 0; f < m_plan.fields.size(); ++f) {
     const CompiledField& field = m_plan.fields[f];
     if (field.when && !when_matches(m_whens[f], combo)) continue;
+    const auto size = field.text.size_bound(m_values);
+    if (auto ok =
+            check_value(size, "the field '" + field.source->name + "'", field.source->template_where, origin);
+        !ok)
+      return ok;
     // Rendered aside first: an override may read the value it replaces.
     m_scratch.clear();
     field.text.render_to(m_scratch, m_values);
@@ -247,6 +327,8 @@ Status Expander::finish_cell(const std::uint32_t* combo, const Rule* origin, Exp
   }
   m_id.clear();
   if (m_plan.id) {
+    if (auto ok = check_value(m_plan.id->size_bound(m_values), "the id", m_spec.id_where, origin); !ok)
+      return ok;
     m_plan.id->render_to(m_id, m_values);
   } else {
     for (std::uint32_t a = 0; a < m_layout.axis_count; ++a) {
@@ -260,7 +342,24 @@ Status Expander::finish_cell(const std::uint32_t* combo, const Rule* origin, Exp
                    "the cell " + describe_values(m_values, origin) + " has an empty id");
   }
   m_build_id.clear();
-  if (m_plan.build_id) m_plan.build_id->render_to(m_build_id, m_values, m_id);
+  if (m_plan.build_id) {
+    if (auto ok = check_value(m_plan.build_id->size_bound(m_values, m_id), "the build id",
+                              m_spec.build_id_where, origin);
+        !ok)
+      return ok;
+    m_plan.build_id->render_to(m_build_id, m_values, m_id);
+  }
+  // The estimate assumed typical values; the cells as built are counted too.
+  m_bytes += sizeof(Cell) + 4 * (m_values.size() + 3) + m_id.size() + m_build_id.size();
+  for (const auto& value : m_values) m_bytes += value.size();
+  if (m_bytes > k_max_matrix_bytes) {
+    return fail(
+        ErrorCategory::invalid_input,
+        m_spec.file + ": the matrix on channel '" + m_channel + "' takes more than " +
+            mib(k_max_matrix_bytes) + " after " + std::to_string(expansion.cells.size()) + " of " +
+            std::to_string(expansion.combinations) +
+            " cells: its values are long (see the derived fields); shorten them, or zip or restrict axes");
+  }
   expansion.cells.emplace_back(m_layout.names, m_id, m_plan.build_id ? m_build_id : m_id, m_values);
   return {};
 }
@@ -314,7 +413,7 @@ Result<Expansion> Expander::run() {
   Expansion expansion;
   expansion.channel = m_channel;
   expansion.names = m_layout.names;
-  enumerate(expansion);
+  if (auto ok = enumerate(expansion); !ok) return tl::unexpected(ok.error());
   if (expansion.combinations > k_max_combinations) {
     return fail(ErrorCategory::invalid_input,
                 m_spec.file + ": the axes multiply to more than " + std::to_string(k_max_combinations) +

@@ -2,6 +2,7 @@
 // MatrixSpec → cells for one channel: the product of the axes (zip groups advance together),
 // then exclude, then include (GitHub Actions semantics), then derived fields, ids and build ids.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,9 +25,15 @@ struct Expansion {
 
 // The largest product expand() agrees to enumerate (a guard against a runaway config).
 inline constexpr std::size_t k_max_combinations = 20'000'000;
+// The most bytes one rendered value (a derived field, an id) may hold: a field that repeats itself
+// through overrides doubles with each one.
+inline constexpr std::size_t k_max_value_bytes = 64 * 1024;
+// The memory the cells may take: estimated from cells × fields × value sizes before any cell is
+// built, and counted again as they are built.
+inline constexpr std::uint64_t k_max_matrix_bytes = std::uint64_t{256} << 20;
 
-// Fails with invalid_input on an unknown channel or duplicate cell ids (naming both combinations),
-// and with nothing_selected when no cell remains.
+// Fails with invalid_input on an unknown channel, duplicate cell ids (naming both combinations) or
+// a limit above (naming it and the numbers), and with nothing_selected when no cell remains.
 Result<Expansion> expand(const MatrixSpec& spec, std::string_view channel);
 
 }  // namespace relforge::matrix

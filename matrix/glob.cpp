@@ -54,7 +54,9 @@ std::optional<std::size_t> brace_end(std::string_view pattern, std::size_t open,
   return std::nullopt;
 }
 
-void expand_into(std::string_view pattern, std::vector<std::string>& out) {
+// Stops once `out` holds more than `limit` patterns: every group has at least two alternatives, so
+// the work done is at most about twice the patterns built.
+void expand_into(std::string_view pattern, std::vector<std::string>& out, std::size_t limit) {
   for (std::size_t open = pattern.find('{'); open != std::string_view::npos;
        open = pattern.find('{', open + 1)) {
     bool has_comma = false;
@@ -72,7 +74,8 @@ void expand_into(std::string_view pattern, std::vector<std::string>& out) {
         std::string candidate(prefix);
         candidate += body.substr(start, i - start);
         candidate += suffix;
-        expand_into(candidate, out);
+        expand_into(candidate, out, limit);
+        if (out.size() > limit) return;
         start = i + 1;
       }
     }
@@ -83,9 +86,15 @@ void expand_into(std::string_view pattern, std::vector<std::string>& out) {
 
 }  // namespace
 
-std::vector<std::string> expand_braces(std::string_view pattern) {
+Result<std::vector<std::string>> expand_braces(std::string_view pattern, std::size_t limit) {
   std::vector<std::string> out;
-  expand_into(pattern, out);
+  expand_into(pattern, out, limit);
+  if (out.size() > limit) {
+    return fail(ErrorCategory::invalid_input,
+                "the glob '" + std::string(pattern) + "' expands to more than " + std::to_string(limit) +
+                    " patterns through its brace groups ({a,b} multiply): refused; use fewer groups, or "
+                    "'*', '?' and [...] where they say the same");
+  }
   return out;
 }
 
@@ -137,7 +146,14 @@ bool is_literal_pattern(std::string_view pattern) {
   return pattern.find_first_of("*?[{") == std::string_view::npos;
 }
 
-Glob::Glob(std::string_view pattern) : m_pattern(pattern), m_alternatives(expand_braces(pattern)) {}
+Result<Glob> Glob::compile(std::string_view pattern) {
+  auto alternatives = expand_braces(pattern);
+  if (!alternatives) return tl::unexpected(alternatives.error());
+  Glob glob;
+  glob.m_pattern = std::string(pattern);
+  glob.m_alternatives = std::move(*alternatives);
+  return glob;
+}
 
 bool Glob::matches(std::string_view text) const {
   for (const auto& alternative : m_alternatives) {

@@ -40,11 +40,19 @@ Result<Matcher> Matcher::parse(const std::vector<std::string>& alternatives) {
       }
       alternative.specifier = std::make_shared<const packaging::SpecifierSet>(std::move(*specifier));
     } else {
-      alternative.glob.emplace(text);
+      auto glob = Glob::compile(text);
+      if (!glob) return tl::unexpected(glob.error());
+      alternative.glob.emplace(std::move(*glob));
     }
     matcher.m_alternatives.push_back(std::move(alternative));
   }
   return matcher;
+}
+
+std::size_t Matcher::patterns() const {
+  std::size_t count = 0;
+  for (const auto& alternative : m_alternatives) count += alternative.glob ? alternative.glob->patterns() : 1;
+  return count;
 }
 
 bool Matcher::matches(std::string_view text, const packaging::Version* version) const {

@@ -40,6 +40,8 @@ public:
   // The value itself when the matcher is a single plain string (no glob, no specifier).
   const std::string* literal() const;
   const std::vector<std::string>& alternatives() const { return m_texts; }
+  // The glob patterns after brace expansion plus one per specifier (what matching costs).
+  std::size_t patterns() const;
   std::string describe() const;  // "'cu*'" or "['a', 'b']"
 
 private:

@@ -1,6 +1,7 @@
 #include "matrix/select.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "matrix/glob.hpp"
 
@@ -32,9 +33,29 @@ Status apply_selection(Expansion& expansion, const Selection& selection) {
     }
     os_slot = static_cast<std::size_t>(it - names.begin());
   }
-  const std::optional<Glob> os_glob = selection.os ? std::optional<Glob>(Glob(*selection.os)) : std::nullopt;
-  std::vector<Glob> select(selection.select.begin(), selection.select.end());
-  std::vector<Glob> skip(selection.skip.begin(), selection.skip.end());
+  std::optional<Glob> os_glob;
+  if (selection.os) {
+    auto glob = Glob::compile(*selection.os);
+    if (!glob) return tl::unexpected(glob.error().with_context("--os"));
+    os_glob.emplace(std::move(*glob));
+  }
+  std::size_t total = os_glob ? os_glob->patterns() : 0;
+  std::vector<Glob> select, skip;
+  for (const auto& [flag, patterns, globs] :
+       {std::tuple{"--select", &selection.select, &select}, std::tuple{"--skip", &selection.skip, &skip}}) {
+    for (const auto& pattern : *patterns) {
+      auto glob = Glob::compile(pattern);
+      if (!glob) return tl::unexpected(glob.error().with_context(flag));
+      total += glob->patterns();
+      if (total > k_max_total_brace_patterns) {
+        return fail(ErrorCategory::invalid_input,
+                    "--select, --skip and --os expand to more than " +
+                        std::to_string(k_max_total_brace_patterns) +
+                        " glob patterns together (brace groups multiply): refused; use fewer brace groups");
+      }
+      globs->push_back(std::move(*glob));
+    }
+  }
   const std::size_t before = expansion.cells.size();
   std::erase_if(expansion.cells, [&](const Cell& cell) {
     if (os_glob && !os_glob->matches(cell.value(*os_slot))) return true;

@@ -1,5 +1,7 @@
 #include "matrix/template.hpp"
 
+#include <algorithm>
+
 #include "core/text.hpp"
 #include "matrix/diagnostics.hpp"
 
@@ -127,6 +129,31 @@ void Template::render_to(std::string& out, const std::vector<std::string>& value
       append_filtered(out, values[segment.slot], segment.filters);
     }
   }
+}
+
+std::size_t Template::size_bound(const std::vector<std::string>& values, std::string_view id) const {
+  std::size_t size = 0;
+  for (const auto& segment : m_segments) {
+    if (segment.slot == NameBinding::k_constant)
+      size += segment.literal.size();
+    else if (segment.slot == NameBinding::k_id)
+      size += id.size();
+    else
+      size += values[segment.slot].size();
+  }
+  return size;
+}
+
+std::uint64_t Template::size_bound(const std::vector<std::uint64_t>& sizes, std::uint64_t id_size) const {
+  constexpr std::uint64_t k_ceiling = std::uint64_t{1} << 62;
+  std::uint64_t size = 0;
+  for (const auto& segment : m_segments) {
+    const std::uint64_t part = segment.slot == NameBinding::k_constant ? segment.literal.size()
+                               : segment.slot == NameBinding::k_id     ? id_size
+                                                                       : sizes[segment.slot];
+    size = std::min(k_ceiling, size + std::min(k_ceiling, part));
+  }
+  return size;
 }
 
 std::string Template::render(const std::vector<std::string>& values, std::string_view id) const {

@@ -35,6 +35,11 @@ public:
   static Result<Template> compile(std::string_view text, const NameResolver& resolve);
 
   void render_to(std::string& out, const std::vector<std::string>& values, std::string_view id = {}) const;
+  // The most bytes render() can produce for these values (filters never lengthen a value), so a
+  // caller can refuse a runaway value before building it.
+  std::size_t size_bound(const std::vector<std::string>& values, std::string_view id = {}) const;
+  // The same from value sizes alone (saturating, so that estimates of runaway values stay ordered).
+  std::uint64_t size_bound(const std::vector<std::uint64_t>& sizes, std::uint64_t id_size = 0) const;
   std::string render(const std::vector<std::string>& values, std::string_view id = {}) const;
 
   const std::string& text() const { return m_text; }

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "core/text.hpp"
+#include "packaging/tags.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -48,12 +49,12 @@ constexpr CxxLimits k_cxx_limits[] = {
 }  // namespace
 
 std::optional<ManylinuxPolicy> manylinux_policy(std::string_view platform_tag) {
-  constexpr std::string_view prefix = "manylinux_2_";
-  if (platform_tag.substr(0, prefix.size()) != prefix) return std::nullopt;
-  const auto rest = platform_tag.substr(prefix.size());
-  int minor = 0;
-  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), minor);
-  if (ec != std::errc() || end == rest.data() + rest.size() || *end != '_') return std::nullopt;
+  // The legacy aliases (manylinux2014_x86_64 is glibc 2.17) are checked as their glibc version:
+  // skipping them would let any library through under an old name.
+  const auto parsed = parse_platform_tag(platform_tag);
+  if (!parsed || parsed->kind != PlatformKind::manylinux || !parsed->version || parsed->version->major != 2)
+    return std::nullopt;
+  const int minor = static_cast<int>(parsed->version->minor);
   ManylinuxPolicy policy{std::string(platform_tag), minor, "3.4", "1.3", k_allowed};
   for (const auto& limits : k_cxx_limits) {
     if (limits.glibc_minor <= minor) {

@@ -55,7 +55,8 @@ struct ManylinuxPolicy {
   std::vector<std::string> allowed_libraries;
 };
 
-// The policy of a manylinux_2_X_<arch> tag; nullopt for non-manylinux tags (no policy to check).
+// The policy of a manylinux_2_X_<arch> tag, or of a legacy alias (manylinux2014_x86_64) as the glibc
+// it stands for; nullopt for non-manylinux tags (no policy to check).
 std::optional<ManylinuxPolicy> manylinux_policy(std::string_view platform_tag);
 
 // Every violation as a sentence naming `file` and the symbol or library ("" when none).

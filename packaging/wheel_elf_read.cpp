@@ -50,26 +50,31 @@ public:
         m_big_endian(ehdr.e_ident[EI_DATA] == ELFDATA2MSB),
         m_wide(ehdr.e_ident[EI_CLASS] == ELFCLASS64) {}
 
-  // nullopt when the segment lacks something the section headers may still have.
+  // nullopt with no problem() when there is no PT_DYNAMIC (the section headers may say more);
+  // nullopt with a problem() when the segment is there but its tables cannot be read whole: the
+  // loader would read them, so a partial answer could hide a requirement.
   std::optional<ElfRequirements> run() {
     std::size_t count = 0;
-    if (elf_getphdrnum(m_elf, &count) != 0) return std::nullopt;
+    if (elf_getphdrnum(m_elf, &count) != 0) return bad("the program headers are unreadable");
     std::optional<GElf_Phdr> dynamic;
     for (std::size_t i = 0; i < count; ++i) {
       GElf_Phdr phdr;
-      if (gelf_getphdr(m_elf, static_cast<int>(i), &phdr) == nullptr) return std::nullopt;
+      if (gelf_getphdr(m_elf, static_cast<int>(i), &phdr) == nullptr)
+        return bad("program header " + std::to_string(i) + " is unreadable");
       if (phdr.p_type == PT_LOAD) m_loads.push_back(phdr);
       if (phdr.p_type == PT_DYNAMIC) dynamic = phdr;
     }
     if (!dynamic) return std::nullopt;
     const std::size_t dyn_size = gelf_fsize(m_elf, ELF_T_DYN, 1, EV_CURRENT);
     Elf_Data* dyn = chunk(dynamic->p_offset, dynamic->p_filesz / dyn_size * dyn_size, ELF_T_DYN);
-    if (dyn == nullptr) return std::nullopt;
+    if (dyn == nullptr) return bad("the dynamic segment lies outside the file");
     std::vector<std::uint64_t> needed;
     std::map<std::int64_t, std::uint64_t> tags;
     for (std::size_t i = 0; i < dynamic->p_filesz / dyn_size; ++i) {
       GElf_Dyn entry;
-      if (gelf_getdyn(dyn, static_cast<int>(i), &entry) == nullptr) break;
+      if (gelf_getdyn(dyn, static_cast<int>(i), &entry) == nullptr)
+        return bad("dynamic entry " + std::to_string(i) + " is unreadable");
+      if (entry.d_tag == DT_NULL) break;
       if (entry.d_tag == DT_NEEDED)
         needed.push_back(entry.d_un.d_val);
       else if (!tags.contains(entry.d_tag))
@@ -78,65 +83,93 @@ public:
     ElfRequirements out;
     if (needed.empty() && !tags.contains(DT_VERNEED) && !tags.contains(DT_VERSYM)) return out;
     const auto strtab = file_offset(tags, DT_STRTAB);
-    if (!strtab || !tags.contains(DT_STRSZ) || !cover(*strtab, tags[DT_STRSZ])) return std::nullopt;
+    if (!strtab || !tags.contains(DT_STRSZ) || !cover(*strtab, tags[DT_STRSZ]))
+      return bad("the dynamic string table (DT_STRTAB, DT_STRSZ) lies outside the file");
     m_strtab = *strtab;
     m_strsz = tags[DT_STRSZ];
-    for (const auto index : needed)
-      if (const char* name = string(index)) out.needed.emplace_back(name);
+    for (const auto index : needed) {
+      const char* name = string(index);
+      if (name == nullptr) return bad("a DT_NEEDED name lies outside the string table");
+      out.needed.emplace_back(name);
+    }
 
     std::map<unsigned, std::string> version_names;  // vna_other → name
     if (tags.contains(DT_VERNEED)) {
       auto offset = file_offset(tags, DT_VERNEED);
-      if (!offset) return std::nullopt;
-      const std::uint64_t needs = tags.contains(DT_VERNEEDNUM) ? tags[DT_VERNEEDNUM] : 0;
+      if (!offset || !tags.contains(DT_VERNEEDNUM))
+        return bad("DT_VERNEED (.gnu.version_r) lies outside the file or has no DT_VERNEEDNUM");
+      const std::uint64_t needs = tags[DT_VERNEEDNUM];
       for (std::uint64_t n = 0; n < needs; ++n) {
         const auto vn_cnt = half(*offset + 2);
         const auto vn_aux = word(*offset + 8);
         const auto vn_next = word(*offset + 12);
-        if (!vn_cnt || !vn_aux || !vn_next) return std::nullopt;
+        if (!vn_cnt || !vn_aux || !vn_next) return bad("version need " + std::to_string(n) + " is truncated");
         std::uint64_t aux = *offset + *vn_aux;
         for (unsigned a = 0; a < *vn_cnt; ++a) {
           const auto vna_other = half(aux + 6);
           const auto vna_name = word(aux + 8);
           const auto vna_next = word(aux + 12);
-          if (!vna_other || !vna_name || !vna_next) return std::nullopt;
-          if (const char* name = string(*vna_name)) {
-            version_names[*vna_other] = name;
-            out.versions.emplace_back(name);
-          }
+          if (!vna_other || !vna_name || !vna_next)
+            return bad("version need " + std::to_string(n) + " entry " + std::to_string(a) + " is truncated");
+          const char* name = string(*vna_name);
+          if (name == nullptr) return bad("a required version's name lies outside the string table");
+          version_names[*vna_other] = name;
+          out.versions.emplace_back(name);
           aux += *vna_next;
         }
-        if (*vn_next == 0) break;
+        if (*vn_next == 0) {
+          if (n + 1 < needs)
+            return bad("DT_VERNEEDNUM says " + std::to_string(needs) +
+                       " version needs, the chain ends after " + std::to_string(n + 1));
+          break;
+        }
         *offset += *vn_next;
       }
     }
+    // Every required version is in out.versions already; the symbols only name who needs it, so
+    // a library without a hash table to count them by is still judged whole.
     if (!tags.contains(DT_SYMTAB) || !tags.contains(DT_VERSYM)) return out;
     const auto symtab = file_offset(tags, DT_SYMTAB);
     const auto versym = file_offset(tags, DT_VERSYM);
     const auto symbols = symbol_count(tags);
-    if (!symtab || !versym || !symbols) return std::nullopt;
+    if (!m_problem.empty()) return std::nullopt;
+    if (!symbols) return out;
+    if (!symtab || !versym) return bad("DT_SYMTAB or DT_VERSYM (.gnu.version) lies outside the file");
     const std::size_t sym_size = gelf_fsize(m_elf, ELF_T_SYM, 1, EV_CURRENT);
     Elf_Data* syms = chunk(*symtab, *symbols * sym_size, ELF_T_SYM);
-    if (syms == nullptr) return std::nullopt;
     Elf_Data* vers = chunk(*versym, *symbols * 2, ELF_T_HALF);
-    if (vers == nullptr) return std::nullopt;
+    if (syms == nullptr || vers == nullptr)
+      return bad("the dynamic symbol table or .gnu.version is truncated (" + std::to_string(*symbols) +
+                 " symbols)");
     for (std::size_t i = 1; i < *symbols; ++i) {
       GElf_Sym sym;
       GElf_Versym ver;
-      if (gelf_getsym(syms, static_cast<int>(i), &sym) == nullptr) break;
-      if (gelf_getversym(vers, static_cast<int>(i), &ver) == nullptr) break;
+      if (gelf_getsym(syms, static_cast<int>(i), &sym) == nullptr ||
+          gelf_getversym(vers, static_cast<int>(i), &ver) == nullptr)
+        return bad("dynamic symbol " + std::to_string(i) + " or its version is unreadable");
       if (sym.st_shndx != SHN_UNDEF) continue;
-      const auto found = version_names.find(static_cast<unsigned>(ver & 0x7fff));
-      if (found == version_names.end()) continue;
+      const unsigned index = static_cast<unsigned>(ver & 0x7fff);
+      if (index <= 1) continue;  // local or unversioned
+      const auto found = version_names.find(index);
+      if (found == version_names.end())
+        return bad("dynamic symbol " + std::to_string(i) + " needs version index " + std::to_string(index) +
+                   ", which .gnu.version_r does not define");
       const char* name = string(sym.st_name);
-      out.symbols.push_back({name != nullptr ? name : "?", found->second});
+      if (name == nullptr) return bad("a dynamic symbol's name lies outside the string table");
+      out.symbols.push_back({name, found->second});
     }
     return out;
   }
 
   Status error() const { return m_error; }
+  const std::string& problem() const { return m_problem; }
 
 private:
+  std::nullopt_t bad(std::string problem) {
+    if (m_problem.empty()) m_problem = std::move(problem);
+    return std::nullopt;
+  }
+
   bool cover(std::uint64_t offset, std::uint64_t size) {
     if (offset > m_image.size() || size > m_image.size() - offset) return false;
     if (auto ok = m_image.cover_prefix(offset + size); !ok) {
@@ -180,27 +213,34 @@ private:
   }
 
   // The number of dynamic symbols: DT_HASH's nchain, or one past the last GNU hash chain's end.
+  // nullopt with a problem() when a hash table is there but unreadable.
   std::optional<std::uint64_t> symbol_count(const std::map<std::int64_t, std::uint64_t>& tags) {
-    if (const auto hash = file_offset(tags, DT_HASH)) return word(*hash + 4);
+    if (tags.contains(DT_HASH)) {
+      const auto hash = file_offset(tags, DT_HASH);
+      const auto nchain = hash ? word(*hash + 4) : std::nullopt;
+      if (!nchain) return bad("the DT_HASH table lies outside the file");
+      return nchain;
+    }
+    if (!tags.contains(DT_GNU_HASH)) return std::nullopt;
     const auto gnu = file_offset(tags, DT_GNU_HASH);
-    if (!gnu) return std::nullopt;
+    if (!gnu) return bad("the DT_GNU_HASH table lies outside the file");
     const auto buckets = word(*gnu);
     const auto first = word(*gnu + 4);
     const auto bloom = word(*gnu + 8);
-    if (!buckets || !first || !bloom) return std::nullopt;
+    if (!buckets || !first || !bloom) return bad("the DT_GNU_HASH table is truncated");
     const std::uint64_t bucket_table = *gnu + 16 + *bloom * (m_wide ? 8 : 4);
     std::uint64_t last = 0;
     for (std::uint64_t b = 0; b < *buckets; ++b) {
       const auto value = word(bucket_table + 4 * b);
-      if (!value) return std::nullopt;
+      if (!value) return bad("the DT_GNU_HASH buckets are truncated");
       last = std::max(last, *value);
     }
     if (last == 0) return *first;
-    if (last < *first) return std::nullopt;
+    if (last < *first) return bad("the DT_GNU_HASH buckets point before its first symbol");
     const std::uint64_t chains = bucket_table + 4 * *buckets;
     for (std::uint64_t i = last;; ++i) {
       const auto value = word(chains + 4 * (i - *first));
-      if (!value) return std::nullopt;
+      if (!value) return bad("the DT_GNU_HASH chains are truncated");
       if ((*value & 1) != 0) return i + 1;
     }
   }
@@ -213,14 +253,24 @@ private:
   std::uint64_t m_strtab = 0;
   std::uint64_t m_strsz = 0;
   Status m_error;
+  std::string m_problem;
 };
 
 bool wanted(Elf64_Word type) {
   return type == SHT_DYNAMIC || type == SHT_GNU_verneed || type == SHT_DYNSYM || type == SHT_GNU_versym;
 }
 
+tl::unexpected<Error> unreadable(const std::string& problem) {
+  return fail(ErrorCategory::integrity, "its symbol-version data is unreadable or inconsistent: " + problem);
+}
+
+bool within(const ElfImage& image, std::uint64_t offset, std::uint64_t size) {
+  return offset <= image.size() && size <= image.size() - offset;
+}
+
 // The section headers' view: covers the header table, then the wanted sections and their string
-// tables, and reads them as the section-based tools (readelf, auditwheel) do.
+// tables, and reads them as the section-based tools (readelf, auditwheel) do. Whatever is there
+// must be read whole: a section that cannot be is an error, never an empty answer.
 Result<ElfRequirements> scan_sections(ElfImage& image, const GElf_Ehdr& ehdr) {
   if (ehdr.e_shoff == 0) return ElfRequirements{};
   const std::uint64_t shentsize = std::max<std::uint64_t>(ehdr.e_shentsize, 1);
@@ -233,6 +283,8 @@ Result<ElfRequirements> scan_sections(ElfImage& image, const GElf_Ehdr& ehdr) {
     if (elf_getshdrnum(elf->get(), &count) != 0) return ElfRequirements{};
     shnum = count;
   }
+  if (shnum > image.size() / shentsize || !within(image, ehdr.e_shoff, shnum * shentsize))
+    return unreadable("the section headers lie past the end of the file (is it truncated?)");
   if (auto ok = image.cover_ranges({{ehdr.e_shoff, shnum * shentsize}}); !ok)
     return tl::unexpected(ok.error());
   auto headers = open_elf(image);
@@ -241,17 +293,18 @@ Result<ElfRequirements> scan_sections(ElfImage& image, const GElf_Ehdr& ehdr) {
   for (Elf_Scn* scn = elf_nextscn(headers->get(), nullptr); scn != nullptr;
        scn = elf_nextscn(headers->get(), scn)) {
     GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr || !wanted(shdr.sh_type)) continue;
+    if (gelf_getshdr(scn, &shdr) == nullptr) return unreadable("a section header is unreadable");
+    if (!wanted(shdr.sh_type)) continue;
     ranges.emplace_back(shdr.sh_offset, shdr.sh_size);
     GElf_Shdr link;
     if (Elf_Scn* linked = elf_getscn(headers->get(), shdr.sh_link);
         linked != nullptr && gelf_getshdr(linked, &link) != nullptr && link.sh_type != SHT_NOBITS)
       ranges.emplace_back(link.sh_offset, link.sh_size);
   }
-  for (auto& [offset, size] : ranges) {
-    offset = std::min(offset, image.size());
-    size = std::min(size, image.size() - offset);
-  }
+  for (const auto& [offset, size] : ranges)
+    if (!within(image, offset, size))
+      return unreadable(
+          "a dynamic, symbol or version section lies past the end of the file (is it truncated?)");
   if (auto ok = image.cover_ranges(std::move(ranges)); !ok) return tl::unexpected(ok.error());
   auto opened = open_elf(image);
   if (!opened) return tl::unexpected(opened.error());
@@ -264,35 +317,45 @@ Result<ElfRequirements> scan_sections(ElfImage& image, const GElf_Ehdr& ehdr) {
   std::size_t dynsym_link = 0;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) == nullptr || !wanted(shdr.sh_type)) continue;
+    if (gelf_getshdr(scn, &shdr) == nullptr) return unreadable("a section header is unreadable");
+    if (!wanted(shdr.sh_type)) continue;
     Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr) continue;
+    if (data == nullptr) return unreadable("section " + std::to_string(elf_ndxscn(scn)) + " is unreadable");
     if (shdr.sh_type == SHT_DYNAMIC) {
       for (std::size_t i = 0; i < shdr.sh_size / std::max<std::size_t>(shdr.sh_entsize, 1); ++i) {
         GElf_Dyn dyn;
-        if (gelf_getdyn(data, static_cast<int>(i), &dyn) == nullptr) break;
+        if (gelf_getdyn(data, static_cast<int>(i), &dyn) == nullptr)
+          return unreadable(".dynamic entry " + std::to_string(i) + " is unreadable");
+        if (dyn.d_tag == DT_NULL) break;
         if (dyn.d_tag == DT_NEEDED) {
           const char* name = elf_strptr(elf, shdr.sh_link, dyn.d_un.d_val);
-          if (name != nullptr) out.needed.emplace_back(name);
+          if (name == nullptr) return unreadable("a DT_NEEDED name lies outside the string table");
+          out.needed.emplace_back(name);
         }
       }
     } else if (shdr.sh_type == SHT_GNU_verneed) {
       std::size_t offset = 0;
       for (std::size_t n = 0; n < shdr.sh_info; ++n) {
         GElf_Verneed need;
-        if (gelf_getverneed(data, static_cast<int>(offset), &need) == nullptr) break;
+        if (gelf_getverneed(data, static_cast<int>(offset), &need) == nullptr)
+          return unreadable(".gnu.version_r entry " + std::to_string(n) + " is truncated");
         std::size_t aux_offset = offset + need.vn_aux;
         for (std::size_t a = 0; a < need.vn_cnt; ++a) {
           GElf_Vernaux aux;
-          if (gelf_getvernaux(data, static_cast<int>(aux_offset), &aux) == nullptr) break;
+          if (gelf_getvernaux(data, static_cast<int>(aux_offset), &aux) == nullptr)
+            return unreadable(".gnu.version_r entry " + std::to_string(n) + " is truncated");
           const char* name = elf_strptr(elf, shdr.sh_link, aux.vna_name);
-          if (name != nullptr) {
-            version_names[aux.vna_other] = name;
-            out.versions.emplace_back(name);
-          }
+          if (name == nullptr) return unreadable("a required version's name lies outside the string table");
+          version_names[aux.vna_other] = name;
+          out.versions.emplace_back(name);
           aux_offset += aux.vna_next;
         }
-        if (need.vn_next == 0) break;
+        if (need.vn_next == 0) {
+          if (n + 1 < shdr.sh_info)
+            return unreadable(".gnu.version_r says " + std::to_string(shdr.sh_info) +
+                              " entries, its chain ends after " + std::to_string(n + 1));
+          break;
+        }
         offset += need.vn_next;
       }
     } else if (shdr.sh_type == SHT_DYNSYM) {
@@ -302,22 +365,33 @@ Result<ElfRequirements> scan_sections(ElfImage& image, const GElf_Ehdr& ehdr) {
       versym = scn;
     }
   }
+  if (versym != nullptr && dynsym == nullptr) return unreadable(".gnu.version without a .dynsym");
   if (dynsym != nullptr && versym != nullptr) {
-    GElf_Shdr shdr;
-    gelf_getshdr(dynsym, &shdr);
+    GElf_Shdr shdr, version_shdr;
+    if (gelf_getshdr(dynsym, &shdr) == nullptr || gelf_getshdr(versym, &version_shdr) == nullptr)
+      return unreadable("a section header is unreadable");
     Elf_Data* symbols = elf_getdata(dynsym, nullptr);
     Elf_Data* versions = elf_getdata(versym, nullptr);
     const std::size_t count = shdr.sh_size / std::max<std::size_t>(shdr.sh_entsize, 1);
-    for (std::size_t i = 1; symbols != nullptr && versions != nullptr && i < count; ++i) {
+    if (symbols == nullptr || versions == nullptr || version_shdr.sh_size / 2 != count)
+      return unreadable(".gnu.version has " + std::to_string(version_shdr.sh_size / 2) + " entries for " +
+                        std::to_string(count) + " dynamic symbols");
+    for (std::size_t i = 1; i < count; ++i) {
       GElf_Sym sym;
       GElf_Versym ver;
-      if (gelf_getsym(symbols, static_cast<int>(i), &sym) == nullptr) break;
-      if (gelf_getversym(versions, static_cast<int>(i), &ver) == nullptr) break;
+      if (gelf_getsym(symbols, static_cast<int>(i), &sym) == nullptr ||
+          gelf_getversym(versions, static_cast<int>(i), &ver) == nullptr)
+        return unreadable("dynamic symbol " + std::to_string(i) + " or its version is unreadable");
       if (sym.st_shndx != SHN_UNDEF) continue;
-      const auto found = version_names.find(static_cast<unsigned>(ver & 0x7fff));
-      if (found == version_names.end()) continue;
+      const unsigned index = static_cast<unsigned>(ver & 0x7fff);
+      if (index <= 1) continue;  // local or unversioned
+      const auto found = version_names.find(index);
+      if (found == version_names.end())
+        return unreadable("dynamic symbol " + std::to_string(i) + " needs version index " +
+                          std::to_string(index) + ", which .gnu.version_r does not define");
       const char* name = elf_strptr(elf, dynsym_link, sym.st_name);
-      out.symbols.push_back({name != nullptr ? name : "?", found->second});
+      if (name == nullptr) return unreadable("a dynamic symbol's name lies outside the string table");
+      out.symbols.push_back({name, found->second});
     }
   }
   return out;
@@ -343,9 +417,10 @@ Result<std::optional<ElfRequirements>> read_elf_requirements(ElfImage& image, El
   GElf_Ehdr ehdr;
   if (gelf_getehdr(first->get(), &ehdr) == nullptr)
     return fail(ErrorCategory::integrity, std::string("not a readable ELF file: ") + elf_errmsg(-1));
-  if (scan == ElfScan::dynamic_segment && ehdr.e_phoff != 0 && ehdr.e_phnum != PN_XNUM &&
-      ehdr.e_phoff <= image.size() &&
-      std::uint64_t{ehdr.e_phnum} * ehdr.e_phentsize <= image.size() - ehdr.e_phoff) {
+  const bool headers_inside = within(image, ehdr.e_phoff, std::uint64_t{ehdr.e_phnum} * ehdr.e_phentsize);
+  if (ehdr.e_phnum != PN_XNUM && !headers_inside)
+    return unreadable("the program headers lie past the end of the file (is it truncated?)");
+  if (scan == ElfScan::dynamic_segment && ehdr.e_phoff != 0 && ehdr.e_phnum != PN_XNUM) {
     if (auto ok = image.cover_prefix(ehdr.e_phoff + std::uint64_t{ehdr.e_phnum} * ehdr.e_phentsize); !ok)
       return tl::unexpected(ok.error());
     auto elf = open_elf(image);
@@ -353,6 +428,7 @@ Result<std::optional<ElfRequirements>> read_elf_requirements(ElfImage& image, El
     DynamicScan dynamic(image, elf->get(), ehdr);
     auto found = dynamic.run();
     if (auto ok = dynamic.error(); !ok) return tl::unexpected(ok.error());
+    if (!dynamic.problem().empty()) return unreadable(dynamic.problem());
     if (found) return std::optional<ElfRequirements>(std::move(*found));
   }
   auto sections = scan_sections(image, ehdr);

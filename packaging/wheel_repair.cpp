@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "core/text.hpp"
+#include "packaging/tags.hpp"
 #include "packaging/version.hpp"
 #include "packaging/wheel_archive.hpp"
 #include "packaging/wheel_elf_policy.hpp"
@@ -103,15 +104,22 @@ Result<std::optional<ElfRequirements>> entry_requirements(const ZipReader& reade
   return requirements;
 }
 
+// Every file is looked at, not only *.so names: an ELF file under any name can be dlopen()ed, and
+// one whose requirements cannot be read whole is refused rather than passed on what could be read.
 Status check_policy(const ZipReader& reader, const ManylinuxPolicy& policy, std::size_t& elf_files) {
   std::vector<std::string> bundled;
   for (const auto& entry : reader.entries())
     if (is_shared_object(entry.name)) bundled.push_back(base_name(entry.name));
   std::vector<std::string> violations;
   for (const auto& entry : reader.entries()) {
-    if (!is_shared_object(entry.name)) continue;
+    if (is_directory_entry(entry.name)) continue;
     auto requirements = entry_requirements(reader, entry);
-    if (!requirements) return tl::unexpected(requirements.error());
+    if (!requirements) {
+      return fail(ErrorCategory::integrity,
+                  "refusing to tag '" + base_name(reader.path().string()) + "' " + policy.platform_tag +
+                      ": cannot check '" + entry.name + "' inside it: " + requirements.error().message() +
+                      "; rebuild the library (a file the check cannot read is never tagged manylinux)");
+    }
     if (!*requirements) continue;
     ++elf_files;
     auto found = policy_violations(entry.name, **requirements, policy, bundled);
@@ -123,6 +131,61 @@ Status check_policy(const ZipReader& reader, const ManylinuxPolicy& policy, std:
                                             "\nbuild it on a host or image with glibc <= 2." +
                                             std::to_string(policy.glibc_minor) +
                                             " (a quay.io/pypa/manylinux image), or keep the linux_* tag");
+}
+
+bool is_tag_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// A platform tag becomes part of a file name: PEP 425 allows lowercase letters, digits and '_'
+// only (get_platform() with '-' and '.' replaced), so '/' or '..' can never reach a path.
+Status check_platform(const std::string& platform) {
+  const bool plain = !platform.empty() && platform.size() <= 100 &&
+                     std::all_of(platform.begin(), platform.end(), is_tag_character);
+  if (!plain) {
+    return fail(ErrorCategory::invalid_input,
+                "platform tag '" + platform +
+                    "' is not a PEP 425 platform tag (lowercase letters, digits and '_' only, such as "
+                    "manylinux_2_28_x86_64)");
+  }
+  if (auto parsed = parse_platform_tag(platform); !parsed)
+    return tl::unexpected(parsed.error().with_context("platform tag '" + platform + "'"));
+  return {};
+}
+
+// PEP 440: local labels are ASCII letters and digits in segments joined by '.', '_' or '-'.
+Status check_local(const std::string& local) {
+  bool segment_start = true;
+  for (const char c : local) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (alnum) {
+      segment_start = false;
+    } else if ((c == '.' || c == '_' || c == '-') && !segment_start) {
+      segment_start = true;
+    } else {
+      segment_start = false;
+      return fail(ErrorCategory::invalid_input,
+                  "local version label '" + local +
+                      "' is not a PEP 440 local label (letters and digits in segments joined by '.', '_' "
+                      "or '-', such as cu130)");
+    }
+  }
+  if (!local.empty() && segment_start)
+    return fail(ErrorCategory::invalid_input, "local version label '" + local + "' ends with a separator");
+  return {};
+}
+
+// The last guard before a name becomes a path: one plain component, so the output stays in --out.
+Status check_output_name(const std::string& filename) {
+  const bool plain =
+      !filename.empty() && filename.front() != '.' &&
+      std::all_of(filename.begin(), filename.end(), [](char c) {
+        return is_tag_character(c) || (c >= 'A' && c <= 'Z') || c == '.' || c == '-' || c == '+';
+      });
+  if (!plain || filename.find("..") != std::string::npos)
+    return fail(ErrorCategory::invalid_input, "refusing to write the wheel file name '" + filename +
+                                                  "': it is not a plain PEP 427 file name");
+  return {};
 }
 
 Result<std::string> new_version(const Version& current, const RepairOptions& options) {
@@ -143,6 +206,20 @@ Result<std::string> new_version(const Version& current, const RepairOptions& opt
 }  // namespace
 
 Result<RepairResult> repair_wheel(const RepairOptions& options) {
+  if (options.platform)
+    if (auto ok = check_platform(*options.platform); !ok) return tl::unexpected(ok.error());
+  if (options.local)
+    if (auto ok = check_local(*options.local); !ok) return tl::unexpected(ok.error());
+  // A repaired wheel gets a fresh RECORD: repairing one that fails verification would launder it.
+  if (auto verified = verify_wheel(options.wheel); !verified) {
+    const auto category = verified.error().category();
+    if (category == ErrorCategory::not_found || category == ErrorCategory::io)
+      return tl::unexpected(verified.error());
+    return fail(verified.error().category(),
+                "refusing to repair '" + options.wheel.string() +
+                    "': `relforge wheel verify` refuses it: " + verified.error().describe() +
+                    "\nfix the wheel, or the build that made it, then repair it");
+  }
   auto reader = ZipReader::open(options.wheel);
   if (!reader) return tl::unexpected(reader.error());
   auto name = parse_wheel_filename(options.wheel.filename().string());
@@ -226,6 +303,7 @@ Result<RepairResult> repair_wheel(const RepairOptions& options) {
   planned.push_back(std::move(record_entry));
   ++result.rewritten;
 
+  if (auto ok = check_output_name(*filename); !ok) return tl::unexpected(ok.error());
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return fail(ErrorCategory::io, "cannot create '" + options.out_dir.string() + "': " + ec.message());

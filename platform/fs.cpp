@@ -60,10 +60,13 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return content;
 }
 
-Status write_file_atomic(const std::filesystem::path& path, std::string_view content, Durability durability) {
+Status write_file_atomic(const std::filesystem::path& path, std::string_view content, Durability durability,
+                         unsigned mode) {
   std::filesystem::path temp = path;
   temp += temp_suffix();
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  // O_EXCL|O_NOFOLLOW: a file or link planted under the temp name is never written through.
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        static_cast<mode_t>(mode & 07777));
   if (fd < 0) {
     return fail(ErrorCategory::io, "cannot create " + temp.string() + ": " + errno_text() +
                                        " (does the directory exist and is it writable?)");

@@ -18,9 +18,10 @@ Result<std::string> read_file(const std::filesystem::path& path);
 enum class Durability { fsync, file_only, no_fsync };
 
 // Writes `content` to a temp file beside `path`, fsyncs it (unless no_fsync) and renames it over
-// `path`; the parent directory must exist.
+// `path`; the parent directory must exist. The temp file is created (O_EXCL) with `mode` (less the
+// umask), so a secret written with 0600 is never readable by others, not even for a moment.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view content,
-                         Durability durability = Durability::fsync);
+                         Durability durability = Durability::fsync, unsigned mode = 0644);
 
 // True when the file at `path` holds exactly `content`; false when it differs, is missing or unreadable.
 bool file_has_content(const std::filesystem::path& path, std::string_view content);

@@ -5,6 +5,8 @@
 
 #include <toml++/toml.h>
 
+#include "platform/toml.hpp"
+
 namespace relforge::release {
 namespace {
 
@@ -31,13 +33,9 @@ Result<std::string> string_at(const std::string& file, const toml::table& table,
 }  // namespace
 
 Result<ReleaseConfig> parse_release_config(std::string_view toml_text, const std::string& file) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, file);
-  } catch (const toml::parse_error& e) {
-    return fail(ErrorCategory::invalid_input,
-                file + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
-  }
+  auto parsed = platform::parse_toml(toml_text, file);
+  if (!parsed) return tl::unexpected(parsed.error());
+  const toml::table& root = *parsed;
   ReleaseConfig config;
   const toml::node* node = root.get("release");
   if (node == nullptr) return config;

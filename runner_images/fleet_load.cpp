@@ -8,6 +8,7 @@
 #include "matrix/diagnostics.hpp"
 #include "matrix/toml_reader.hpp"
 #include "platform/fs.hpp"
+#include "platform/toml.hpp"
 #include "runner_images/fleet.hpp"
 
 namespace relforge::runner_images {
@@ -353,12 +354,7 @@ Status Loader::load(const toml::table& fleet, FleetSpec& out) {
 }
 
 Result<toml::table> parse(const std::string& text, const std::string& file) {
-  try {
-    return toml::parse(text, file);
-  } catch (const toml::parse_error& error) {
-    return matrix::fail_at(file, {error.source().begin.line, error.source().begin.column},
-                           "invalid TOML: " + std::string(error.description()));
-  }
+  return platform::parse_toml(text, file);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "signing/keys.hpp"
 
-#include <fstream>
+#include <random>
 #include <system_error>
 
 #include <openssl/evp.h>
@@ -67,25 +67,25 @@ std::string public_pem(EVP_PKEY* key) {
   return bio_contents(bio.get());
 }
 
-// Created empty with mode 0600 before any key byte is written, then renamed into place, so the
-// secret is never visible under a wider mode nor half-written under the final name.
-Status write_private_file(const fs::path& path, const std::string& content) {
-  const fs::path temp = path.string() + ".tmp";
-  {
-    std::ofstream create(temp, std::ios::binary | std::ios::trunc);
-    if (!create) return fail(ErrorCategory::io, "cannot create " + temp.string());
+// Written whole under a name of its own (created with `mode`, never chmod()ed), then hard-linked
+// to `path`: link() fails when `path` exists, so a key that appeared after the check in
+// generate_key is never replaced, where a rename would silently replace it.
+Status write_new_file(const fs::path& path, const std::string& content, unsigned mode) {
+  fs::path staged = path;
+  staged += ".new-" + std::to_string(std::random_device{}());
+  if (auto ok = platform::write_file_atomic(staged, content, platform::Durability::fsync, mode); !ok)
+    return ok;
+  std::error_code error, ignored;
+  fs::create_hard_link(staged, path, error);
+  fs::remove(staged, ignored);
+  if (error == std::errc::file_exists) {
+    return fail(ErrorCategory::conflict, path.string() +
+                                             " exists already; relforge never overwrites a key "
+                                             "(choose another --out directory)");
   }
-  std::error_code error;
-  fs::permissions(temp, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, error);
-  if (error) return fail(ErrorCategory::io, "cannot restrict " + temp.string() + ": " + error.message());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.flush();
-    if (!out) return fail(ErrorCategory::io, "cannot write " + temp.string());
-  }
-  fs::rename(temp, path, error);
-  if (error) return fail(ErrorCategory::io, "cannot rename " + temp.string() + ": " + error.message());
+  if (error) return fail(ErrorCategory::io, "cannot create " + path.string() + ": " + error.message());
+  if (const auto synced = platform::fsync_path(path.parent_path()); synced)
+    return fail(ErrorCategory::io, "cannot fsync " + path.parent_path().string() + ": " + synced.message());
   return {};
 }
 
@@ -121,10 +121,12 @@ Result<GeneratedKey> generate_key(KeyType type, const fs::path& dir) {
   if (PEM_write_bio_PrivateKey(bio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1) {
     return fail(ErrorCategory::internal, "OpenSSL could not encode the private key");
   }
-  if (auto status = write_private_file(result.private_key, bio_contents(bio.get())); !status) {
+  // Created with mode 0600 (O_EXCL, no chmod afterwards) and written whole before it gets its name,
+  // so the secret is never visible under a wider mode nor half-written under the final name.
+  if (auto status = write_new_file(result.private_key, bio_contents(bio.get()), 0600); !status) {
     return tl::unexpected(status.error());
   }
-  if (auto status = platform::write_file_atomic(result.public_key, public_pem(key.get())); !status) {
+  if (auto status = write_new_file(result.public_key, public_pem(key.get()), 0644); !status) {
     return tl::unexpected(status.error());
   }
   result.key_id = key_id_of(key.get());

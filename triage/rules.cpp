@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include "platform/fs.hpp"
+#include "platform/toml.hpp"
 #include "triage/compiled_rules.hpp"
 
 namespace relforge::triage {
@@ -101,14 +102,9 @@ Result<std::unique_ptr<re2::RE2::Set>> build_set(const std::vector<std::string>&
 }  // namespace
 
 Result<RuleSpec> parse_rule_spec(std::string_view toml_text, std::string_view origin) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& error) {
-    return fail(ErrorCategory::invalid_input, std::string(origin) + ":" +
-                                                  std::to_string(error.source().begin.line) + ": " +
-                                                  std::string(error.description()));
-  }
+  auto parsed = platform::parse_toml(toml_text, origin);
+  if (!parsed) return tl::unexpected(parsed.error());
+  const toml::table& root = *parsed;
   RuleSpec spec;
   if (auto ok = check_keys(root, {"preprocess", "rule"}, std::string(origin)); !ok)
     return tl::unexpected(ok.error());

@@ -38,5 +38,21 @@ TEST(BuildConfig, UnknownKeysAndMissingRecipeAreClearErrors) {
   EXPECT_FALSE(parse_build_config("[recipe]\ncommand = [\"x\"]\n[[runner]]\nlabels = [\"a\"]\n", "t.toml"));
 }
 
+TEST(BuildConfig, DeepTomlIsRefusedBeforeParsing) {
+  const auto deep = parse_build_config(
+      "[recipe]\n" + std::string(1, '[') +
+          [] {
+            std::string a;
+            for (int i = 0; i < 40000; ++i) a += "a.";
+            return a;
+          }() +
+          "a]\n",
+      "t.toml");
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(deep.error().message().find("t.toml:2:1: TOML nested deeper than 64 levels"), std::string::npos)
+      << deep.error().message();
+}
+
 }  // namespace
 }  // namespace relforge::builders

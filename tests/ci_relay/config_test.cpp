@@ -81,5 +81,21 @@ TEST(RelayConfig, RejectsBadTierDuplicateRepoAndUngatedL3) {
   EXPECT_EQ(broken.error().category(), ErrorCategory::invalid_input);
 }
 
+TEST(RelayConfig, DeepTomlIsRefusedBeforeParsing) {
+  const auto deep = parse_config(
+      "[relay]\n" + std::string(1, '[') +
+          [] {
+            std::string a;
+            for (int i = 0; i < 40000; ++i) a += "a.";
+            return a;
+          }() +
+          "a]\n",
+      "r.toml", env_with({}));
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(deep.error().message().find("r.toml:2:1: TOML nested deeper than 64 levels"), std::string::npos)
+      << deep.error().message();
+}
+
 }  // namespace
 }  // namespace relforge::ci_relay

@@ -48,6 +48,38 @@ TEST(Select, BraceExpansionAndSeveralSelectsAreAnyOf) {
       (Strings{"windows-3.11", "windows-3.12", "macos-arm64-3.11", "macos-arm64-3.12", "macos-arm64-3.14t"}));
 }
 
+TEST(Select, BraceGroupsPastTheCapAreRefusedNamingTheFlag) {
+  std::string pattern = "cp";
+  for (int i = 0; i < 24; ++i) pattern += "{1,2}";
+  for (const auto& selection : {Selection{{pattern}, {}, {}}, Selection{{}, {pattern}, {}}}) {
+    auto expansion = expand_text(k_config);
+    ASSERT_TRUE(expansion);
+    const auto refused = apply_selection(*expansion, selection);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
+    EXPECT_NE(refused.error().describe().find("expands to more than 4096 patterns"), std::string::npos);
+    EXPECT_EQ(refused.error().context().front(), selection.select.empty() ? "--skip" : "--select");
+  }
+}
+
+TEST(Select, ManyGlobsJustUnderTheCapAreRefusedTogether) {
+  std::string pattern = "cp";
+  for (int i = 0; i < 12; ++i) pattern += "{1,2}";  // 4096 patterns: allowed alone
+  Selection selection;
+  selection.select.assign(16, pattern);
+  auto expansion = expand_text(k_config);
+  ASSERT_TRUE(expansion);
+  EXPECT_EQ(apply_selection(*expansion, selection).error().category(), ErrorCategory::nothing_selected);
+  selection.skip.push_back(pattern);
+  expansion = expand_text(k_config);
+  const auto refused = apply_selection(*expansion, selection);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(refused.error().message().find("expand to more than 65536 glob patterns together"),
+            std::string::npos)
+      << refused.error().message();
+}
+
 TEST(Select, SkipWinsOverSelect) {
   EXPECT_EQ(ids(select({{"cp31*-manylinux*"}, {"cp314t-*", "cp311-*"}, {}})), (Strings{"linux-3.12"}));
 }

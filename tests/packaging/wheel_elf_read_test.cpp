@@ -173,5 +173,58 @@ TEST_F(WheelElfReadTest, TruncatedElfIsAnIntegrityError) {
   EXPECT_EQ(cut.error().category(), ErrorCategory::integrity);
 }
 
+// A library that needs pthread_join@GLIBC_2.34 (pinned with .symver), or "" where glibc is older.
+const char* k_glibc_234_source =
+    "#include <pthread.h>\n__asm__(\".symver pthread_join, pthread_join@GLIBC_2.34\");\n"
+    "int f(pthread_t t) { return pthread_join(t, 0); }\n";
+
+bool glibc_has_234() {
+  const auto glibc = test::run_shell("ldd --version | head -1 | grep -o '2\\.[0-9]*$'");
+  return glibc.exit_code == 0 && glibc.out.size() > 2 && std::stoi(glibc.out.substr(2)) >= 34;
+}
+
+TEST_F(WheelElfReadTest, AGlibc234LibraryIsReadByBothScansAndRefusedFor228) {
+  if (!glibc_has_234()) GTEST_SKIP() << "glibc older than 2.34 here";
+  const auto lib = build("libg.so", k_glibc_234_source, false);
+  const auto policy = manylinux_policy("manylinux_2_28_x86_64");
+  for (const auto scan : {ElfScan::dynamic_segment, ElfScan::section_headers}) {
+    const auto read = read_elf_requirements(lib, scan);
+    ASSERT_TRUE(read && *read) << (read ? "" : read.error().message());
+    EXPECT_NE(std::find((*read)->versions.begin(), (*read)->versions.end(), "GLIBC_2.34"),
+              (*read)->versions.end());
+    const auto refused = policy_violations("demo/libg.so", **read, *policy, {});
+    ASSERT_FALSE(refused.empty());
+    EXPECT_NE(refused[0].find("demo/libg.so needs pthread_join@GLIBC_2.34"), std::string::npos) << refused[0];
+  }
+}
+
+// Each way of damaging .gnu.version_r (names past the string table, a count that hides the
+// versions .gnu.version uses, a file cut inside the section) is an integrity error from both
+// scans, never an empty answer that would pass the policy.
+TEST_F(WheelElfReadTest, UnreadableOrInconsistentVersionDataFailsClosed) {
+  if (!glibc_has_234()) GTEST_SKIP() << "glibc older than 2.34 here";
+  build("libg.so", k_glibc_234_source, false);
+  for (const std::string mode : {"names", "count", "truncate"}) {
+    SCOPED_TRACE(mode);
+    const auto copy = m_dir / ("lib_" + mode + ".so");
+    fs::copy_file(m_dir / "libg.so", copy, fs::copy_options::overwrite_existing);
+    const auto damaged = test::run_shell(
+        "/usr/bin/python3 " + test::shell_quote(test::source_path("tests/fixtures/elf/corrupt_verneed.py")) +
+        " " + test::shell_quote(copy.string()) + " " + mode);
+    ASSERT_EQ(damaged.exit_code, 0) << damaged.err;
+    const auto bytes = platform::read_file(copy);
+    ASSERT_TRUE(bytes);
+    for (const auto scan : {ElfScan::dynamic_segment, ElfScan::section_headers}) {
+      const auto read = read_elf_requirements(*bytes, scan);
+      ASSERT_FALSE(read) << "scan " << static_cast<int>(scan) << " read "
+                         << (read && *read ? (*read)->versions.size() : 0) << " versions";
+      EXPECT_EQ(read.error().category(), ErrorCategory::integrity);
+      EXPECT_NE(read.error().message().find("symbol-version data is unreadable or inconsistent"),
+                std::string::npos)
+          << read.error().message();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace relforge::packaging

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "packaging/wheel_archive.hpp"
 #include "packaging/wheel_elf_policy.hpp"
@@ -183,6 +185,127 @@ TEST_F(WheelRepairTest, PolicyViolationNamesTheFileAndSymbol) {
   EXPECT_TRUE(fs::is_empty(m_dir / "out"));
   // The same wheel passes a policy new enough for it.
   EXPECT_TRUE(repair_wheel({wheel, m_dir / "out", "manylinux_2_39_x86_64", "cpu", std::nullopt}));
+}
+
+// Compiles a library needing pthread_join@GLIBC_2.34, damaged by corrupt_verneed.py `mode`
+// ("" leaves it whole); nullopt on hosts whose glibc is older than 2.34.
+std::optional<std::string> glibc_234_library(const fs::path& dir, const std::string& mode) {
+  const auto glibc = test::run_shell("ldd --version | head -1 | grep -o '2\\.[0-9]*$'");
+  if (glibc.out.size() < 3 || std::stoi(glibc.out.substr(2)) < 34) return std::nullopt;
+  EXPECT_TRUE(platform::write_file_atomic(dir / "g.c",
+                                          "#include <pthread.h>\n"
+                                          "__asm__(\".symver pthread_join, pthread_join@GLIBC_2.34\");\n"
+                                          "int f(pthread_t t) { return pthread_join(t, 0); }\n",
+                                          platform::Durability::no_fsync));
+  const auto library = dir / "libg.so";
+  EXPECT_EQ(
+      test::run_shell("cc -shared -fPIC -o " + library.string() + " " + (dir / "g.c").string()).exit_code, 0);
+  if (!mode.empty()) {
+    EXPECT_EQ(test::run_shell("/usr/bin/python3 " +
+                              test::source_path("tests/fixtures/elf/corrupt_verneed.py").string() + " " +
+                              library.string() + " " + mode)
+                  .exit_code,
+              0);
+  }
+  auto bytes = platform::read_file(library);
+  EXPECT_TRUE(bytes);
+  return bytes ? *bytes : std::string();
+}
+
+// The hole this closes: a library whose version needs cannot be read was judged on what could be
+// read (nothing) and tagged manylinux_2_28 although it needs GLIBC_2.34.
+TEST_F(WheelRepairTest, ALibraryWithUnreadableVersionDataIsNeverTaggedManylinux) {
+  for (const std::string mode : {"names", "count", "truncate"}) {
+    SCOPED_TRACE(mode);
+    const auto library = glibc_234_library(m_dir, mode);
+    if (!library) GTEST_SKIP() << "glibc older than 2.34 here";
+    const auto wheel = make_wheel({{"demo/_ext.so", *library}});
+    const auto result = repair_wheel({wheel, m_dir / "out", "manylinux_2_28_x86_64", "cpu", std::nullopt});
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().category(), ErrorCategory::integrity);
+    EXPECT_NE(
+        result.error().message().find("refusing to tag 'demo-1.0-cp311-cp311-linux_x86_64.whl' "
+                                      "manylinux_2_28_x86_64: cannot check 'demo/_ext.so' inside it: its "
+                                      "symbol-version data is unreadable or inconsistent"),
+        std::string::npos)
+        << result.error().message();
+    EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+  }
+}
+
+// An ELF file is checked whatever its name: dlopen() does not care about ".so".
+TEST_F(WheelRepairTest, AnElfFileUnderAnyNameIsChecked) {
+  const auto library = glibc_234_library(m_dir, "");
+  if (!library) GTEST_SKIP() << "glibc older than 2.34 here";
+  const auto wheel = make_wheel({{"demo/kernels.bin", *library}});
+  const auto result = repair_wheel({wheel, m_dir / "out", "manylinux_2_28_x86_64", "cpu", std::nullopt});
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message().find("demo/kernels.bin needs pthread_join@GLIBC_2.34"),
+            std::string::npos)
+      << result.error().message();
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+}
+
+// manylinux2014 is glibc 2.17: the old names get the same check, not none.
+TEST_F(WheelRepairTest, LegacyManylinuxAliasesAreCheckedAsTheirGlibc) {
+  EXPECT_EQ(manylinux_policy("manylinux1_x86_64")->glibc_minor, 5);
+  EXPECT_EQ(manylinux_policy("manylinux2010_i686")->glibc_minor, 12);
+  EXPECT_EQ(manylinux_policy("manylinux2014_aarch64")->glibc_minor, 17);
+  EXPECT_EQ(manylinux_policy("manylinux2014_aarch64")->glibcxx_max, "3.4.19");
+  EXPECT_FALSE(manylinux_policy("musllinux_1_2_x86_64"));
+  EXPECT_FALSE(manylinux_policy("linux_x86_64"));
+  const auto library = glibc_234_library(m_dir, "");
+  if (!library) GTEST_SKIP() << "glibc older than 2.34 here";
+  const auto wheel = make_wheel({{"demo/_ext.so", *library}});
+  const auto result = repair_wheel({wheel, m_dir / "out", "manylinux2014_x86_64", "cpu", std::nullopt});
+  ASSERT_FALSE(result);
+  EXPECT_NE(
+      result.error().message().find("demo/_ext.so needs pthread_join@GLIBC_2.34, newer than GLIBC_2.17"),
+      std::string::npos)
+      << result.error().message();
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+}
+
+// Repair writes a fresh RECORD, so it first refuses what `wheel verify` refuses, with its category.
+TEST_F(WheelRepairTest, RepairRefusesAWheelThatVerifyRefuses) {
+  const auto wheel = make_wheel({}, false);
+  const auto result = repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt});
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), verify_wheel(wheel).error().category());
+  EXPECT_NE(result.error().message().find("refusing to repair '" + wheel.string() +
+                                          "': `relforge wheel verify` refuses it: "),
+            std::string::npos)
+      << result.error().message();
+  EXPECT_NE(result.error().message().find("'demo/__init__.py': RECORD says"), std::string::npos);
+  EXPECT_NE(result.error().message().find("fix the wheel, or the build that made it"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+}
+
+TEST_F(WheelRepairTest, PlatformAndLocalLabelsThatAreNotTagsNeverBecomePaths) {
+  const auto wheel = make_wheel();
+  for (const std::string platform : {"x/../../y", "manylinux_2_28_x86_64/../../evil", "..", "linux_x86_64/",
+                                     "Linux_X86_64", "", "win_amd64\\..\\x", "nonsense_tag"}) {
+    SCOPED_TRACE(platform);
+    const auto result = repair_wheel({wheel, m_dir / "out", platform, std::nullopt, std::nullopt});
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().category(), ErrorCategory::invalid_input);
+    EXPECT_NE(result.error().describe().find("platform tag '" + platform + "'"), std::string::npos)
+        << result.error().describe();
+  }
+  for (const std::string local : {"a/b", "../x", ".x", "x.", "cu 130", "x..y", "x+y"}) {
+    SCOPED_TRACE(local);
+    const auto result = repair_wheel({wheel, m_dir / "out", std::nullopt, local, std::nullopt});
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().category(), ErrorCategory::invalid_input);
+    EXPECT_NE(result.error().message().find("local version label '" + local + "'"), std::string::npos)
+        << result.error().message();
+  }
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+  const auto good =
+      repair_wheel({wheel, m_dir / "out", "musllinux_1_2_aarch64", "cu130.post_1-a", std::nullopt});
+  ASSERT_TRUE(good) << good.error().describe();
+  EXPECT_EQ(good->output, m_dir / "out" / "demo-1.0+cu130.post.1.a-cp311-cp311-musllinux_1_2_aarch64.whl");
 }
 
 TEST(WheelElfPolicy, PolicyTablesAndDisallowedLibraries) {

@@ -1,9 +1,14 @@
 #include "platform/fs.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <thread>
 #include <vector>
 
 namespace relforge::platform {
@@ -29,6 +34,67 @@ TEST_F(FsTest, AtomicWriteReplacesContentAndLeavesNoTemp) {
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(m_dir)) ++entries;
   EXPECT_EQ(entries, 1u);
+}
+
+// Sets the umask for one test, so that modes come out exactly as requested.
+class Umask {
+public:
+  explicit Umask(mode_t mask) : m_old(::umask(mask)) {}
+  ~Umask() { ::umask(m_old); }
+
+private:
+  mode_t m_old;
+};
+
+mode_t mode_of(const std::filesystem::path& path) {
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) == 0 ? (info.st_mode & 07777) : 0;
+}
+
+TEST_F(FsTest, AtomicWriteGivesTheModeAskedForEvenUnderUmaskZero) {
+  Umask open_umask(0);
+  ASSERT_TRUE(write_file_atomic(m_dir / "secret", "s", Durability::no_fsync, 0600));
+  EXPECT_EQ(mode_of(m_dir / "secret"), 0600u);
+  ASSERT_TRUE(write_file_atomic(m_dir / "plain", "p", Durability::no_fsync));
+  EXPECT_EQ(mode_of(m_dir / "plain"), 0644u);
+  // Replacing a wider file gives the new file's mode, not the old one's.
+  ASSERT_TRUE(write_file_atomic(m_dir / "plain", "q", Durability::no_fsync, 0600));
+  EXPECT_EQ(mode_of(m_dir / "plain"), 0600u);
+}
+
+// The temp file is watched as it appears (inotify) and its mode read while the write is still
+// going on: it is 0600 from its creation, never wider, even with umask 0.
+TEST_F(FsTest, AtomicWriteTempFileIsNeverWiderThanTheModeAskedFor) {
+  Umask open_umask(0);
+  const int watch = ::inotify_init1(IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, m_dir.c_str(), IN_CREATE), 0);
+  const std::string content(64u << 20, 'k');  // long enough to stat the temp file while it is written
+  std::vector<mode_t> seen;
+  for (int attempt = 0; attempt < 20 && seen.empty(); ++attempt) {
+    const auto path = m_dir / ("key" + std::to_string(attempt));
+    std::thread writer([&] { EXPECT_TRUE(write_file_atomic(path, content, Durability::no_fsync, 0600)); });
+    alignas(inotify_event) char buffer[4096];
+    bool created = false;
+    while (!created) {
+      const ssize_t n = ::read(watch, buffer, sizeof buffer);
+      ASSERT_GT(n, 0);
+      for (ssize_t at = 0; at < n;) {
+        const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
+        const std::string name = event->len > 0 ? event->name : "";
+        if (name.rfind(path.filename().string() + ".tmp.", 0) == 0) {
+          created = true;
+          if (const mode_t mode = mode_of(m_dir / name); mode != 0) seen.push_back(mode);
+        }
+        at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+      }
+    }
+    writer.join();
+    EXPECT_EQ(mode_of(path), 0600u);
+  }
+  ::close(watch);
+  ASSERT_FALSE(seen.empty()) << "the temp file was never seen before its rename";
+  for (const mode_t mode : seen) EXPECT_EQ(mode, 0600u);
 }
 
 TEST_F(FsTest, AtomicWriteIntoMissingDirectoryFailsCleanly) {

@@ -57,5 +57,22 @@ TEST(ReleaseConfig, ErrorsNameTheProblem) {
   EXPECT_FALSE(parse_release_config("[release\n", "f"));
 }
 
+TEST(ReleaseConfig, DeepTomlIsRefusedBeforeParsing) {
+  const auto deep = parse_release_config(
+      "[release]\n" + std::string(1, '[') +
+          [] {
+            std::string a;
+            for (int i = 0; i < 40000; ++i) a += "a.";
+            return a;
+          }() +
+          "a]\n",
+      "relforge.toml");
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(deep.error().message().find("relforge.toml:2:1: TOML nested deeper than 64 levels"),
+            std::string::npos)
+      << deep.error().message();
+}
+
 }  // namespace
 }  // namespace relforge::release

@@ -135,5 +135,19 @@ TEST(FleetExamples, BothExamplesLoad) {
   }
 }
 
+TEST_F(FleetFixture, ADeepIncludedFileIsRefusedBeforeParsing) {
+  write(
+      "fleet.toml", std::string(1, '[') + [] {
+        std::string a;
+        for (int i = 0; i < 40000; ++i) a += "a.";
+        return a;
+      }() + "a]\n");
+  m_fleet = "\n[fleet]\ninclude = \"fleet.toml\"\n";
+  auto fleet = load();
+  ASSERT_FALSE(fleet);
+  EXPECT_EQ(fleet.error().category(), ErrorCategory::invalid_input);
+  EXPECT_THAT(fleet.error().message(), HasSubstr("fleet.toml:1:1: TOML nested deeper than 64 levels"));
+}
+
 }  // namespace
 }  // namespace relforge::runner_images::test

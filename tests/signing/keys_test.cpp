@@ -1,6 +1,11 @@
 #include "signing/keys.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include "platform/fs.hpp"
 #include "tests/signing/support.hpp"
@@ -61,6 +66,20 @@ TEST_P(KeysTest, SignaturesVerifyAndAlteredMessagesDoNot) {
 
 INSTANTIATE_TEST_SUITE_P(BothTypes, KeysTest, ::testing::Values(KeyType::ecdsa_p256, KeyType::ed25519));
 
+TEST(Keys, PrivateKeyIsOwnerOnlyEvenUnderUmaskZeroAndNoTempIsLeft) {
+  const mode_t old_mask = ::umask(0);
+  test::TempDir dir;
+  const auto key = generate_key(KeyType::ed25519, dir.path());
+  ::umask(old_mask);
+  ASSERT_TRUE(key) << key.error().describe();
+  EXPECT_EQ(fs::status(key->private_key).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"signing.key", "signing.pub"}));
+}
+
 TEST(Keys, RefusesAGroupOrWorldReadablePrivateKey) {
   test::TempDir dir;
   const auto key = generate_key(KeyType::ecdsa_p256, dir.path());
@@ -83,6 +102,24 @@ TEST(Keys, NeverOverwritesAnExistingKey) {
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().category(), ErrorCategory::conflict);
   EXPECT_EQ(platform::read_file(dir.path() / "signing.key").value(), before.value());
+}
+
+// A name that appears after the existence check (here a dangling link, which exists() does not
+// see) is never replaced: the key is linked into place, not renamed over it.
+TEST(Keys, NeverReplacesANameThatAppearedAfterTheCheck) {
+  test::TempDir dir;
+  fs::create_symlink(dir.path() / "elsewhere", dir.path() / "signing.key");
+  const auto key = generate_key(KeyType::ed25519, dir.path());
+  ASSERT_FALSE(key);
+  EXPECT_EQ(key.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(key.error().message().find("signing.key exists already; relforge never overwrites a key"),
+            std::string::npos)
+      << key.error().message();
+  EXPECT_TRUE(fs::is_symlink(dir.path() / "signing.key"));
+  EXPECT_FALSE(fs::exists(dir.path() / "elsewhere"));
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename());
+  EXPECT_EQ(names, (std::vector<std::string>{"signing.key"}));
 }
 
 TEST(Keys, LoadsKeysMadeByTheOpensslCli) {

@@ -102,5 +102,21 @@ TEST(Preprocess, ValidUtf8PassesThroughAndInvalidIsReplaced) {
   EXPECT_EQ(to_valid_utf8("\xe2\x9c"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // truncated
 }
 
+TEST(Rules, DeepTomlIsRefusedBeforeParsing) {
+  const auto deep = parse_rule_spec(
+      std::string(1, '[') +
+          [] {
+            std::string a;
+            for (int i = 0; i < 40000; ++i) a += "a.";
+            return a;
+          }() +
+          "a]\n",
+      "r.toml");
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(deep.error().message().find("r.toml:1:1: TOML nested deeper than 64 levels"), std::string::npos)
+      << deep.error().message();
+}
+
 }  // namespace
 }  // namespace relforge::triage
