@@ -411,10 +411,11 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
   if (!recorded)
     return fail(ErrorCategory::io, "the interrupted attempts could not be recorded in the build ledger " +
                                        (state / "state.db").string() + ": " + recorded.error().describe());
-  if (cancelled(options))
-    for (const auto index : queue)
-      if (outcomes[index].result == CellResult::not_started)
-        outcomes[index].message = "not started: the build was interrupted";
+  for (const auto index : queue)
+    if (outcomes[index].result == CellResult::not_started)
+      outcomes[index].message = cancelled(options)
+                                    ? "not started: the build was interrupted"
+                                    : "not started: a cell failed and --fail-fast stops the build";
   return outcomes;
 }
 
