@@ -126,7 +126,8 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   platform::ProcessSpec spec;
   spec.argv = config.recipe.command;
   if (!spec.argv.empty() && spec.argv[0].find('/') == std::string::npos && !spec.argv.empty()) {
-    // The recipe's own files (build.sh) are named relative to relforge.toml's folder.
+    // The recipe's own files (build.sh) are named relative to relforge.toml's folder. A failed
+    // probe leaves the argument as written; the recipe then fails on it, visibly.
     for (auto& argument : spec.argv)
       if (std::filesystem::exists(config.config_dir / argument, ec))
         argument = (config.config_dir / argument).string();
@@ -351,7 +352,7 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
             options.on_progress(progress);
             return;
           }
-          std::error_code ec;
+          std::error_code ec;  // a wheel that cannot be checked is rebuilt, never assumed present
           if (*previous && std::filesystem::exists((*previous)->wheel, ec)) {
             outcome.result = CellResult::up_to_date;
             outcome.wheel = (*previous)->wheel;

@@ -231,5 +231,40 @@ TEST_F(ExecutorErrorsTest, ASmokeTestWhoseOutputCannotBeLoggedFailsTheCellSlow) 
   EXPECT_EQ(rows->front().result, "failed");
 }
 
+TEST_F(ExecutorErrorsTest, AnOldLogThatCannotBeRemovedFailsTheCellBeforeItsRecipeRuns) {
+  fs::create_directories(m_dir / "state" / "logs" / "3.11-cpu.log" / "inside");
+  const auto outcomes = run_build(options("touch \"$MARK/ran\"\n"));
+  ASSERT_TRUE(outcomes) << outcomes.error().describe();
+  EXPECT_EQ(outcomes->front().result, CellResult::failed);
+  EXPECT_NE(outcomes->front().message.find("cannot remove the old log " +
+                                           (m_dir / "state" / "logs" / "3.11-cpu.log").string() + ": "),
+            std::string::npos)
+      << outcomes->front().message;
+  EXPECT_FALSE(fs::exists(m_dir / "ran"));
+  auto ledger = Ledger::open(db());
+  ASSERT_TRUE(ledger);
+  const auto rows = ledger->attempts("3.11-cpu");
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->front().result, "failed");
+  EXPECT_EQ(rows->front().message, outcomes->front().message);
+}
+
+// The first cell's recipe puts a file where the work folders go; the second cell cannot get one.
+TEST_F(ExecutorErrorsTest, AWorkFolderThatCannotBeCreatedFailsTheCell) {
+  auto build = options("w=$(dirname \"$HOME\")\nrm -rf \"$w\"\necho not a folder > \"$w\"\nexit 1\n");
+  build.cells = test::cells("\"3.11\"");
+  build.cells.resize(2);  // 3.11-cpu, then 3.11-cu130 (built here: this runner has no toolkit check)
+  build.runners.front().toolkits = {{"cuda", "13.0", ""}};
+  build.jobs = 1;
+  const auto outcomes = run_build(build);
+  ASSERT_TRUE(outcomes) << outcomes.error().describe();
+  ASSERT_EQ(outcomes->size(), 2u);
+  EXPECT_EQ((*outcomes)[1].result, CellResult::failed);
+  EXPECT_NE((*outcomes)[1].message.find((m_dir / "state" / "work").string()), std::string::npos)
+      << (*outcomes)[1].message;
+  EXPECT_EQ((*outcomes)[1].message.rfind("cannot ", 0), 0u) << (*outcomes)[1].message;
+}
+
 }  // namespace
 }  // namespace relforge::builders
