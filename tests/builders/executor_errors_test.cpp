@@ -4,8 +4,11 @@
 // cannot make these fail; every failure here is one root gets too.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "builders/executor.hpp"
 #include "builders/ledger.hpp"
@@ -264,6 +267,29 @@ TEST_F(ExecutorErrorsTest, AWorkFolderThatCannotBeCreatedFailsTheCell) {
   EXPECT_NE((*outcomes)[1].message.find((m_dir / "state" / "work").string()), std::string::npos)
       << (*outcomes)[1].message;
   EXPECT_EQ((*outcomes)[1].message.rfind("cannot ", 0), 0u) << (*outcomes)[1].message;
+}
+
+TEST_F(ExecutorErrorsTest, InterruptedAttemptsTheLedgerRefusesFailTheRun) {
+  ledger_with(
+      "CREATE TRIGGER refuse BEFORE UPDATE ON attempts WHEN NEW.result = 'interrupted'"
+      " BEGIN SELECT RAISE(ABORT, 'no space left'); END;");
+  auto build = options("touch \"$MARK/started\"\nsleep 30 & wait\n");
+  std::atomic<bool> cancel{false};
+  build.cancel = &cancel;
+  std::thread ctrl_c([&] {
+    for (int i = 0; i < 2000 && !fs::exists(m_dir / "started"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    cancel = true;
+  });
+  const auto outcomes = run_build(build);
+  ctrl_c.join();
+  ASSERT_FALSE(outcomes);
+  EXPECT_EQ(outcomes.error().category(), ErrorCategory::io);
+  EXPECT_NE(outcomes.error().describe().find(
+                "the interrupted attempts could not be recorded in the build ledger " + db().string() + ": "),
+            std::string::npos)
+      << outcomes.error().describe();
+  EXPECT_NE(outcomes.error().describe().find("no space left"), std::string::npos);
 }
 
 }  // namespace
