@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -32,7 +33,7 @@ std::map<std::string, std::string> cell_values(const matrix::Cell& cell) {
 
 std::vector<std::string> tail_lines(const std::filesystem::path& path, std::size_t count) {
   auto text = platform::read_file(path);
-  if (!text) return {};
+  if (!text) return {"(the log could not be read: " + text.error().describe() + ")"};
   std::vector<std::string> lines;
   for (auto line : core::split(*text, '\n')) lines.emplace_back(line);
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
@@ -40,11 +41,16 @@ std::vector<std::string> tail_lines(const std::filesystem::path& path, std::size
   return lines;
 }
 
-std::vector<std::filesystem::path> wheels_in(const std::filesystem::path& dir) {
+// An unreadable $RELFORGE_OUT is an error, not "no wheel": the message must name the real cause.
+Result<std::vector<std::filesystem::path>> wheels_in(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> out;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".whl") out.push_back(entry.path());
+  std::filesystem::directory_iterator it(dir, ec);
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    if (it->path().extension() == ".whl") out.push_back(it->path());
+  if (ec)
+    return fail(ErrorCategory::io,
+                "cannot list the recipe's output folder $RELFORGE_OUT " + dir.string() + ": " + ec.message());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -54,8 +60,9 @@ struct Shared {
       : options(build_options), ledger(build_ledger) {}
   const BuildOptions& options;
   Ledger& ledger;
-  std::mutex mutex;  // guards the ledger and on_line
+  std::mutex mutex;  // guards the ledger, ledger_error and on_line
   std::atomic<bool> stop{false};
+  std::optional<Error> ledger_error;  // the first ledger read or write that failed; ends the run
 };
 
 void note(Shared& shared, const std::string& line) {
@@ -65,6 +72,25 @@ void note(Shared& shared, const std::string& line) {
 
 bool cancelled(const BuildOptions& options) {
   return options.cancel != nullptr && options.cancel->load();
+}
+
+void fail_cell(CellOutcome& outcome, std::string message) {
+  outcome.result = CellResult::failed;
+  outcome.message = std::move(message);
+}
+
+// Called with the mutex held. The cell fails, no further cell starts (the ledger is what --resume
+// and signing read, so building on without it would produce wheels nothing can vouch for), and
+// run_build returns the error.
+void ledger_failed(Shared& shared, CellOutcome& outcome, const std::string& what, const Error& error) {
+  const auto path = std::filesystem::absolute(shared.options.config.state_dir) / "state.db";
+  fail_cell(outcome, what + " in the build ledger " + path.string() + ": " + error.describe());
+  shared.stop = true;
+  if (!shared.ledger_error)
+    shared.ledger_error =
+        Error(ErrorCategory::io, outcome.cell + ": " + outcome.message +
+                                     "; --resume and signing read that ledger, so the build "
+                                     "stopped: fix it (or use another --state-dir) and rebuild");
 }
 
 void mark_interrupted(CellOutcome& outcome, const std::string& what) {
@@ -82,13 +108,15 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   const auto raw = work / "raw";
   const auto dist = state / "wheels";
   const auto log = state / "logs" / (id + ".log");
+  outcome.log = log.string();
   std::error_code ec;
   std::filesystem::remove_all(work, ec);
+  if (ec)
+    return fail_cell(outcome, "cannot remove the old work folder " + work.string() + ": " + ec.message());
   std::filesystem::create_directories(raw, ec);
-  std::filesystem::create_directories(log.parent_path(), ec);
-  std::filesystem::create_directories(dist, ec);
+  if (ec) return fail_cell(outcome, "cannot create the work folder " + raw.string() + ": " + ec.message());
   std::filesystem::remove(log, ec);
-  outcome.log = log.string();
+  if (ec) return fail_cell(outcome, "cannot remove the old log " + log.string() + ": " + ec.message());
   const auto needs = cell_needs(cell);
   const auto* python = runner.python(needs.python);
   const auto values = cell_values(cell);
@@ -98,7 +126,8 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   platform::ProcessSpec spec;
   spec.argv = config.recipe.command;
   if (!spec.argv.empty() && spec.argv[0].find('/') == std::string::npos && !spec.argv.empty()) {
-    // The recipe's own files (build.sh) are named relative to relforge.toml's folder.
+    // The recipe's own files (build.sh) are named relative to relforge.toml's folder. A failed
+    // probe leaves the argument as written; the recipe then fails on it, visibly.
     for (auto& argument : spec.argv)
       if (std::filesystem::exists(config.config_dir / argument, ec))
         argument = (config.config_dir / argument).string();
@@ -155,7 +184,9 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
                           : "the recipe exited with " + std::to_string(result->exit_code);
     return;
   }
-  const auto built = wheels_in(raw);
+  const auto listed = wheels_in(raw);
+  if (!listed) return fail_cell(outcome, listed.error().describe());
+  const auto& built = *listed;
   if (built.size() != 1) {
     outcome.result = CellResult::failed;
     std::vector<std::string> names;
@@ -179,7 +210,8 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   if (!repaired) {
     outcome.result = CellResult::failed;
     outcome.message = "repair: " + repaired.error().describe();
-    (void)platform::append_file(log, "== repair failed\n" + outcome.message + "\n");
+    if (auto logged = platform::append_file(log, "== repair failed\n" + outcome.message + "\n"); !logged)
+      outcome.message += "; and the log could not be appended to: " + logged.error().describe();
     return;
   }
   outcome.wheel = repaired->output.string();
@@ -204,28 +236,6 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
 
 }  // namespace
 
-std::string cell_result_name(CellResult result) {
-  switch (result) {
-    case CellResult::succeeded:
-      return "succeeded";
-    case CellResult::failed:
-      return "failed";
-    case CellResult::timed_out:
-      return "timed out";
-    case CellResult::up_to_date:
-      return "up to date";
-    case CellResult::waiting:
-      return "waiting for a runner";
-    case CellResult::would_build:
-      return "would build";
-    case CellResult::not_started:
-      return "not started";
-    case CellResult::interrupted:
-      return "interrupted";
-  }
-  return "?";
-}
-
 std::string inputs_key(const BuildOptions& options, const matrix::Cell& cell) {
   platform::Sha256 hasher;
   auto add = [&hasher](std::string_view text) {
@@ -243,8 +253,11 @@ std::string inputs_key(const BuildOptions& options, const matrix::Cell& cell) {
     // A recipe script's content is an input too: editing build.sh rebuilds.
     std::error_code ec;
     const auto path = options.config.config_dir / argument;
-    if (std::filesystem::is_regular_file(path, ec))
-      if (auto text = platform::read_file(path)) add(*text);
+    if (std::filesystem::is_regular_file(path, ec)) {
+      // An unreadable script must not hash like an unchanged one, or --resume would skip it.
+      auto text = platform::read_file(path);
+      add(text ? *text : "unreadable: " + text.error().describe());
+    }
   }
   for (const auto& [name, value] : options.config.recipe.env) add(name + "=" + value);
   for (const auto& check : options.config.recipe.smoke) add(check);
@@ -282,10 +295,21 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
   const auto state = std::filesystem::absolute(options.config.state_dir);
   // One run per ledger: a second run would take the first one's "running" rows for stale ones.
   auto run_lock = platform::FileLock::acquire(state / "state.db.lock", std::chrono::milliseconds(200));
-  if (!run_lock)
+  if (!run_lock && run_lock.error().category() == ErrorCategory::conflict)
     return fail(ErrorCategory::conflict, "the build ledger " + (state / "state.db").string() +
                                              " is locked by another relforge run (" +
                                              run_lock.error().message() + "); or use another --state-dir");
+  if (!run_lock)
+    return tl::unexpected(
+        run_lock.error().with_context("locking the build ledger in --state-dir " + state.string()));
+  for (const auto* folder : {"logs", "wheels", "work"}) {
+    std::error_code ec;
+    std::filesystem::create_directories(state / folder, ec);
+    if (ec)
+      return fail(ErrorCategory::io, "cannot create the build's " + std::string(folder) + " folder " +
+                                         (state / folder).string() + ": " + ec.message() +
+                                         "; fix it or use another --state-dir");
+  }
   auto ledger = Ledger::open(state / "state.db");
   if (!ledger) return tl::unexpected(ledger.error());
   if (auto stale = ledger->close_stale(); !stale)
@@ -320,8 +344,16 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
         std::lock_guard lock(shared.mutex);
         if (options.resume == Resume::yes) {
           auto previous = ledger->last_success(outcome.cell, key);
-          std::error_code ec;
-          if (previous && *previous && std::filesystem::exists((*previous)->wheel, ec)) {
+          if (!previous) {
+            ledger_failed(shared, outcome, "could not look up its last success", previous.error());
+            options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
+            --progress.queued;
+            ++progress.failed;
+            options.on_progress(progress);
+            return;
+          }
+          std::error_code ec;  // a wheel that cannot be checked is rebuilt, never assumed present
+          if (*previous && std::filesystem::exists((*previous)->wheel, ec)) {
             outcome.result = CellResult::up_to_date;
             outcome.wheel = (*previous)->wheel;
             outcome.log = (*previous)->log;
@@ -335,7 +367,15 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
         }
         attempt.log = (state / "logs" / (outcome.cell + ".log")).string();
         auto begun = ledger->begin(attempt);
-        if (begun) row = *begun;
+        if (!begun) {
+          ledger_failed(shared, outcome, "not built: could not record its start", begun.error());
+          options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
+          --progress.queued;
+          ++progress.failed;
+          options.on_progress(progress);
+          return;
+        }
+        row = *begun;
         options.on_line(outcome.cell + ": building on " + outcome.runner);
         --progress.queued;
         ++progress.running;
@@ -343,18 +383,18 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
       }
       build_cell(shared, cell, *assignments[index].runner, outcome);
       if (outcome.result != CellResult::succeeded) outcome.log_tail = tail_lines(outcome.log, 20);
-      attempt.result = outcome.result == CellResult::succeeded     ? "succeeded"
-                       : outcome.result == CellResult::timed_out   ? "timed_out"
-                       : outcome.result == CellResult::interrupted ? "interrupted"
-                                                                   : "failed";
+      attempt.result = cell_result_name(outcome.result);
       attempt.duration_ms = outcome.duration_ms;
       attempt.wheel = outcome.wheel;
       attempt.message = outcome.message;
       std::lock_guard lock(shared.mutex);
       if (outcome.result == CellResult::interrupted) {
-        if (row != 0) interrupted.emplace_back(row, attempt);
-      } else if (row != 0) {
-        (void)ledger->finish(row, attempt);
+        interrupted.emplace_back(row, attempt);
+      } else if (auto recorded = ledger->finish(row, attempt); !recorded) {
+        ledger_failed(shared, outcome,
+                      "its result (" + attempt.result + (outcome.wheel.empty() ? "" : ", " + outcome.wheel) +
+                          ") could not be recorded",
+                      recorded.error());
       }
       options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
       --progress.running;
@@ -366,13 +406,17 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
   std::vector<std::thread> threads;
   for (int i = 0; i < jobs; ++i) threads.emplace_back(worker);
   for (auto& thread : threads) thread.join();
-  if (!interrupted.empty())
-    if (auto ok = ledger->finish_all(interrupted); !ok)
-      return tl::unexpected(ok.error().with_context("recording the interrupted attempts"));
-  if (cancelled(options))
-    for (const auto index : queue)
-      if (outcomes[index].result == CellResult::not_started)
-        outcomes[index].message = "not started: the build was interrupted";
+  Status recorded;
+  if (!interrupted.empty()) recorded = ledger->finish_all(interrupted);
+  if (shared.ledger_error) return tl::unexpected(*shared.ledger_error);
+  if (!recorded)
+    return fail(ErrorCategory::io, "the interrupted attempts could not be recorded in the build ledger " +
+                                       (state / "state.db").string() + ": " + recorded.error().describe());
+  for (const auto index : queue)
+    if (outcomes[index].result == CellResult::not_started)
+      outcomes[index].message = cancelled(options)
+                                    ? "not started: the build was interrupted"
+                                    : "not started: a cell failed and --fail-fast stops the build";
   return outcomes;
 }
 

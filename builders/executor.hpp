@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "builders/build_config.hpp"
+#include "builders/cell_result.hpp"
 #include "builders/plan.hpp"
 #include "core/error.hpp"
 #include "matrix/cell.hpp"
@@ -47,18 +48,6 @@ struct BuildOptions {
   std::function<void(const BuildProgress&)> on_progress = [](const BuildProgress&) {};
 };
 
-enum class CellResult {
-  succeeded,
-  failed,
-  timed_out,
-  up_to_date,
-  waiting,
-  would_build,
-  not_started,
-  interrupted
-};
-std::string cell_result_name(CellResult result);
-
 struct CellOutcome {
   std::string cell;
   std::string runner;
@@ -70,8 +59,10 @@ struct CellOutcome {
   std::vector<std::string> log_tail;  // the last 20 lines of a failure's log
 };
 
-// Errors only for the run as a whole (ledger locked by another run: conflict; bad config); a
-// failing cell is an outcome. Attempts left "running" by a killed earlier run become "interrupted".
+// Errors only for the run as a whole: ledger locked by another run (conflict); the state dir or
+// the ledger cannot be created, read or written (io: a build the ledger does not record is not a
+// success); bad config. A failing cell is an outcome. Attempts left "running" by a killed earlier
+// run become "interrupted".
 Result<std::vector<CellOutcome>> run_build(const BuildOptions& options);
 
 // The inputs key of a cell: sha256 over the source key, the cell's fields, the recipe and version.

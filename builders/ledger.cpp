@@ -13,6 +13,11 @@ const std::vector<std::string> k_migrations = {
 
 }  // namespace
 
+std::string ledger_result_name(const std::string& stored) {
+  if (const auto result = parse_cell_result(stored)) return cell_result_name(*result);
+  return stored;
+}
+
 Result<Ledger> Ledger::open(const std::filesystem::path& path) {
   auto db = platform::Database::open(path);
   if (!db) return tl::unexpected(db.error().with_context("opening the build ledger " + path.string()));
@@ -67,9 +72,10 @@ Result<std::vector<Attempt>> Ledger::attempts(const std::string& cell) {
     auto row = statement->step();
     if (!row) return tl::unexpected(row.error());
     if (!*row) return out;
-    out.push_back({cell, statement->column_text(0), statement->column_text(1), statement->column_text(2),
-                   statement->column_int(3), statement->column_int(4), statement->column_text(5),
-                   statement->column_text(6), statement->column_text(7)});
+    out.push_back({cell, statement->column_text(0), statement->column_text(1),
+                   ledger_result_name(statement->column_text(2)), statement->column_int(3),
+                   statement->column_int(4), statement->column_text(5), statement->column_text(6),
+                   statement->column_text(7)});
   }
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "builders/cell_result.hpp"
 #include "core/error.hpp"
 #include "platform/sqlite.hpp"
 
@@ -17,13 +18,17 @@ struct Attempt {
   std::string cell;
   std::string inputs_key;
   std::string runner;
-  std::string result;  // "running", "succeeded", "failed", "timed_out", "interrupted"
+  std::string result;  // "running", or a cell_result_name: "succeeded", "failed", "timed_out", "interrupted"
   std::int64_t started_unix = 0;
   std::int64_t duration_ms = 0;
   std::string wheel;
   std::string log;
   std::string message;
 };
+
+// A stored result as today's name: older spellings ("timed out") map to theirs ("timed_out");
+// "running" and unknown values come back unchanged.
+std::string ledger_result_name(const std::string& stored);
 
 class Ledger {
 public:

@@ -24,7 +24,10 @@ Status step(const std::string& what, std::vector<std::string> argv, const SmokeS
   auto result = platform::run_process(process);
   if (!result) return tl::unexpected(result.error().with_context("smoke test: " + what));
   if (result->cancelled) return fail(ErrorCategory::io, "smoke test interrupted at " + what);
-  (void)platform::append_file(spec.log, "== smoke: " + what + "\n" + result->out + result->err);
+  // The log is hashed into the wheel's provenance: a smoke test it does not show is not recorded.
+  if (auto logged = platform::append_file(spec.log, "== smoke: " + what + "\n" + result->out + result->err);
+      !logged)
+    return tl::unexpected(logged.error().with_context("smoke test: " + what + ": recording its output"));
   if (result->exit_code != 0) {
     std::string output = result->err.empty() ? result->out : result->err;
     if (output.size() > 2000) output = output.substr(output.size() - 2000);
@@ -58,6 +61,9 @@ std::string fill_template(const std::string& text, const std::map<std::string, s
 Status run_smoke_test(const SmokeSpec& spec) {
   std::error_code ec;
   std::filesystem::remove_all(spec.venv, ec);
+  if (ec)
+    return fail(ErrorCategory::io,
+                "smoke test: cannot remove the old venv " + spec.venv.string() + ": " + ec.message());
   if (auto ok = step("venv", {spec.python.string(), "-m", "venv", spec.venv.string()}, spec); !ok) return ok;
   const auto python = (spec.venv / "bin" / "python").string();
   if (auto ok = step(

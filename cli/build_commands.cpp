@@ -248,7 +248,7 @@ struct BuildCliOptions {
   std::optional<std::string> version;
   std::optional<std::string> state_dir;
   int jobs = 0;
-  bool plan = false, resume = false, dry_run = false, fail_fast = false;
+  bool plan = false, resume = false, dry_run = false, keep_going = true;
 };
 
 Result<builders::BuildOptions> prepare_build(const BuildCliOptions& cli, Runtime& runtime) {
@@ -272,7 +272,7 @@ Result<builders::BuildOptions> prepare_build(const BuildCliOptions& cli, Runtime
   options->jobs = cli.jobs;
   options->resume = cli.resume ? builders::Resume::yes : builders::Resume::no;
   options->dry_run = cli.dry_run ? builders::DryRun::yes : builders::DryRun::no;
-  options->keep_going = cli.fail_fast ? builders::KeepGoing::no : builders::KeepGoing::yes;
+  options->keep_going = cli.keep_going ? builders::KeepGoing::yes : builders::KeepGoing::no;
   options->now_unix = [] {
     return static_cast<std::int64_t>(
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -394,7 +394,8 @@ void register_build(CLI::App& command, Runtime& runtime) {
   command.add_flag("--plan", cli->plan, "Only show which runner takes each cell, or why none can");
   command.add_flag("--resume", cli->resume, "Skip cells whose inputs are unchanged since they succeeded");
   command.add_flag("--dry-run", cli->dry_run, "Show what would be built, build nothing");
-  command.add_flag("--keep-going,!--fail-fast", cli->fail_fast,
+  // "--keep-going" sets keep_going, the negated "--fail-fast" clears it.
+  command.add_flag("--keep-going,!--fail-fast", cli->keep_going,
                    "Go on after a failing cell (default) or stop");
   add_json_flag(command, runtime);
   command.callback([&runtime, cli] {

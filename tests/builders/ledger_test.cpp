@@ -49,6 +49,33 @@ TEST(BuildLedger, AttemptsLeftRunningByAKilledRunBecomeInterrupted) {
   fs::remove_all(path.parent_path());
 }
 
+// Rows written with the spellings of earlier versions read back under today's names.
+TEST(BuildLedger, OlderResultSpellingsReadAsTodaysNames) {
+  const auto path = temp_db("older");
+  {
+    auto ledger = Ledger::open(path);
+    ASSERT_TRUE(ledger);
+    ASSERT_TRUE(ledger->begin({"3.11-cpu", "k", "local", "running", 1, 0, "", "", ""}));
+  }
+  auto raw = platform::Database::open(path);
+  ASSERT_TRUE(raw);
+  ASSERT_TRUE(
+      raw->execute("INSERT INTO attempts(cell, inputs_key, runner, result, started_unix) VALUES"
+                   " ('3.11-cpu','k','local','timed out',2), ('3.11-cpu','k','local','up to date',3),"
+                   " ('3.11-cpu','k','local','succeeded',4), ('3.11-cpu','k','local','something else',5)"));
+  auto ledger = Ledger::open(path);
+  ASSERT_TRUE(ledger);
+  const auto rows = ledger->attempts("3.11-cpu");
+  ASSERT_TRUE(rows) << rows.error().describe();
+  ASSERT_EQ(rows->size(), 5u);
+  EXPECT_EQ((*rows)[0].result, "running");
+  EXPECT_EQ((*rows)[1].result, "timed_out");
+  EXPECT_EQ((*rows)[2].result, "up_to_date");
+  EXPECT_EQ((*rows)[3].result, "succeeded");
+  EXPECT_EQ((*rows)[4].result, "something else");  // unknown values are shown as stored
+  fs::remove_all(path.parent_path());
+}
+
 // Waits out SQLite's 5 s busy timeout.
 TEST(BuildLedger, LockedByAnotherRunIsAConflictSlow) {
   const auto path = temp_db("locked");

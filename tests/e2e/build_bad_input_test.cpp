@@ -112,7 +112,7 @@ TEST_F(BuildBadInputTest, TwoWheelsFailTheCellNamingThem) {
 TEST_F(BuildBadInputTest, ACellPastItsTimeoutIsKilledAndReported) {
   const auto result = build("echo started\nsleep 30\n", 1, "--cell 3.11-cpu");
   EXPECT_EQ(result.exit_code, 6) << result.out << result.err;
-  EXPECT_NE(result.out.find("3.11-cpu      local     timed out"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("3.11-cpu      local     timed_out"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("== 3.11-cpu: killed after its timeout of 1 s"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("   | started\n"), std::string::npos) << result.out;
 }

@@ -63,12 +63,12 @@ TEST(BuildCli, DryRunOfCp311ListsWaitingCellsWithTheirReasons) {
   for (const auto& cell : cells) by_id[cell["cell"]] = cell;
   ASSERT_EQ(by_id.size(), 5u) << result.out;
   if (has_python311()) {
-    EXPECT_EQ(by_id["3.11-cpu"]["result"], "would build");
+    EXPECT_EQ(by_id["3.11-cpu"]["result"], "would_build");
   }
-  EXPECT_EQ(by_id["3.11-rocm7.2"]["result"], "waiting for a runner");
+  EXPECT_EQ(by_id["3.11-rocm7.2"]["result"], "waiting");
   EXPECT_EQ(by_id["3.11-rocm7.2"]["message"], "no runner has hipcc 7.2 — available: none");
   EXPECT_EQ(by_id["3.11-xpu"]["message"], "no runner has icpx — available: none");
-  EXPECT_EQ(by_id["3.11-cu126"]["result"], "waiting for a runner");
+  EXPECT_EQ(by_id["3.11-cu126"]["result"], "waiting");
   const std::string cu126 = by_id["3.11-cu126"]["message"];
   EXPECT_EQ(
       cu126.rfind("waiting for runner 'gpu-a10g' (linux.g5.4xlarge.nvidia.gpu); this machine lacks nvcc "
@@ -79,7 +79,7 @@ TEST(BuildCli, DryRunOfCp311ListsWaitingCellsWithTheirReasons) {
   EXPECT_NE(cu126.find(": run `relforge build --cell 3.11-cu126` there"), std::string::npos) << cu126;
   const auto nvcc = run_shell("/usr/local/cuda/bin/nvcc --version");
   if (nvcc.out.find("release 13.0") != std::string::npos && has_python311()) {
-    EXPECT_EQ(by_id["3.11-cu130"]["result"], "would build");
+    EXPECT_EQ(by_id["3.11-cu130"]["result"], "would_build");
     EXPECT_NE(cu126.find("(it has nvcc 13.0)"), std::string::npos) << cu126;
   }
 }
@@ -136,7 +136,7 @@ TEST(BuildCli, BuildsTheCp311CpuWheelForRealSlow) {
   const auto again =
       relforge("build --config " + k_config + " --cell 3.11-cpu --resume --state-dir " + state + " --json");
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(nlohmann::json::parse(again.out)["cells"][0]["result"], "up to date");
+  EXPECT_EQ(nlohmann::json::parse(again.out)["cells"][0]["result"], "up_to_date");
   fs::remove_all(dir);
 }
 

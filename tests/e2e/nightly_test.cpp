@@ -166,7 +166,7 @@ TEST_F(NightlyCli, BuildsSignsPublishesAndPipInstallsTheCp311CpuWheelSlow) {
   // A re-run with --resume skips the build and leaves the immutable published file unchanged.
   const auto again = nightly(k_config, "--select 'cp311-*-cpu' --date 20260102 --resume --key " + key);
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
-  EXPECT_NE(again.out.find("up to date"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("up_to_date"), std::string::npos) << again.out;
   EXPECT_NE(again.out.find("unchanged nightly/cpu/minitensor/" + filename), std::string::npos) << again.out;
 }
 
