@@ -67,7 +67,7 @@ for target in "${targets[@]}"; do
     for input in "$artifacts/$target"/*; do
       [ -f "$input" ] || continue
       echo "fuzz: $target saved $input" >&2
-      echo "  replay: $binary $input    (or the plain build: ${target}_fuzz_replay $input)" >&2
+      echo "  replay: $binary $input    (or without clang: build/ci/tests/fuzz/${target}_fuzz_replay $input)" >&2
       echo "  then fix the bug and keep it: cp $input $here/regressions/$target/" >&2
     done
   fi

@@ -28,9 +28,13 @@ namespace fs = std::filesystem;
 
 constexpr std::size_t k_max_entries = 64;
 
+// In memory (/dev/shm) where there is one: the file is rewritten for every input.
 const fs::path& temp_wheel() {
-  static const fs::path path =
-      fs::temp_directory_path() / ("relforge-fuzz-" + std::to_string(::getpid()) + "-x-1.0-py3-none-any.whl");
+  static const fs::path path = [] {
+    std::error_code ec;
+    const fs::path dir = fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
+    return dir / ("relforge-fuzz-" + std::to_string(::getpid()) + "-x-1.0-py3-none-any.whl");
+  }();
   return path;
 }
 
