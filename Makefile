@@ -5,8 +5,11 @@ RELEASE_BIN := build/release/relforge
 # ccache (when installed) keys on paths relative to the checkout, so every clone on a machine shares hits.
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
+# libFuzzer time per target: `make fuzz` (FUZZ_SECONDS) and the short run inside `make test`.
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 15
 
-.PHONY: all deps build test demo bench format format-check clean
+.PHONY: all deps build test demo bench format format-check clean fuzz fuzz-build
 SOURCE_DIRS := core platform packaging matrix builders signing channels release ci_relay triage runner_images cli tests bench
 
 all: build
@@ -19,8 +22,17 @@ build: deps
 	cmake --preset $(PRESET)
 	cmake --build --preset $(PRESET)
 
+# ctest replays the fuzz corpora and regressions; then every fuzz target runs briefly under ASan+UBSan.
 test: build
 	ctest --preset $(PRESET)
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
+
+fuzz-build: deps
+	cmake --preset fuzz
+	cmake --build --preset fuzz
+
+fuzz: fuzz-build
+	bash tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS)
 
 release: deps
 	cmake --preset release

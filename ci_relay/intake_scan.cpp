@@ -9,31 +9,38 @@ using nlohmann::json;
 
 // SAX events keep only a depth counter and the two keys on the way to repository.full_name, so
 // the scan allocates nothing per value (a DOM parse allocated every node of the payload).
+// Of repeated keys the last one counts and a value that is not a string reads as "", as in the
+// document the worker builds later, so both file a delivery under the same repository.
 class Scanner : public nlohmann::json_sax<json> {
 public:
-  bool null() override { return value(); }
-  bool boolean(bool) override { return value(); }
-  bool number_integer(number_integer_t) override { return value(); }
-  bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool null() override { return not_text(); }
+  bool boolean(bool) override { return not_text(); }
+  bool number_integer(number_integer_t) override { return not_text(); }
+  bool number_unsigned(number_unsigned_t) override { return not_text(); }
+  bool number_float(number_float_t, const string_t&) override { return not_text(); }
   bool string(string_t& text) override {
-    if (m_depth == 2 && m_in_repository && m_key_is_full_name) m_scan.repo = std::move(text);
+    if (at_full_name()) m_scan.repo = std::move(text);
     return value();
   }
-  bool binary(binary_t&) override { return value(); }
+  bool binary(binary_t&) override { return not_text(); }
   bool start_object(std::size_t) override {
+    if (at_full_name()) m_scan.repo.clear();
     if (m_depth == 0) m_top_is_object = true;
     m_in_repository = m_depth == 1 ? m_key_is_repository : m_in_repository;
     ++m_depth;
     return true;
   }
   bool key(string_t& name) override {
-    if (m_depth == 1) m_key_is_repository = name == "repository";
+    if (m_depth == 1) {
+      m_key_is_repository = name == "repository";
+      if (m_key_is_repository) m_scan.repo.clear();  // a later repository replaces an earlier one
+    }
     if (m_depth == 2) m_key_is_full_name = name == "full_name";
     return true;
   }
   bool end_object() override { return end(); }
   bool start_array(std::size_t) override {
+    if (at_full_name()) m_scan.repo.clear();
     ++m_depth;
     m_key_is_repository = false;
     m_key_is_full_name = false;
@@ -49,6 +56,11 @@ public:
   IntakeScan& scan() { return m_scan; }
 
 private:
+  bool at_full_name() const { return m_depth == 2 && m_in_repository && m_key_is_full_name; }
+  bool not_text() {
+    if (at_full_name()) m_scan.repo.clear();
+    return value();
+  }
   bool value() {
     if (m_depth == 1) m_key_is_repository = false;
     if (m_depth == 2) m_key_is_full_name = false;

@@ -2,6 +2,7 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <system_error>
@@ -24,6 +25,9 @@ struct ZipFileCloser {
 // libzip's own files go through stdio's 4 KiB buffers: copying a 1 GiB wheel then costs some
 // 400,000 read, write and seek calls. These buffers cut that a thousandfold.
 constexpr std::size_t k_read_buffer = 1 << 20;
+// The size an entry declares comes from the archive's bytes: a hint for reserving, never a promise
+// (a 158-byte zip64 entry can declare 2^63 bytes). Beyond this the string grows as bytes arrive.
+constexpr std::uint64_t k_reserve_limit = 64u << 20;
 constexpr std::size_t k_write_buffer = 4 << 20;
 
 // The output archive as a libzip source that writes through a large stdio buffer.
@@ -210,7 +214,7 @@ Status ZipReader::stream(const ArchiveEntry& entry, const std::function<void(std
 
 Result<std::string> ZipReader::read(const ArchiveEntry& entry) const {
   std::string out;
-  out.reserve(static_cast<std::size_t>(entry.size));
+  out.reserve(static_cast<std::size_t>(std::min(entry.size, k_reserve_limit)));
   auto status = stream(entry, [&out](std::string_view chunk) { out.append(chunk); });
   if (!status) return tl::unexpected(status.error());
   return out;

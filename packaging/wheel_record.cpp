@@ -36,8 +36,9 @@ Result<std::vector<std::string>> csv_fields(std::string_view line, std::size_t l
   return fields;
 }
 
+// Python's csv writer (QUOTE_MINIMAL) quotes a field holding the delimiter, a quote or a line break.
 std::string csv_quote(const std::string& field) {
-  if (field.find_first_of(",\"\n") == std::string::npos) return field;
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
   return '"' + core::replace_all(field, "\"", "\"\"") + '"';
 }
 
@@ -76,7 +77,7 @@ Result<std::vector<RecordEntry>> parse_record(std::string_view text) {
 std::string format_record(const std::vector<RecordEntry>& entries) {
   std::string out;
   for (const auto& entry : entries) {
-    out += csv_quote(entry.path) + ',' + entry.hash + ',';
+    out += csv_quote(entry.path) + ',' + csv_quote(entry.hash) + ',';
     if (entry.size) out += std::to_string(*entry.size);
     out += '\n';
   }

@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""Regenerates the seed corpora under tests/fuzz/corpus/ from the project's fixtures and tests.
+
+usage: tests/fuzz/make_corpus.py   (from anywhere; needs python3 and a C/C++ compiler)
+Each seed is named by the sha1 of its bytes, as libFuzzer names corpus files. The seeds are
+checked in; rerun this when the fixtures change, then look at the size (`du -sh tests/fuzz/corpus`).
+"""
+import ast
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus")
+
+
+def put(target, data):
+    if isinstance(data, str):
+        data = data.encode()
+    folder = os.path.join(CORPUS, target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, hashlib.sha1(data).hexdigest()), "wb") as out:
+        out.write(data)
+
+
+def cxx_strings(path):
+    """The string literals of a C++ test file, with C escapes decoded."""
+    text = open(os.path.join(ROOT, path), encoding="utf-8").read()
+    out = []
+    for literal in re.findall(r'"((?:[^"\\\n]|\\.)*)"', text):
+        try:
+            out.append(ast.literal_eval('b"' + literal + '"').decode("utf-8", "surrogateescape"))
+        except (ValueError, SyntaxError):
+            continue
+    return [s for s in out if s and not s.endswith((".hpp", ".h"))]
+
+
+def versions():
+    strings = cxx_strings("tests/packaging/version_test.cpp")
+    seeds = [s for s in strings if len(s) < 64 and re.search(r"\d", s) and " " not in s.strip()]
+    for s in sorted(set(seeds))[:80]:
+        put("version", s)
+    # Pairs for the order checks: each line is a version.
+    chain = ["2.6.0.dev20250101+cu126", "2.6.0a1.dev1", "2.6.0rc1", "2.6.0", "2.6.0+cpu", "2.6.0.post1",
+             "1!0.1", "1.0.0", "1.0", "v1.0-RC1", " 1.0.post-1 ", "1.0+abc.5", "1.0+5.abc"]
+    for a, b in zip(chain, chain[1:]):
+        put("version", a + "\n" + b)
+
+
+def specifiers():
+    strings = cxx_strings("tests/packaging/specifier_test.cpp")
+    specs = sorted({s for s in strings if re.match(r"\s*(~=|==|!=|<=|>=|<|>|===)", s)})
+    vers = ["2.6.0", "2.6.0+cu126", "2.7.0.dev20250301", "1.1a1", "2.6.2rc1", "3.0"]
+    for i, spec in enumerate(specs[:60]):
+        put("specifier", spec + "\n" + vers[i % len(vers)])
+    put("specifier", "\n1.1a1")
+
+
+def wheel_names():
+    files = set()
+    for test in ("tests/packaging/wheel_name_test.cpp", "tests/packaging/wheel_oracle_test.cpp"):
+        files.update(s for s in cxx_strings(test) if s.endswith(".whl"))
+    for name in sorted(files):
+        put("wheel_name", name)
+    for name in ("Torch_Audio", "torch-audio", "\u01c4ebug", "\u03a3igma.Name", "a..b__c"):
+        put("wheel_name", name)
+
+
+def build_library(work, name, source, cxx):
+    src = os.path.join(work, name + (".cpp" if cxx else ".c"))
+    with open(src, "w") as f:
+        f.write(source)
+    lib = os.path.join(work, name)
+    compiler = "c++" if cxx else "cc"
+    subprocess.run([compiler, "-shared", "-fPIC", "-Os", "-s", "-o", lib, src], check=True)
+    return open(lib, "rb").read()
+
+
+def elves(work):
+    c_lib = build_library(work, "libc_only.so",
+                          "#include <pthread.h>\n#include <math.h>\n"
+                          "int f(pthread_t t) { return pthread_join(t, 0); }\n"
+                          "double g(double x) { return sin(x); }\n", cxx=False)
+    cxx_lib = build_library(work, "libcxx.so",
+                            "#include <iostream>\n#include <stdexcept>\n"
+                            "void hello() { std::cout << \"hi\" << std::endl; }\n"
+                            "void boom() { throw std::runtime_error(\"x\"); }\n", cxx=True)
+    put("elf", c_lib)
+    put("elf", cxx_lib)
+    return c_lib, cxx_lib
+
+
+def wheel_bytes(files, compression):
+    path = tempfile.mktemp(suffix=".whl")
+    with zipfile.ZipFile(path, "w", compression) as archive:
+        for name, data in files.items():
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            info.compress_type = compression
+            archive.writestr(info, data)
+    data = open(path, "rb").read()
+    os.remove(path)
+    return data
+
+
+def record_line(path, data):
+    import base64
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{path},sha256={digest},{len(data)}\n"
+
+
+def wheels(c_lib):
+    dist = "mini-1.0.dist-info"
+    files = {
+        "mini/__init__.py": b"VALUE = 1\n",
+        "mini/libc_only.so": c_lib,
+        f"{dist}/METADATA": b"Metadata-Version: 2.1\nName: mini\nVersion: 1.0\nRequires-Python: >=3.9\n",
+        f"{dist}/WHEEL": b"Wheel-Version: 1.0\nGenerator: make_corpus.py\nRoot-Is-Purelib: false\n"
+                         b"Tag: py3-none-manylinux_2_17_x86_64\n",
+    }
+    record = "".join(record_line(p, d) for p, d in files.items()) + f"{dist}/RECORD,,\n"
+    files[f"{dist}/RECORD"] = record.encode()
+    put("wheel_archive", wheel_bytes(files, zipfile.ZIP_DEFLATED))
+    pure = {k: v for k, v in files.items() if not k.endswith(".so")}
+    pure[f"{dist}/RECORD"] = ("".join(record_line(p, d) for p, d in pure.items() if not p.endswith("RECORD"))
+                              + f'"{dist}/RECORD",,\n').encode()
+    put("wheel_archive", wheel_bytes(pure, zipfile.ZIP_STORED))
+    put("wheel_archive", pure[f"{dist}/RECORD"])  # RECORD text on its own reaches the parser too
+
+
+def configs():
+    for path in ("examples/minitensor/relforge.toml", "examples/pytorch/relforge.toml"):
+        put("config", open(os.path.join(ROOT, path), "rb").read())
+    folder = os.path.join(ROOT, "tests", "fixtures", "matrix")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".toml"):
+            put("config", open(os.path.join(folder, name), "rb").read())
+
+
+def payloads():
+    folder = os.path.join(ROOT, "tests", "fixtures", "github-webhooks")
+    chosen = ["workflow_job/queued.payload.json", "workflow_job/in_progress.payload.json",
+              "workflow_job/completed.success.with-organization.payload.json", "push/payload.json",
+              "pull_request/opened.payload.json", "check_run/completed.payload.json",
+              "workflow_run/completed.payload.json", "repository_dispatch/payload.json"]
+    for name in chosen:
+        document = json.load(open(os.path.join(folder, name), encoding="utf-8"))
+        put("intake_scan", json.dumps(document, separators=(",", ":"), ensure_ascii=False))
+    # Shapes where a one-pass scan can disagree with the whole document: repeated and mistyped keys.
+    for body in ['{"repository":{"full_name":"a/b"},"repository":{"full_name":"c/d"}}',
+                 '{"repository":{"full_name":"a/b","full_name":7}}',
+                 '{"repository":[{"full_name":"a/b"}],"workflow_job":{"id":1,"run_id":2.5,"name":null}}',
+                 '{"workflow_job":{"conclusion":"success","conclusion":null},"workflow_job":{"id":18446744073709551615}}',
+                 '[{"repository":{"full_name":"a/b"}}]', '{}']:
+        put("intake_scan", body)
+
+
+def request_paths():
+    """Request targets, including every traversal shape the server must refuse (serve_test, e2e)."""
+    for target in ["/", "/whl/", "/whl/nightly/cpu/mini/", "/whl/cpu/mini/mini-1.0+cpu-py3-none-any.whl",
+                   "/whl/cpu/mini/?format=application/vnd.pypi.simple.v1+json", "//etc/passwd",
+                   "/%2e%2e/secret.key", "/%2E%2e/%2e%2E/etc/passwd", "/%252e%252e/x", "/a%2fb", "/a%5cb",
+                   "/a%00b", "/%c0%ae%c0%ae/x", "/./a", "/a/../b", "/.relforge.lock", "/a/.hidden",
+                   "http://host/x", "*", "/caf%C3%A9/", "/a?b=%zz#frag"]:
+        put("http_path", target)
+
+
+def main():
+    if os.path.isdir(CORPUS):
+        shutil.rmtree(CORPUS)
+    with tempfile.TemporaryDirectory() as work:
+        c_lib, _ = elves(work)
+        wheels(c_lib)
+    versions()
+    specifiers()
+    wheel_names()
+    configs()
+    payloads()
+    request_paths()
+    total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
+    print(f"make_corpus: {total // 1024} KiB in {CORPUS}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
