@@ -84,6 +84,54 @@ TEST(Rules, StructuralMistakesAreReported) {
   EXPECT_NE(bad_toml.error().message().find("bad.toml:1"), std::string::npos);
 }
 
+TEST(Rules, UnknownKeysNameTheirPlaceAndTheLikelyKey) {
+  auto rule = parse_rule_spec("[[rule]]\nname='a'\npatern='x'\n", "a.toml");
+  ASSERT_FALSE(rule);
+  EXPECT_EQ(rule.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(
+      rule.error().message().find("a.toml:3:1: unknown key 'patern' in [[rule]] #1; did you mean 'pattern'?"),
+      std::string::npos)
+      << rule.error().message();
+  auto block = parse_rule_spec(
+      "[[preprocess.skip_block]]\nstart='a'\nstop='b'\n[[rule]]\nname='a'\npattern='x'\n", "a.toml");
+  ASSERT_FALSE(block);
+  EXPECT_NE(block.error().message().find("a.toml:3:1: unknown key 'stop' in [[preprocess.skip_block]] #1"),
+            std::string::npos)
+      << block.error().message();
+  auto top = parse_rule_spec("[[rules]]\nname='a'\npattern='x'\n", "a.toml");
+  ASSERT_FALSE(top);
+  EXPECT_NE(
+      top.error().message().find("a.toml:1:3: unknown key 'rules' in the rules file; did you mean 'rule'?"),
+      std::string::npos)
+      << top.error().message();
+}
+
+TEST(Rules, WrongTypesNameTheirPlace) {
+  auto flaky = parse_rule_spec("[[rule]]\nname='a'\npattern='x'\nflaky='yes'\n", "a.toml");
+  ASSERT_FALSE(flaky);
+  EXPECT_NE(flaky.error().message().find(
+                "a.toml:4:7: `flaky` in [[rule]] #1 (a) must be true or false, not a string"),
+            std::string::npos)
+      << flaky.error().message();
+  auto pattern = parse_rule_spec("[[rule]]\nname='a'\npattern=3\n", "a.toml");
+  ASSERT_FALSE(pattern);
+  EXPECT_NE(pattern.error().message().find("a.toml:3:9: `pattern` in [[rule]] #1 (a) must be a string"),
+            std::string::npos)
+      << pattern.error().message();
+  auto ignore = parse_rule_spec("[preprocess]\nignore=['a', 1]\n[[rule]]\nname='a'\npattern='x'\n", "a.toml");
+  ASSERT_FALSE(ignore);
+  EXPECT_NE(
+      ignore.error().message().find("a.toml:2:14: each `ignore` entry in [preprocess] must be a string"),
+      std::string::npos)
+      << ignore.error().message();
+}
+
+TEST(Rules, TheBuiltInRulesStillLoad) {
+  auto spec = parse_rule_spec(default_rules_toml(), "<built-in rules>");
+  ASSERT_TRUE(spec) << spec.error().describe();
+  EXPECT_FALSE(spec->rules.empty());
+}
+
 TEST(Preprocess, StripsTimestampsAndAnsi) {
   EXPECT_EQ(strip_timestamp("2024-05-14T09:12:01.1234567Z hello"), "hello");
   EXPECT_EQ(strip_timestamp("2024-05-14T09:12:01Z hello"), "hello");
