@@ -154,11 +154,25 @@ Result<bool> TomlReader::boolean(const toml::node& node, std::string_view what) 
   return fail(location(node), std::string(what) + " must be true or false, not " + type_name(node) + hint);
 }
 
+namespace {
+
+// "'a', 'b' or 'c'".
+std::string alternatives(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += "'" + names[i] + "'";
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::size_t> TomlReader::choice(const toml::node& node, std::string_view what,
                                        const std::vector<std::string>& names) const {
   const auto* text = node.as_string();
   if (text == nullptr) {
-    return fail(location(node), std::string(what) + " must be a string naming one of " + quoted_list(names) +
+    return fail(location(node), std::string(what) + " must be a string, one of " + alternatives(names) +
                                     ", not " + type_name(node));
   }
   const std::string lowered = core::to_lower(text->get());
@@ -167,7 +181,7 @@ Result<std::size_t> TomlReader::choice(const toml::node& node, std::string_view 
   }
   const auto best = core::closest_match(text->get(), names);
   return fail(location(node), std::string(what) + " '" + text->get() + "' is not one of " +
-                                  quoted_list(names) + (best ? "; did you mean '" + *best + "'?" : ""));
+                                  alternatives(names) + (best ? "; did you mean '" + *best + "'?" : ""));
 }
 
 }  // namespace relforge::platform
