@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "triage/classify.hpp"
 #include "triage/preprocess.hpp"
 
@@ -130,6 +133,18 @@ TEST(Rules, TheBuiltInRulesStillLoad) {
   auto spec = parse_rule_spec(default_rules_toml(), "<built-in rules>");
   ASSERT_TRUE(spec) << spec.error().describe();
   EXPECT_FALSE(spec->rules.empty());
+  std::ifstream doc(RELFORGE_SOURCE_DIR "/docs/triage.md");
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  const std::string open = "```toml\n";
+  const auto begin = text.find(open);
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = text.find("```", begin + open.size());
+  ASSERT_NE(end, std::string::npos);
+  auto documented =
+      parse_rule_spec(text.substr(begin + open.size(), end - begin - open.size()), "rules.toml");
+  ASSERT_TRUE(documented) << documented.error().describe();
+  EXPECT_EQ(documented->rules.size(), 1u);
+  EXPECT_EQ(documented->skip_blocks.size(), 1u);
 }
 
 TEST(Preprocess, StripsTimestampsAndAnsi) {
