@@ -48,6 +48,18 @@ Result<std::string> optional_string(const platform::TomlReader& reader, const to
 Result<std::string> read_secret(const platform::TomlReader& reader, const toml::table& table,
                                 const std::string& key, const std::filesystem::path& dir,
                                 const EnvLookup& env, const std::string& context, Secrets secrets) {
+  // Two sources for one secret would leave which one is used to a rule nobody reads.
+  const toml::node* first = nullptr;
+  for (const auto& variant : {key + "_env", key + "_file", key}) {
+    const auto* node = table.get(variant);
+    if (node == nullptr) continue;
+    if (first != nullptr) {
+      return reader.fail(platform::TomlReader::location(*node),
+                         "'" + variant + "' in " + context + " is a second source for the " + key +
+                             "; keep one of " + key + "_env, " + key + "_file or " + key);
+    }
+    first = node;
+  }
   if (const auto* node = table.get(key + "_env")) {
     auto name = reader.string(*node, "'" + key + "_env' in " + context);
     if (!name) return name;

@@ -146,6 +146,26 @@ TEST(RelayConfig, WrongTypesAndOutOfRangeValuesAreRefusedWhereTheyAre) {
       << secret.error().message();
 }
 
+TEST(RelayConfig, TwoSourcesForOneSecretAreRefused) {
+  auto both = parse_config("[relay]\nupstream='a/b'\nsecret_env='S'\nsecret_file='s.txt'\n", "r.toml",
+                           env_with({{"S", "x"}}));
+  ASSERT_FALSE(both);
+  EXPECT_EQ(both.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(
+      both.error().message().find("r.toml:4:13: 'secret_file' in [relay] is a second source for the secret"),
+      std::string::npos)
+      << both.error().message();
+}
+
+TEST(RelayConfig, DuplicateRepositoryNamesItsLine) {
+  auto twice = parse_config(
+      "[relay]\nupstream='a/b'\nsecret_env='S'\n[[downstream]]\nrepo='c/d'\n"
+      "[[downstream]]\nrepo='C/D'\n",
+      "r.toml", env_with({{"S", "x"}}));
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().message().find("r.toml:6:"), std::string::npos) << twice.error().message();
+}
+
 TEST(RelayConfig, TheBundledFixtureAndTheDocumentedExampleStillLoad) {
   auto fixture = load_config(RELFORGE_SOURCE_DIR "/tests/fixtures/relay/relay.toml",
                              env_with({{"RELAY_WEBHOOK_SECRET", "s"}}));
