@@ -2,154 +2,135 @@
 
 #include <toml++/toml.h>
 
-#include <algorithm>
+#include <cstdint>
+#include <utility>
 
-#include "core/text.hpp"
 #include "platform/fs.hpp"
 #include "platform/toml.hpp"
+#include "platform/toml_reader.hpp"
 
 namespace relforge::builders {
 namespace {
 
-std::string where(const toml::node& node, const std::string& file) {
-  const auto& source = node.source();
-  return file + ":" + std::to_string(source.begin.line) + ":" + std::to_string(source.begin.column);
-}
+using platform::TomlReader;
 
-Status check_keys(const toml::table& table, const std::vector<std::string>& known, const std::string& context,
-                  const std::string& file) {
-  for (const auto& [key, node] : table) {
-    const std::string name(key.str());
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      const auto close = core::closest_match(name, known);
-      return fail(ErrorCategory::invalid_input,
-                  where(node, file) + ": unknown key '" + name + "' in " + context +
-                      (close ? "; did you mean '" + std::string(*close) + "'?" : "") +
-                      " (known: " + core::join(known, ", ") + ")");
-    }
-  }
-  return {};
-}
+// Ranges keep a typo (timeout = 0, slots = -1, a signal number as an exit code) from a silent
+// misbehaviour later in the build.
+constexpr std::int64_t k_max_timeout = 7 * 24 * 3600;
+constexpr std::int64_t k_max_retries = 20;
+constexpr std::int64_t k_max_count = 4096;
 
-Result<std::vector<std::string>> strings(const toml::node& node, const std::string& what,
-                                         const std::string& file) {
+Result<std::vector<std::string>> string_list(const TomlReader& reader, const toml::node& node,
+                                             const std::string& what) {
   const auto* array = node.as_array();
-  if (array == nullptr)
-    return fail(ErrorCategory::invalid_input,
-                where(node, file) + ": " + what + " must be an array of strings");
+  if (array == nullptr) {
+    return reader.fail(TomlReader::location(node),
+                       what + " must be an array of strings, not " + TomlReader::type_name(node));
+  }
   std::vector<std::string> out;
   for (const auto& item : *array) {
-    const auto value = item.value<std::string>();
-    if (!value)
-      return fail(ErrorCategory::invalid_input, where(item, file) + ": " + what + " must hold strings");
-    out.push_back(*value);
+    auto value = reader.string(item, what + " (each element)");
+    if (!value) return tl::unexpected(value.error());
+    out.push_back(std::move(*value));
   }
   return out;
 }
 
-Result<std::int64_t> integer(const toml::node& node, const std::string& what, const std::string& file) {
-  const auto value = node.value<std::int64_t>();
-  if (!value || *value < 0)
-    return fail(ErrorCategory::invalid_input,
-                where(node, file) + ": " + what + " must be a non-negative integer");
-  return *value;
+// A table of string values ([recipe.env], toolkits), in file order.
+Result<std::vector<std::pair<std::string, std::string>>> string_table(const TomlReader& reader,
+                                                                      const toml::node& node,
+                                                                      const std::string& what) {
+  auto table = reader.table(node, what);
+  if (!table) return tl::unexpected(table.error());
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, value_node] : TomlReader::ordered(**table)) {
+    auto value = reader.string(*value_node, what + " " + std::string(key->str()));
+    if (!value) return tl::unexpected(value.error());
+    out.emplace_back(std::string(key->str()), std::move(*value));
+  }
+  return out;
 }
 
-Result<std::string> string(const toml::node& node, const std::string& what, const std::string& file) {
-  const auto value = node.value<std::string>();
-  if (!value)
-    return fail(ErrorCategory::invalid_input, where(node, file) + ": " + what + " must be a string");
-  return *value;
-}
-
-Status load_recipe(const toml::table& table, Recipe& recipe, const std::string& file) {
-  if (auto ok = check_keys(table, {"command", "env", "timeout", "retries", "retryable_exit_codes", "smoke"},
-                           "[recipe]", file);
+Status load_recipe(const TomlReader& reader, const toml::table& table, Recipe& recipe) {
+  if (auto ok = reader.check_keys(
+          table, {"command", "env", "timeout", "retries", "retryable_exit_codes", "smoke"}, "[recipe]");
       !ok)
     return ok;
-  for (const auto& [key, node] : table) {
-    const std::string name(key.str());
+  for (const auto& [key, node_ptr] : TomlReader::ordered(table)) {
+    const toml::node& node = *node_ptr;
+    const std::string name(key->str());
     if (name == "command") {
-      auto value = strings(node, "[recipe] command", file);
+      auto value = string_list(reader, node, "[recipe] command");
       if (!value) return tl::unexpected(value.error());
-      if (value->empty())
-        return fail(ErrorCategory::invalid_input, where(node, file) + ": [recipe] command is empty");
+      if (value->empty()) return reader.fail(TomlReader::location(node), "[recipe] command is empty");
       recipe.command = *value;
     } else if (name == "smoke") {
-      auto value = strings(node, "[recipe] smoke", file);
+      auto value = string_list(reader, node, "[recipe] smoke");
       if (!value) return tl::unexpected(value.error());
       recipe.smoke = *value;
     } else if (name == "timeout") {
-      auto value = integer(node, "[recipe] timeout (seconds)", file);
+      auto value = reader.integer(node, "[recipe] timeout (seconds)", 1, k_max_timeout);
       if (!value) return tl::unexpected(value.error());
       recipe.timeout = std::chrono::seconds(*value);
     } else if (name == "retries") {
-      auto value = integer(node, "[recipe] retries", file);
+      auto value = reader.integer(node, "[recipe] retries", 0, k_max_retries);
       if (!value) return tl::unexpected(value.error());
       recipe.retries = static_cast<int>(*value);
     } else if (name == "retryable_exit_codes") {
       const auto* array = node.as_array();
-      if (array == nullptr)
-        return fail(ErrorCategory::invalid_input,
-                    where(node, file) + ": retryable_exit_codes must be an array of integers");
+      if (array == nullptr) {
+        return reader.fail(
+            TomlReader::location(node),
+            "[recipe] retryable_exit_codes must be an array of integers, not " + TomlReader::type_name(node));
+      }
       for (const auto& item : *array) {
-        auto value = integer(item, "[recipe] retryable_exit_codes", file);
+        auto value = reader.integer(item, "[recipe] retryable_exit_codes (each element)", 1, 255);
         if (!value) return tl::unexpected(value.error());
         recipe.retryable_exit_codes.push_back(static_cast<int>(*value));
       }
     } else if (name == "env") {
-      const auto* env = node.as_table();
-      if (env == nullptr)
-        return fail(ErrorCategory::invalid_input, where(node, file) + ": [recipe.env] must be a table");
-      for (const auto& [var, value_node] : *env) {
-        auto value = string(value_node, "[recipe.env] " + std::string(var.str()), file);
-        if (!value) return tl::unexpected(value.error());
-        recipe.env[std::string(var.str())] = *value;
-      }
+      auto env = string_table(reader, node, "[recipe.env]");
+      if (!env) return tl::unexpected(env.error());
+      for (auto& [var, value] : *env) recipe.env[var] = std::move(value);
     }
   }
-  if (recipe.command.empty())
-    return fail(ErrorCategory::invalid_input, file + ": [recipe] needs command = [\"bash\", \"build.sh\"]");
+  if (recipe.command.empty()) {
+    return reader.fail(TomlReader::location(table), "[recipe] needs command = [\"bash\", \"build.sh\"]");
+  }
   return {};
 }
 
-Result<Runner> load_runner(const toml::table& table, const std::string& file) {
-  if (auto ok = check_keys(table, {"name", "labels", "os", "arch", "pythons", "toolkits", "gpus", "slots"},
-                           "[[runner]]", file);
+Result<Runner> load_runner(const TomlReader& reader, const toml::table& table) {
+  if (auto ok = reader.check_keys(
+          table, {"name", "labels", "os", "arch", "pythons", "toolkits", "gpus", "slots"}, "[[runner]]");
       !ok)
     return tl::unexpected(ok.error());
   Runner runner;
-  for (const auto& [key, node] : table) {
-    const std::string name(key.str());
+  for (const auto& [key, node_ptr] : TomlReader::ordered(table)) {
+    const toml::node& node = *node_ptr;
+    const std::string name(key->str());
     if (name == "name" || name == "os" || name == "arch") {
-      auto value = string(node, "[[runner]] " + name, file);
+      auto value = reader.string(node, "[[runner]] " + name);
       if (!value) return tl::unexpected(value.error());
       (name == "name" ? runner.name : name == "os" ? runner.os : runner.arch) = *value;
     } else if (name == "labels" || name == "pythons") {
-      auto value = strings(node, "[[runner]] " + name, file);
+      auto value = string_list(reader, node, "[[runner]] " + name);
       if (!value) return tl::unexpected(value.error());
       if (name == "labels")
         runner.labels = *value;
       else
         for (const auto& version : *value) runner.pythons.push_back({version, "python" + version});
     } else if (name == "gpus" || name == "slots") {
-      auto value = integer(node, "[[runner]] " + name, file);
+      auto value = reader.integer(node, "[[runner]] " + name, name == "slots" ? 1 : 0, k_max_count);
       if (!value) return tl::unexpected(value.error());
       (name == "gpus" ? runner.gpus : runner.slots) = static_cast<int>(*value);
     } else if (name == "toolkits") {
-      const auto* kits = node.as_table();
-      if (kits == nullptr)
-        return fail(ErrorCategory::invalid_input,
-                    where(node, file) + ": toolkits must be a table like { cuda = \"13.0\" }");
-      for (const auto& [kind, value_node] : *kits) {
-        auto value = string(value_node, "toolkits." + std::string(kind.str()), file);
-        if (!value) return tl::unexpected(value.error());
-        runner.toolkits.push_back({std::string(kind.str()), *value, {}});
-      }
+      auto kits = string_table(reader, node, "[[runner]] toolkits (a table like { cuda = \"13.0\" })");
+      if (!kits) return tl::unexpected(kits.error());
+      for (auto& [kind, version] : *kits) runner.toolkits.push_back({kind, std::move(version), {}});
     }
   }
-  if (runner.name.empty())
-    return fail(ErrorCategory::invalid_input, where(table, file) + ": a [[runner]] needs a name");
+  if (runner.name.empty()) return reader.fail(TomlReader::location(table), "a [[runner]] needs a name");
   if (runner.labels.empty()) runner.labels = {runner.name};
   return runner;
 }
@@ -160,40 +141,38 @@ Result<BuildConfig> parse_build_config(std::string_view toml_text, const std::st
   auto parsed = platform::parse_toml(toml_text, file);
   if (!parsed) return tl::unexpected(parsed.error());
   const toml::table& root = *parsed;
+  const TomlReader reader(file);
   BuildConfig config;
   if (const auto* build = root.get("build")) {
-    const auto* table = build->as_table();
-    if (table == nullptr)
-      return fail(ErrorCategory::invalid_input, where(*build, file) + ": [build] must be a table");
-    if (auto ok = check_keys(*table, {"version", "state_dir"}, "[build]", file); !ok)
+    auto table = reader.table(*build, "[build]");
+    if (!table) return tl::unexpected(table.error());
+    if (auto ok = reader.check_keys(**table, {"version", "state_dir"}, "[build]"); !ok)
       return tl::unexpected(ok.error());
-    if (const auto* node = table->get("version")) {
-      auto value = string(*node, "[build] version", file);
+    if (const auto* node = (*table)->get("version")) {
+      auto value = reader.string(*node, "[build] version");
       if (!value) return tl::unexpected(value.error());
       config.version = *value;
     }
-    if (const auto* node = table->get("state_dir")) {
-      auto value = string(*node, "[build] state_dir", file);
+    if (const auto* node = (*table)->get("state_dir")) {
+      auto value = reader.string(*node, "[build] state_dir");
       if (!value) return tl::unexpected(value.error());
       config.state_dir = *value;
     }
   }
   const auto* recipe = root.get("recipe");
-  if (recipe == nullptr || recipe->as_table() == nullptr)
-    return fail(ErrorCategory::invalid_input,
-                file +
-                    ": no [recipe] table: say how a cell is built, e.g. [recipe] command = [\"bash\", "
-                    "\"build.sh\"] (see docs/building.md)");
-  if (auto ok = load_recipe(*recipe->as_table(), config.recipe, file); !ok) return tl::unexpected(ok.error());
+  if (recipe == nullptr) {
+    return reader.fail({},
+                       "no [recipe] table: say how a cell is built, e.g. [recipe] command = [\"bash\", "
+                       "\"build.sh\"] (see docs/building.md)");
+  }
+  auto recipe_table = reader.table(*recipe, "[recipe]");
+  if (!recipe_table) return tl::unexpected(recipe_table.error());
+  if (auto ok = load_recipe(reader, **recipe_table, config.recipe); !ok) return tl::unexpected(ok.error());
   if (const auto* runners = root.get("runner")) {
-    const auto* array = runners->as_array();
-    if (array == nullptr)
-      return fail(ErrorCategory::invalid_input, where(*runners, file) + ": use [[runner]] tables");
-    for (const auto& item : *array) {
-      const auto* table = item.as_table();
-      if (table == nullptr)
-        return fail(ErrorCategory::invalid_input, where(item, file) + ": use [[runner]] tables");
-      auto runner = load_runner(*table, file);
+    auto tables = reader.tables(*runners, "runner");
+    if (!tables) return tl::unexpected(tables.error());
+    for (const auto* table : *tables) {
+      auto runner = load_runner(reader, *table);
       if (!runner) return tl::unexpected(runner.error());
       config.runners.push_back(std::move(*runner));
     }

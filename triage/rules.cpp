@@ -1,69 +1,56 @@
 #include "triage/rules.hpp"
 
 #include <set>
+#include <string>
+#include <utility>
 
 #include <toml++/toml.h>
 
 #include "platform/fs.hpp"
 #include "platform/toml.hpp"
+#include "platform/toml_reader.hpp"
 #include "triage/compiled_rules.hpp"
 
 namespace relforge::triage {
 namespace {
 
-Result<std::string> string_field(const toml::table& table, std::string_view key, const std::string& where,
-                                 bool required) {
+using platform::TomlReader;
+
+Result<std::string> string_field(const TomlReader& reader, const toml::table& table, const std::string& key,
+                                 const std::string& where, bool required) {
   const auto* node = table.get(key);
   if (node == nullptr) {
-    if (required) return fail(ErrorCategory::invalid_input, where + ": missing `" + std::string(key) + "`");
+    if (required) return reader.fail(TomlReader::location(table), where + ": missing `" + key + "`");
     return std::string();
   }
-  const auto* value = node->as_string();
-  if (value == nullptr) {
-    return fail(ErrorCategory::invalid_input, where + ": `" + std::string(key) + "` must be a string");
-  }
-  return value->get();
+  return reader.string(*node, "`" + key + "` in " + where);
 }
 
-Status check_keys(const toml::table& table, const std::set<std::string>& allowed, const std::string& where) {
-  for (const auto& [key, value] : table) {
-    (void)value;
-    if (allowed.count(std::string(key.str())) == 0) {
-      std::string list;
-      for (const auto& name : allowed) list += (list.empty() ? "" : ", ") + name;
-      return fail(ErrorCategory::invalid_input,
-                  where + ": unknown key `" + std::string(key.str()) + "` (allowed: " + list + ")");
-    }
-  }
-  return {};
-}
-
-Status parse_preprocess(const toml::table& table, RuleSpec& spec) {
-  if (auto ok = check_keys(table, {"ignore", "skip_block"}, "[preprocess]"); !ok) return ok;
+Status parse_preprocess(const TomlReader& reader, const toml::table& table, RuleSpec& spec) {
+  if (auto ok = reader.check_keys(table, {"ignore", "skip_block"}, "[preprocess]"); !ok) return ok;
   if (const auto* ignore = table.get("ignore")) {
     const auto* array = ignore->as_array();
-    if (array == nullptr)
-      return fail(ErrorCategory::invalid_input, "[preprocess]: `ignore` must be an array of regexes");
+    if (array == nullptr) {
+      return reader.fail(
+          TomlReader::location(*ignore),
+          "`ignore` in [preprocess] must be an array of regexes, not " + TomlReader::type_name(*ignore));
+    }
     for (const auto& item : *array) {
-      const auto* text = item.as_string();
-      if (text == nullptr)
-        return fail(ErrorCategory::invalid_input, "[preprocess]: `ignore` entries must be strings");
-      spec.ignore.push_back(text->get());
+      auto text = reader.string(item, "each `ignore` entry in [preprocess]");
+      if (!text) return tl::unexpected(text.error());
+      spec.ignore.push_back(std::move(*text));
     }
   }
   if (const auto* blocks = table.get("skip_block")) {
-    const auto* array = blocks->as_array();
-    if (array == nullptr)
-      return fail(ErrorCategory::invalid_input, "[preprocess]: use [[preprocess.skip_block]] tables");
+    auto tables = reader.tables(*blocks, "preprocess.skip_block");
+    if (!tables) return tl::unexpected(tables.error());
     std::size_t index = 0;
-    for (const auto& item : *array) {
+    for (const auto* block : *tables) {
       const std::string where = "[[preprocess.skip_block]] #" + std::to_string(++index);
-      const auto* block = item.as_table();
-      if (block == nullptr) return fail(ErrorCategory::invalid_input, where + ": must be a table");
-      if (auto ok = check_keys(*block, {"start", "end"}, where); !ok) return ok;
-      auto start = string_field(*block, "start", where, true);
+      if (auto ok = reader.check_keys(*block, {"start", "end"}, where); !ok) return ok;
+      auto start = string_field(reader, *block, "start", where, true);
       if (!start) return tl::unexpected(start.error());
-      auto end = string_field(*block, "end", where, true);
+      auto end = string_field(reader, *block, "end", where, true);
       if (!end) return tl::unexpected(end.error());
       spec.skip_blocks.push_back({*start, *end});
     }
@@ -105,44 +92,48 @@ Result<RuleSpec> parse_rule_spec(std::string_view toml_text, std::string_view or
   auto parsed = platform::parse_toml(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
   const toml::table& root = *parsed;
+  const TomlReader reader{std::string(origin)};
   RuleSpec spec;
-  if (auto ok = check_keys(root, {"preprocess", "rule"}, std::string(origin)); !ok)
+  if (auto ok = reader.check_keys(root, {"preprocess", "rule"}, "the rules file"); !ok)
     return tl::unexpected(ok.error());
   if (const auto* pre = root.get("preprocess")) {
-    if (pre->as_table() == nullptr) return fail(ErrorCategory::invalid_input, "[preprocess] must be a table");
-    if (auto ok = parse_preprocess(*pre->as_table(), spec); !ok) return tl::unexpected(ok.error());
+    auto table = reader.table(*pre, "[preprocess]");
+    if (!table) return tl::unexpected(table.error());
+    if (auto ok = parse_preprocess(reader, **table, spec); !ok) return tl::unexpected(ok.error());
   }
   const auto* rules = root.get("rule");
-  if (rules == nullptr || rules->as_array() == nullptr || rules->as_array()->empty()) {
-    return fail(ErrorCategory::invalid_input,
-                std::string(origin) + ": no rules; add [[rule]] tables with `name` and `pattern`");
+  if (rules == nullptr) return reader.fail({}, "no rules; add [[rule]] tables with `name` and `pattern`");
+  auto tables = reader.tables(*rules, "rule");
+  if (!tables) return tl::unexpected(tables.error());
+  if (tables->empty()) {
+    return reader.fail(TomlReader::location(*rules),
+                       "no rules; add [[rule]] tables with `name` and `pattern`");
   }
   std::set<std::string> seen;
   std::size_t index = 0;
-  for (const auto& item : *rules->as_array()) {
+  for (const auto* table : *tables) {
     std::string where = "[[rule]] #" + std::to_string(++index);
-    const auto* table = item.as_table();
-    if (table == nullptr) return fail(ErrorCategory::invalid_input, where + ": must be a table");
-    if (auto ok = check_keys(*table, {"name", "pattern", "category", "flaky"}, where); !ok) {
+    if (auto ok = reader.check_keys(*table, {"name", "pattern", "category", "flaky"}, where); !ok) {
       return tl::unexpected(ok.error());
     }
     Rule rule;
-    auto name = string_field(*table, "name", where, true);
+    auto name = string_field(reader, *table, "name", where, true);
     if (!name) return tl::unexpected(name.error());
     rule.name = *name;
     where += " (" + rule.name + ")";
-    if (!seen.insert(rule.name).second)
-      return fail(ErrorCategory::invalid_input, where + ": duplicate rule name");
-    auto pattern = string_field(*table, "pattern", where, true);
+    if (!seen.insert(rule.name).second) {
+      return reader.fail(TomlReader::location(*table->get("name")), where + ": duplicate rule name");
+    }
+    auto pattern = string_field(reader, *table, "pattern", where, true);
     if (!pattern) return tl::unexpected(pattern.error());
     rule.pattern = *pattern;
-    auto category = string_field(*table, "category", where, false);
+    auto category = string_field(reader, *table, "category", where, false);
     if (!category) return tl::unexpected(category.error());
     if (!category->empty()) rule.category = *category;
     if (const auto* flaky = table->get("flaky")) {
-      if (flaky->as_boolean() == nullptr)
-        return fail(ErrorCategory::invalid_input, where + ": `flaky` must be true or false");
-      rule.flaky = flaky->as_boolean()->get();
+      auto value = reader.boolean(*flaky, "`flaky` in " + where);
+      if (!value) return tl::unexpected(value.error());
+      rule.flaky = *value;
     }
     spec.rules.push_back(std::move(rule));
   }

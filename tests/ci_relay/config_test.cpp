@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "ci_relay/config.hpp"
@@ -79,6 +81,108 @@ TEST(RelayConfig, RejectsBadTierDuplicateRepoAndUngatedL3) {
   auto broken = parse_config("[relay\n", "r.toml", env);
   ASSERT_FALSE(broken);
   EXPECT_EQ(broken.error().category(), ErrorCategory::invalid_input);
+}
+
+TEST(RelayConfig, UnknownKeyNamesItsPlaceAndTheLikelyKey) {
+  auto env = env_with({{"S", "x"}});
+  auto relay = parse_config("[relay]\nupstream='a/b'\nsecret_env='S'\nfetch_log = false\n", "r.toml", env);
+  ASSERT_FALSE(relay);
+  EXPECT_EQ(relay.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(relay.error().message().find(
+                "r.toml:4:1: unknown key 'fetch_log' in [relay]; did you mean 'fetch_logs'?"),
+            std::string::npos)
+      << relay.error().message();
+  auto downstream = parse_config(
+      "[relay]\nupstream='a/b'\nsecret_env='S'\n[[downstream]]\nrepo='c/d'\n  teir = 'L2'\n", "r.toml", env);
+  ASSERT_FALSE(downstream);
+  EXPECT_NE(downstream.error().message().find(
+                "r.toml:6:3: unknown key 'teir' in [[downstream]] #1; did you mean 'tier'?"),
+            std::string::npos)
+      << downstream.error().message();
+  auto top =
+      parse_config("[relay]\nupstream='a/b'\nsecret_env='S'\n[[downstreams]]\nrepo='c/d'\n", "r.toml", env);
+  ASSERT_FALSE(top);
+  EXPECT_NE(top.error().message().find("r.toml:4:3: unknown key 'downstreams'"), std::string::npos)
+      << top.error().message();
+  EXPECT_NE(top.error().message().find("did you mean 'downstream'?"), std::string::npos);
+}
+
+TEST(RelayConfig, WrongTypesAndOutOfRangeValuesAreRefusedWhereTheyAre) {
+  auto env = env_with({{"S", "x"}});
+  const std::string head = "[relay]\nupstream='a/b'\nsecret_env='S'\n";
+  // A bare number for a tier used to fall back to L1 without a word.
+  auto tier = parse_config(head + "[[downstream]]\nrepo='c/d'\ntier = 2\n", "r.toml", env);
+  ASSERT_FALSE(tier);
+  EXPECT_EQ(tier.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(tier.error().message().find("r.toml:6:8: 'tier' in [[downstream]] #1 must be a string"),
+            std::string::npos)
+      << tier.error().message();
+  auto typo_tier = parse_config(head + "[[downstream]]\nrepo='c/d'\ntier = 'L5'\n", "r.toml", env);
+  ASSERT_FALSE(typo_tier);
+  EXPECT_NE(typo_tier.error().message().find("r.toml:6:8:"), std::string::npos)
+      << typo_tier.error().message();
+  auto fetch = parse_config(head + "fetch_logs = 'no'\n", "r.toml", env);
+  ASSERT_FALSE(fetch);
+  EXPECT_NE(fetch.error().message().find(
+                "r.toml:4:14: 'fetch_logs' in [relay] must be true or false, not a string"),
+            std::string::npos)
+      << fetch.error().message();
+  auto attempts = parse_config(head + "max_attempts = 0\n", "r.toml", env);
+  ASSERT_FALSE(attempts);
+  EXPECT_NE(attempts.error().message().find(
+                "r.toml:4:16: 'max_attempts' in [relay] is 0; it must be between 1 and 100"),
+            std::string::npos)
+      << attempts.error().message();
+  auto hours = parse_config(head + "zombie_hours = '6'\n", "r.toml", env);
+  ASSERT_FALSE(hours);
+  EXPECT_NE(
+      hours.error().message().find("r.toml:4:16: 'zombie_hours' in [relay] must be an integer, not a string"),
+      std::string::npos)
+      << hours.error().message();
+  auto secret = parse_config("[relay]\nupstream='a/b'\nsecret_env=1\n", "r.toml", env);
+  ASSERT_FALSE(secret);
+  EXPECT_NE(secret.error().message().find("r.toml:3:12: 'secret_env' in [relay] must be a string"),
+            std::string::npos)
+      << secret.error().message();
+}
+
+TEST(RelayConfig, TwoSourcesForOneSecretAreRefused) {
+  auto both = parse_config("[relay]\nupstream='a/b'\nsecret_env='S'\nsecret_file='s.txt'\n", "r.toml",
+                           env_with({{"S", "x"}}));
+  ASSERT_FALSE(both);
+  EXPECT_EQ(both.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(
+      both.error().message().find("r.toml:4:13: 'secret_file' in [relay] is a second source for the secret"),
+      std::string::npos)
+      << both.error().message();
+}
+
+TEST(RelayConfig, DuplicateRepositoryNamesItsLine) {
+  auto twice = parse_config(
+      "[relay]\nupstream='a/b'\nsecret_env='S'\n[[downstream]]\nrepo='c/d'\n"
+      "[[downstream]]\nrepo='C/D'\n",
+      "r.toml", env_with({{"S", "x"}}));
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().message().find("r.toml:6:"), std::string::npos) << twice.error().message();
+}
+
+TEST(RelayConfig, TheBundledFixtureAndTheDocumentedExampleStillLoad) {
+  auto fixture = load_config(RELFORGE_SOURCE_DIR "/tests/fixtures/relay/relay.toml",
+                             env_with({{"RELAY_WEBHOOK_SECRET", "s"}}));
+  ASSERT_TRUE(fixture) << fixture.error().describe();
+  EXPECT_EQ(fixture->downstream.size(), 4U);
+  std::ifstream doc(RELFORGE_SOURCE_DIR "/docs/relay.md");
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  const std::string open = "### relay.toml\n\n```toml\n";
+  const auto begin = text.find(open);
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = text.find("```", begin + open.size());
+  ASSERT_NE(end, std::string::npos);
+  auto documented = parse_config(text.substr(begin + open.size(), end - begin - open.size()), "relay.toml",
+                                 env_with({}), Secrets::optional);
+  ASSERT_TRUE(documented) << documented.error().describe();
+  EXPECT_EQ(documented->downstream.size(), 2U);
+  EXPECT_EQ(documented->fetch_logs, FetchLogs::yes);
 }
 
 TEST(RelayConfig, DeepTomlIsRefusedBeforeParsing) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 namespace relforge::release {
 namespace {
 
@@ -55,6 +58,66 @@ TEST(ReleaseConfig, ErrorsNameTheProblem) {
   EXPECT_FALSE(parse_release_config("[[release.replace]]\nfile = \"a\"\n", "f"));
   EXPECT_FALSE(parse_release_config("release = 1\n", "f"));
   EXPECT_FALSE(parse_release_config("[release\n", "f"));
+}
+
+TEST(ReleaseConfig, UnknownKeysNameTheirPlaceAndTheLikelyKey) {
+  auto release = parse_release_config("[release]\nversoin_file = \"v\"\n", "relforge.toml");
+  ASSERT_FALSE(release);
+  EXPECT_EQ(release.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(release.error().message().find(
+                "relforge.toml:2:1: unknown key 'versoin_file' in [release]; did you mean 'version_file'?"),
+            std::string::npos)
+      << release.error().message();
+  auto replace = parse_release_config(
+      "[[release.replace]]\nfile = \"a\"\nfrom = \"b\"\nto = \"c\"\n  form = \"d\"\n", "relforge.toml");
+  ASSERT_FALSE(replace);
+  EXPECT_NE(replace.error().message().find(
+                "relforge.toml:5:3: unknown key 'form' in [[release.replace]]; did you mean 'from'?"),
+            std::string::npos)
+      << replace.error().message();
+}
+
+TEST(ReleaseConfig, WrongTypesAndOutOfRangeValuesNameTheirPlace) {
+  auto quoted = parse_release_config("[release]\nfinal_rc_milestone = \"2\"\n", "relforge.toml");
+  ASSERT_FALSE(quoted);
+  EXPECT_NE(quoted.error().message().find(
+                "relforge.toml:2:22: 'final_rc_milestone' in [release] must be an integer, not a string"),
+            std::string::npos)
+      << quoted.error().message();
+  auto huge = parse_release_config("[release]\nfinal_rc_milestone = 4294967297\n", "relforge.toml");
+  ASSERT_FALSE(huge);
+  EXPECT_NE(
+      huge.error().message().find("relforge.toml:2:22: 'final_rc_milestone' in [release] is 4294967297"),
+      std::string::npos)
+      << huge.error().message();
+  auto number = parse_release_config("[release]\nmain_branch = 3\n", "relforge.toml");
+  ASSERT_FALSE(number);
+  EXPECT_NE(number.error().message().find("relforge.toml:2:15: 'main_branch' in [release] must be a string"),
+            std::string::npos)
+      << number.error().message();
+  auto to =
+      parse_release_config("[[release.replace]]\nfile = \"a\"\nfrom = \"b\"\nto = false\n", "relforge.toml");
+  ASSERT_FALSE(to);
+  EXPECT_NE(to.error().message().find("relforge.toml:4:6: 'to' in [[release.replace]] must be a string"),
+            std::string::npos)
+      << to.error().message();
+  auto deletion =
+      parse_release_config("[[release.replace]]\nfile = \"a\"\nfrom = \"b\"\nto = \"\"\n", "relforge.toml");
+  ASSERT_TRUE(deletion) << deletion.error().describe();
+  EXPECT_EQ(deletion->replacements.at(0).to, "");
+}
+
+TEST(ReleaseConfig, TheDocumentedExampleStillLoads) {
+  std::ifstream doc(RELFORGE_SOURCE_DIR "/docs/release.md");
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  const std::string open = "```toml\n[release]\n";
+  const auto begin = text.find(open);
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = text.find("```", begin + open.size());
+  ASSERT_NE(end, std::string::npos);
+  auto config = parse_release_config(text.substr(begin + 8, end - begin - 8), "relforge.toml");
+  ASSERT_TRUE(config) << config.error().describe();
+  EXPECT_EQ(config->replacements.size(), 1u);
 }
 
 TEST(ReleaseConfig, DeepTomlIsRefusedBeforeParsing) {

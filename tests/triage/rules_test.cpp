@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "triage/classify.hpp"
 #include "triage/preprocess.hpp"
 
@@ -82,6 +85,66 @@ TEST(Rules, StructuralMistakesAreReported) {
   auto bad_toml = parse_rule_spec("[[rule]\n", "bad.toml");
   ASSERT_FALSE(bad_toml);
   EXPECT_NE(bad_toml.error().message().find("bad.toml:1"), std::string::npos);
+}
+
+TEST(Rules, UnknownKeysNameTheirPlaceAndTheLikelyKey) {
+  auto rule = parse_rule_spec("[[rule]]\nname='a'\npatern='x'\n", "a.toml");
+  ASSERT_FALSE(rule);
+  EXPECT_EQ(rule.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(
+      rule.error().message().find("a.toml:3:1: unknown key 'patern' in [[rule]] #1; did you mean 'pattern'?"),
+      std::string::npos)
+      << rule.error().message();
+  auto block = parse_rule_spec(
+      "[[preprocess.skip_block]]\nstart='a'\nstop='b'\n[[rule]]\nname='a'\npattern='x'\n", "a.toml");
+  ASSERT_FALSE(block);
+  EXPECT_NE(block.error().message().find("a.toml:3:1: unknown key 'stop' in [[preprocess.skip_block]] #1"),
+            std::string::npos)
+      << block.error().message();
+  auto top = parse_rule_spec("[[rules]]\nname='a'\npattern='x'\n", "a.toml");
+  ASSERT_FALSE(top);
+  EXPECT_NE(
+      top.error().message().find("a.toml:1:3: unknown key 'rules' in the rules file; did you mean 'rule'?"),
+      std::string::npos)
+      << top.error().message();
+}
+
+TEST(Rules, WrongTypesNameTheirPlace) {
+  auto flaky = parse_rule_spec("[[rule]]\nname='a'\npattern='x'\nflaky='yes'\n", "a.toml");
+  ASSERT_FALSE(flaky);
+  EXPECT_NE(flaky.error().message().find(
+                "a.toml:4:7: `flaky` in [[rule]] #1 (a) must be true or false, not a string"),
+            std::string::npos)
+      << flaky.error().message();
+  auto pattern = parse_rule_spec("[[rule]]\nname='a'\npattern=3\n", "a.toml");
+  ASSERT_FALSE(pattern);
+  EXPECT_NE(pattern.error().message().find("a.toml:3:9: `pattern` in [[rule]] #1 (a) must be a string"),
+            std::string::npos)
+      << pattern.error().message();
+  auto ignore = parse_rule_spec("[preprocess]\nignore=['a', 1]\n[[rule]]\nname='a'\npattern='x'\n", "a.toml");
+  ASSERT_FALSE(ignore);
+  EXPECT_NE(
+      ignore.error().message().find("a.toml:2:14: each `ignore` entry in [preprocess] must be a string"),
+      std::string::npos)
+      << ignore.error().message();
+}
+
+TEST(Rules, TheBuiltInRulesStillLoad) {
+  auto spec = parse_rule_spec(default_rules_toml(), "<built-in rules>");
+  ASSERT_TRUE(spec) << spec.error().describe();
+  EXPECT_FALSE(spec->rules.empty());
+  std::ifstream doc(RELFORGE_SOURCE_DIR "/docs/triage.md");
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  const std::string open = "```toml\n";
+  const auto begin = text.find(open);
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = text.find("```", begin + open.size());
+  ASSERT_NE(end, std::string::npos);
+  auto documented =
+      parse_rule_spec(text.substr(begin + open.size(), end - begin - open.size()), "rules.toml");
+  ASSERT_TRUE(documented) << documented.error().describe();
+  EXPECT_EQ(documented->rules.size(), 1u);
+  EXPECT_EQ(documented->skip_blocks.size(), 1u);
 }
 
 TEST(Preprocess, StripsTimestampsAndAnsi) {

@@ -1,9 +1,11 @@
-#include "matrix/toml_reader.hpp"
+#include "platform/toml_reader.hpp"
 
 #include <algorithm>
 #include <charconv>
 
-namespace relforge::matrix {
+#include "core/text.hpp"
+
+namespace relforge::platform {
 
 Location TomlReader::location(const toml::node& node) {
   return {node.source().begin.line, node.source().begin.column};
@@ -129,4 +131,57 @@ Result<const toml::table*> TomlReader::table(const toml::node& node, std::string
   return fail(location(node), std::string(what) + " must be a table, not " + type_name(node));
 }
 
-}  // namespace relforge::matrix
+Result<std::int64_t> TomlReader::integer(const toml::node& node, std::string_view what, std::int64_t min,
+                                         std::int64_t max) const {
+  const auto* value = node.as_integer();
+  if (value == nullptr) {
+    std::string hint;
+    if (node.is_string()) hint = " (write it without quotes)";
+    return fail(location(node), std::string(what) + " must be an integer, not " + type_name(node) + hint);
+  }
+  if (value->get() < min || value->get() > max) {
+    return fail(location(node), std::string(what) + " is " + std::to_string(value->get()) +
+                                    "; it must be between " + std::to_string(min) + " and " +
+                                    std::to_string(max));
+  }
+  return value->get();
+}
+
+Result<bool> TomlReader::boolean(const toml::node& node, std::string_view what) const {
+  if (const auto* value = node.as_boolean()) return value->get();
+  std::string hint;
+  if (node.is_string()) hint = " (write true or false without quotes)";
+  return fail(location(node), std::string(what) + " must be true or false, not " + type_name(node) + hint);
+}
+
+namespace {
+
+// "'a', 'b' or 'c'".
+std::string alternatives(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += "'" + names[i] + "'";
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::size_t> TomlReader::choice(const toml::node& node, std::string_view what,
+                                       const std::vector<std::string>& names) const {
+  const auto* text = node.as_string();
+  if (text == nullptr) {
+    return fail(location(node), std::string(what) + " must be a string, one of " + alternatives(names) +
+                                    ", not " + type_name(node));
+  }
+  const std::string lowered = core::to_lower(text->get());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (core::to_lower(names[i]) == lowered) return i;
+  }
+  const auto best = core::closest_match(text->get(), names);
+  return fail(location(node), std::string(what) + " '" + text->get() + "' is not one of " +
+                                  alternatives(names) + (best ? "; did you mean '" + *best + "'?" : ""));
+}
+
+}  // namespace relforge::platform

@@ -1,8 +1,8 @@
-#include "matrix/diagnostics.hpp"
+#include "platform/diagnostics.hpp"
 
 #include "core/text.hpp"
 
-namespace relforge::matrix {
+namespace relforge::platform {
 
 std::string where(std::string_view file, Location at) {
   std::string out(file);
@@ -38,4 +38,4 @@ std::string quoted_list(const std::vector<std::string>& words) {
   return out;
 }
 
-}  // namespace relforge::matrix
+}  // namespace relforge::platform
