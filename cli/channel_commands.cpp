@@ -1,5 +1,6 @@
 // `relforge publish | promote | prune | yank | index rebuild | index check`: the channel store (a
-// folder, or an S3 bucket with --store s3://...) and its PEP 503/691 indexes (`serve` is in serve_command.cpp).
+// folder, or an S3 bucket with --store s3://...) and its PEP 503/691 indexes (`serve` is in
+// serve_command.cpp).
 #include <chrono>
 #include <csignal>
 #include <ctime>

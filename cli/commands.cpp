@@ -2,9 +2,9 @@
 
 #include <array>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
-#include <ostream>
 
 #include "cli/exit_codes.hpp"
 #include "core/text.hpp"
@@ -14,14 +14,19 @@ namespace {
 
 using enum CommandShape;
 constexpr std::array k_commands = {
-    CommandEntry{"matrix", "Expand, compare and name the build matrix from relforge.toml", group, register_matrix},
-    CommandEntry{"version", "PEP 440 versions: sort, compare, match; the version of a build", group, register_version},
+    CommandEntry{"matrix", "Expand, compare and name the build matrix from relforge.toml", group,
+                 register_matrix},
+    CommandEntry{"version", "PEP 440 versions: sort, compare, match; the version of a build", group,
+                 register_version},
     CommandEntry{"wheel", "PEP 427 wheel file names and tags; wheel repair", group, register_wheel},
-    CommandEntry{"runners", "Describe, render and check the runners that take builds", group, register_runners},
+    CommandEntry{"runners", "Describe, render and check the runners that take builds", group,
+                 register_runners},
     CommandEntry{"build", "Build the selected matrix cells into wheels", leaf, register_build},
     CommandEntry{"ci", "Generate the GitHub Actions workflow that scales builds out", group, register_ci},
-    CommandEntry{"images", "Builder images: render Dockerfiles, plan content-addressed tags, lock", group, register_images},
-    CommandEntry{"nightly", "The whole nightly: build, repair, smoke-test, sign and publish", leaf, register_nightly},
+    CommandEntry{"images", "Builder images: render Dockerfiles, plan content-addressed tags, lock", group,
+                 register_images},
+    CommandEntry{"nightly", "The whole nightly: build, repair, smoke-test, sign and publish", leaf,
+                 register_nightly},
     CommandEntry{"keys", "Generate signing keys", group, register_keys},
     CommandEntry{"sign", "Sign files: Sigstore bundle with in-toto/SLSA provenance", leaf, register_sign},
     CommandEntry{"verify", "Verify Sigstore bundles against files and a public key", leaf, register_verify},
@@ -33,7 +38,8 @@ constexpr std::array k_commands = {
     CommandEntry{"serve", "Serve the channels as a package index over HTTP", leaf, register_serve},
     CommandEntry{"release", "Cut release branches, pick changes, tag candidates", group, register_release},
     CommandEntry{"relay", "The cross-repository CI relay: serve, inspect, replay", group, register_relay},
-    CommandEntry{"triage", "Classify failure logs, cluster failures, find flaky tests", group, register_triage},
+    CommandEntry{"triage", "Classify failure logs, cluster failures, find flaky tests", group,
+                 register_triage},
 };
 
 // CLI11 reports a mistyped command as "A subcommand is required"; name the word and suggest one.
@@ -53,7 +59,8 @@ std::optional<Error> check_command_words(const CLI::App& app, int argc, const ch
     }
     if (next == nullptr) {
       std::string message = "unknown command '" + word + "' for '" + path + "'";
-      if (auto suggestion = core::closest_match(word, names)) message += "; did you mean '" + *suggestion + "'?";
+      if (auto suggestion = core::closest_match(word, names))
+        message += "; did you mean '" + *suggestion + "'?";
       message += " (commands: " + core::join(names, ", ") + "; see '" + path + " --help')";
       return Error(ErrorCategory::invalid_input, message);
     }

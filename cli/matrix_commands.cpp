@@ -49,7 +49,7 @@ struct MatrixExpandOptions {
 struct MatrixExpandOutput {
   matrix::Expansion expansion;
   matrix::Format format = matrix::Format::table;
-  std::vector<std::string> emit_fields;  // [matrix.emit] fields, or --fields
+  std::vector<std::string> emit_fields;   // [matrix.emit] fields, or --fields
   std::vector<std::string> table_fields;  // --fields; empty: the table's default columns
   std::size_t shard_size = matrix::k_github_max_jobs;
   std::vector<std::string> notes;  // for stderr
@@ -75,7 +75,8 @@ Result<MatrixExpandOutput> run_matrix_expand(const MatrixExpandOptions& options)
     return tl::unexpected(ok.error());
   output.emit_fields = std::move(spec.emit_fields);
   if (!options.fields.empty()) {
-    if (auto ok = matrix::check_fields(output.expansion, options.fields); !ok) return tl::unexpected(ok.error());
+    if (auto ok = matrix::check_fields(output.expansion, options.fields); !ok)
+      return tl::unexpected(ok.error());
     output.emit_fields = options.fields;
     output.table_fields = options.fields;
   }
@@ -173,8 +174,9 @@ void register_matrix(CLI::App& group, Runtime& runtime) {
     auto* shard =
         command->add_option("--shard-size", *shard_size,
                             "Cells per GitHub matrix before splitting (default 256, the GitHub limit)");
-    command->add_option("--fields", options->fields,
-                        "Columns for table and github output, in order (comma-separated or repeated)")
+    command
+        ->add_option("--fields", options->fields,
+                     "Columns for table and github output, in order (comma-separated or repeated)")
         ->delimiter(',');
     command->add_flag("--github-output", *github_output,
                       "Append matrix=<json> (or matrix-N=, shard-count=, shards=) to $GITHUB_OUTPUT");

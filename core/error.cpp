@@ -4,15 +4,24 @@ namespace relforge {
 
 std::string_view category_name(ErrorCategory category) {
   switch (category) {
-    case ErrorCategory::invalid_input: return "invalid_input";
-    case ErrorCategory::not_found: return "not_found";
-    case ErrorCategory::conflict: return "conflict";
-    case ErrorCategory::io: return "io";
-    case ErrorCategory::network: return "network";
-    case ErrorCategory::auth: return "auth";
-    case ErrorCategory::integrity: return "integrity";
-    case ErrorCategory::nothing_selected: return "nothing_selected";
-    case ErrorCategory::internal: return "internal";
+    case ErrorCategory::invalid_input:
+      return "invalid_input";
+    case ErrorCategory::not_found:
+      return "not_found";
+    case ErrorCategory::conflict:
+      return "conflict";
+    case ErrorCategory::io:
+      return "io";
+    case ErrorCategory::network:
+      return "network";
+    case ErrorCategory::auth:
+      return "auth";
+    case ErrorCategory::integrity:
+      return "integrity";
+    case ErrorCategory::nothing_selected:
+      return "nothing_selected";
+    case ErrorCategory::internal:
+      return "internal";
   }
   return "internal";
 }

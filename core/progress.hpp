@@ -7,8 +7,8 @@
 namespace relforge::core {
 
 struct ProgressEvent {
-  std::string phase;   // "expand", "build", "publish"
-  std::string item;    // what is being worked on now, may be empty
+  std::string phase;  // "expand", "build", "publish"
+  std::string item;   // what is being worked on now, may be empty
   std::uint64_t done = 0;
   std::uint64_t total = 0;  // 0 when unknown
 };

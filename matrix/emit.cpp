@@ -173,7 +173,8 @@ Status check_fields(const Expansion& expansion, const std::vector<std::string>& 
   for (const auto& field : fields) {
     if (std::find(known.begin(), known.end(), field) != known.end()) continue;
     std::string message = "unknown field '" + field + "' in --fields";
-    if (auto suggestion = core::closest_match(field, known)) message += "; did you mean '" + *suggestion + "'?";
+    if (auto suggestion = core::closest_match(field, known))
+      message += "; did you mean '" + *suggestion + "'?";
     message += " (fields: " + core::join(known, ", ") + ")";
     return fail(ErrorCategory::invalid_input, message);
   }

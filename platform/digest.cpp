@@ -25,7 +25,9 @@ Sha256::Sha256() : m_impl(std::make_unique<Impl>()) {
   (void)ok;
 }
 
-Sha256::~Sha256() { EVP_MD_CTX_free(m_impl->ctx); }
+Sha256::~Sha256() {
+  EVP_MD_CTX_free(m_impl->ctx);
+}
 
 void Sha256::update(std::string_view bytes) {
   EVP_DigestUpdate(m_impl->ctx, bytes.data(), bytes.size());
@@ -96,14 +98,16 @@ bool constant_time_equal(std::string_view a, std::string_view b) {
 std::string base64url_nopad(std::string_view bytes) {
   // EVP_EncodeBlock writes standard base64 with padding; translate to the URL-safe alphabet.
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int length = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                     reinterpret_cast<const unsigned char*>(bytes.data()),
-                                     static_cast<int>(bytes.size()));
+  const int length =
+      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                      reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
   out.resize(static_cast<std::size_t>(length));
   while (!out.empty() && out.back() == '=') out.pop_back();
   for (char& c : out) {
-    if (c == '+') c = '-';
-    else if (c == '/') c = '_';
+    if (c == '+')
+      c = '-';
+    else if (c == '/')
+      c = '_';
   }
   return out;
 }

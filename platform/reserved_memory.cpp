@@ -12,7 +12,8 @@ namespace relforge::platform {
 
 Result<ReservedMemory> ReservedMemory::reserve(std::size_t bytes) {
   const std::size_t size = std::max<std::size_t>(bytes, 1);
-  void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* map =
+      ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (map == MAP_FAILED) {
     return fail(ErrorCategory::io, "cannot reserve " + std::to_string(bytes) +
                                        " bytes of address space: " + std::strerror(errno));

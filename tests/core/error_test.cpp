@@ -6,7 +6,8 @@ namespace relforge {
 namespace {
 
 Result<int> parse_port(int value) {
-  if (value <= 0) return fail(ErrorCategory::invalid_input, "port must be positive, got " + std::to_string(value));
+  if (value <= 0)
+    return fail(ErrorCategory::invalid_input, "port must be positive, got " + std::to_string(value));
   return value;
 }
 

@@ -16,7 +16,9 @@ TEST(Text, TrimAndLower) {
   EXPECT_EQ(to_lower("CuDA"), "cuda");
 }
 
-TEST(Text, ReplaceAll) { EXPECT_EQ(replace_all("3.10.1", ".", "_"), "3_10_1"); }
+TEST(Text, ReplaceAll) {
+  EXPECT_EQ(replace_all("3.10.1", ".", "_"), "3_10_1");
+}
 
 TEST(Text, EditDistance) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);

@@ -161,7 +161,8 @@ TEST(MatrixCli, TableIsTheDefaultAndEndsWithTheCount) {
             0u)
       << rows.front();
   EXPECT_EQ(rows[1].rfind("linux-py3.12-cpu         cp312-manylinux_2_28_x86_64-cpu", 0), 0u) << rows[1];
-  EXPECT_EQ(rows.back(), "18 cells (channel nightly; 3 attribute columns not shown: --fields or --format json)");
+  EXPECT_EQ(rows.back(),
+            "18 cells (channel nightly; 3 attribute columns not shown: --fields or --format json)");
   EXPECT_EQ(result.err, "");
 }
 
@@ -171,7 +172,8 @@ TEST(MatrixCli, FieldsChooseTheColumnsAndUnknownOnesAreRejected) {
   const auto rows = lines(chosen.out);
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows.front(), "id                      python");
-  const auto github = matrix("expand --config good.toml --select 'cp312-*' --format github --fields python,id");
+  const auto github =
+      matrix("expand --config good.toml --select 'cp312-*' --format github --fields python,id");
   ASSERT_EQ(github.exit_code, 0) << github.err;
   const auto document = nlohmann::ordered_json::parse(github.out);
   std::vector<std::string> keys;

@@ -29,8 +29,10 @@ inline std::string slurp(const std::filesystem::path& path) {
 inline std::string shell_quote(const std::string& text) {
   std::string out = "'";
   for (const char c : text) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -42,8 +44,8 @@ inline RunResult run_shell(const std::string& command, const std::string& input 
   std::filesystem::create_directories(dir);
   const auto in_path = dir / "in", out_path = dir / "out", err_path = dir / "err";
   std::ofstream(in_path, std::ios::binary) << input;
-  const std::string line = "( " + command + " ) <" + shell_quote(in_path) + " >" +
-                           shell_quote(out_path) + " 2>" + shell_quote(err_path);
+  const std::string line = "( " + command + " ) <" + shell_quote(in_path) + " >" + shell_quote(out_path) +
+                           " 2>" + shell_quote(err_path);
   const int status = std::system(line.c_str());
   RunResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
