@@ -96,12 +96,17 @@ Result<std::unique_ptr<channels::ObjectStore>> open_store(const Runtime& runtime
 }
 
 // Tests kill a command at a named stage to prove the store stays consistent and a rerun finishes.
-channels::StageHook crash_hook(const Runtime& runtime) {
+// Only builds with tests have the hook: a released binary never reads RELFORGE_TEST_CRASH_AT.
+channels::StageHook crash_hook([[maybe_unused]] const Runtime& runtime) {
+#if RELFORGE_TEST_HOOKS
   auto crash_at = runtime.getenv("RELFORGE_TEST_CRASH_AT");
   if (!crash_at) return {};
   return [stage = *crash_at](std::string_view reached) {
     if (reached == stage) std::raise(SIGKILL);
   };
+#else
+  return {};
+#endif
 }
 
 Json file_json(const channels::StoredFile& file) {
