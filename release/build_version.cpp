@@ -61,6 +61,7 @@ std::optional<std::string> rc_tag_version(std::string_view ref) {
 }
 
 std::string channel_for_ref(std::string_view ref, std::string_view base_ref) {
+  if (final_tag_version(ref)) return "release";
   if (rc_tag_version(ref) || is_release_branch(ref) || (!base_ref.empty() && is_release_branch(base_ref)))
     return "test";
   return "nightly";
@@ -68,12 +69,19 @@ std::string channel_for_ref(std::string_view ref, std::string_view base_ref) {
 
 Result<BuildVersion> build_version(const BuildVersionInputs& inputs) {
   BuildVersion out;
-  out.channel = inputs.channel ? *inputs.channel : channel_for_ref(inputs.ref, inputs.base_ref);
+  const std::string file_text(core::trim(inputs.version_file_text));
+  if (inputs.channel) {
+    out.channel = *inputs.channel;
+  } else if (inputs.ref == "HEAD" && inputs.base_ref.empty()) {
+    // Detached with no tag: only the version file tells main (X.Y.Za0) from a release branch (X.Y.Z).
+    out.channel = file_text.empty() || file_text.ends_with("a0") ? "nightly" : "test";
+  } else {
+    out.channel = channel_for_ref(inputs.ref, inputs.base_ref);
+  }
   if (out.channel != "nightly" && out.channel != "test" && out.channel != "release") {
     return fail(ErrorCategory::invalid_input,
                 "unknown channel '" + out.channel + "': use nightly, test or release");
   }
-  const std::string file_text(core::trim(inputs.version_file_text));
   std::string file_base = file_text;
   if (file_base.size() > 2 && file_base.ends_with("a0")) file_base.resize(file_base.size() - 2);
   if (out.channel == "nightly") {

@@ -27,7 +27,8 @@ struct BuildVersion {
 
 // "v2.7.0-rc2" (or refs/tags/v2.7.0-rc2) → "2.7.0"; nullopt for anything else.
 std::optional<std::string> rc_tag_version(std::string_view ref);
-// An RC tag, a release/X.Y branch, or a pull request into one → "test"; otherwise "nightly".
+// A final tag vX.Y.Z → "release"; an RC tag, a release/X.Y branch, or a pull request into one →
+// "test"; otherwise "nightly". build_version: a detached "HEAD" → by the version file (a0: nightly).
 std::string channel_for_ref(std::string_view ref, std::string_view base_ref = {});
 
 Result<BuildVersion> build_version(const BuildVersionInputs& inputs);

@@ -49,10 +49,32 @@ TEST(BuildVersion, ChannelFromRef) {
   EXPECT_EQ(channel_for_ref("refs/pull/12/merge", "main"), "nightly");
   EXPECT_EQ(channel_for_ref("refs/heads/main"), "nightly");
   EXPECT_EQ(channel_for_ref("refs/heads/release/2.7-fixes"), "nightly");
-  EXPECT_EQ(channel_for_ref("refs/tags/v2.7.0"), "nightly");
+  EXPECT_EQ(channel_for_ref("refs/tags/v2.7.0"), "release");  // a final tag builds the final
   EXPECT_EQ(channel_for_ref("refs/tags/v2.7.0-rc1x"), "nightly");
   EXPECT_EQ(rc_tag_version("refs/tags/v2.7.0-rc12"), "2.7.0");
   EXPECT_FALSE(rc_tag_version("2.7.0-rc1"));
+}
+
+TEST(BuildVersion, FinalTagGivesTheFinalVersionOnTheReleaseChannel) {
+  auto v = build_version(inputs("2.7.0\n", "refs/tags/v2.7.0"));
+  ASSERT_TRUE(v) << v.error().describe();
+  EXPECT_EQ(v->version, "2.7.0+cu130");
+  EXPECT_EQ(v->channel, "release");
+  EXPECT_EQ(v->source, "v2.7.0");
+}
+
+TEST(BuildVersion, DetachedHeadFollowsTheVersionFile) {
+  auto nightly = build_version(inputs("2.8.0a0\n", "HEAD"));
+  ASSERT_TRUE(nightly) << nightly.error().describe();
+  EXPECT_EQ(nightly->channel, "nightly");
+  EXPECT_EQ(nightly->version, "2.8.0.dev20260415+cu130");
+  auto test = build_version(inputs("2.7.1\n", "HEAD"));
+  ASSERT_TRUE(test) << test.error().describe();
+  EXPECT_EQ(test->channel, "test");
+  EXPECT_EQ(test->version, "2.7.1+cu130");
+  auto empty = build_version(inputs("", "HEAD"));
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().message().find("empty"), std::string::npos);
 }
 
 TEST(BuildVersion, ReleaseBranchWithoutTagUsesTheReleaseVersionFile) {
