@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "platform/fs.hpp"
+#include "release/build_ref.hpp"
 #include "release/build_version.hpp"
 #include "release/cut.hpp"
 #include "release/picks.hpp"
@@ -437,17 +438,21 @@ void register_release(CLI::App& group, Runtime& runtime) {
 void register_version_current(CLI::App& version_group, Runtime& runtime) {
   struct Options {
     std::string channel, variant, date, ref, base_ref, version_file;
+    bool trust_ref = false;
     CommonOptions common;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = version_group.add_subcommand(
       "current",
-      "The version of a build here: X.Y.Z.devYYYYMMDD+variant (nightly) or X.Y.Z+variant from an RC tag");
+      "The version of a build here: X.Y.Z.devYYYYMMDD+variant (nightly), X.Y.Z+variant (RC or final tag)");
   command->add_option("--channel", options->channel, "nightly|test|release (default: from the ref)");
   command->add_option("--variant", options->variant, "Local label, e.g. cu130 (none: no label, as on macOS)");
   command->add_option("--date", options->date, "UTC build date YYYYMMDD (default: today, UTC)");
-  command->add_option("--ref", options->ref,
-                      "The git ref built (default: $GITHUB_REF, else HEAD's RC tag or branch)");
+  command->add_option(
+      "--ref", options->ref,
+      "The git ref built (default: $GITHUB_REF, else HEAD's tag or branch); must agree with HEAD");
+  command->add_flag("--trust-ref", options->trust_ref,
+                    "Use --ref/$GITHUB_REF even when it does not describe HEAD");
   command->add_option("--base-ref", options->base_ref,
                       "A pull request's target branch (default: $GITHUB_BASE_REF)");
   command->add_option("--version-file", options->version_file,
@@ -462,7 +467,15 @@ void register_version_current(CLI::App& version_group, Runtime& runtime) {
     if (!options->channel.empty()) inputs.channel = options->channel;
     inputs.date = options->date.empty() ? utc_today() : options->date;
     inputs.ref = options->ref;
-    if (inputs.ref.empty()) inputs.ref = runtime.getenv("GITHUB_REF").value_or("");
+    std::string from = "--ref";
+    if (inputs.ref.empty()) {
+      inputs.ref = runtime.getenv("GITHUB_REF").value_or("");
+      from = "$GITHUB_REF";
+    }
+    if (!inputs.ref.empty() && !options->trust_ref) {
+      auto agrees = release::check_ref_agrees_with_head(context->repo, inputs.ref, from);
+      if (!agrees) return report_error(runtime, agrees.error());
+    }
     if (inputs.ref.empty()) {
       auto ref = release::head_ref(context->repo);
       if (!ref) return report_error(runtime, ref.error());

@@ -104,20 +104,6 @@ Result<BranchState> branch_state(const Repository& repo, const ReleaseConfig& co
   return state;
 }
 
-Result<std::string> head_ref(const Repository& repo) {
-  auto head = repo.resolve_commit("HEAD");
-  if (!head) return fail(ErrorCategory::not_found, "the repository has no commits yet");
-  static const std::regex rc(R"(refs/tags/v[0-9]+\.[0-9]+\.[0-9]+-rc[0-9]+)");
-  auto tags = repo.list_refs("refs/tags/v*");
-  for (auto it = tags.rbegin(); it != tags.rend(); ++it) {
-    if (!std::regex_match(*it, rc)) continue;
-    auto target = repo.ref_target(*it);
-    if (target && *target && **target == *head) return *it;
-  }
-  if (auto branch = repo.head_branch()) return "refs/heads/" + *branch;
-  return std::string("HEAD");
-}
-
 Status require_clean(const Repository& repo, const std::string& action) {
   auto dirty = repo.dirty_paths();
   if (!dirty) return tl::unexpected(dirty.error());

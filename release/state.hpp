@@ -49,9 +49,6 @@ Result<packaging::Version> version_at(const Repository& repo, const ReleaseConfi
 Result<std::vector<RcTag>> rc_tags(const Repository& repo, const std::string& version);
 Result<BranchState> branch_state(const Repository& repo, const ReleaseConfig& config, const Series& series);
 
-// The ref a build of HEAD is for: an RC tag pointing at HEAD, else HEAD's branch, else "HEAD".
-Result<std::string> head_ref(const Repository& repo);
-
 // Refuses (conflict) when tracked files are modified; `action` names what was refused.
 Status require_clean(const Repository& repo, const std::string& action);
 

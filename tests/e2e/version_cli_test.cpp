@@ -1,10 +1,12 @@
-// `relforge version sort|compare|match|normalize` through the real binary: text and JSON output,
-// exit codes, and bad input (message on stderr, nothing on stdout).
+// `relforge version sort|compare|match|normalize|current` through the real binary: text and JSON
+// output, exit codes, bad input (message on stderr, nothing on stdout), and the version of a build
+// for every kind of ref in real git repositories (the table in docs/release.md, one test a row).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/release/repo_fixture.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -154,6 +156,184 @@ TEST(VersionCli, NormalizeReportsEveryBadVersion) {
   expect_error(result,
                "relforge: error: 2 of 3 arguments are not PEP 440 versions:\n  invalid version 'foo'");
   EXPECT_NE(result.err.find("\n  invalid version '1.0+': expected a local label"), std::string::npos);
+}
+
+// main (version file 2.8.0a0) and release/2.7: rc1 and the final v2.7.0 on one commit, then the
+// patch RC v2.7.1-rc1, then an untagged fix at the branch tip.
+class VersionContext : public ::testing::Test {
+protected:
+  void SetUp() override {
+    temp.seed_project();
+    temp.git("checkout -q -b release/2.7");
+    temp.write("version.txt", "2.7.0\n");
+    final_commit = temp.commit_all("[RELEASE-ONLY CHANGES] Branch Cut for Release 2.7");
+    temp.git("tag -a v2.7.0-rc1 -m rc1");
+    temp.git("tag -a v2.7.0 -m final");
+    temp.write("version.txt", "2.7.1\n");
+    temp.commit_all("Patch release 2.7.1");
+    temp.git("tag -a v2.7.1-rc1 -m rc1");
+    temp.write("src/fix.txt", "fixed\n");
+    temp.commit_all("Fix a crash");
+    temp.git("checkout -q main");
+    temp.write("version.txt", "2.8.0a0\n");
+    temp.commit_all("Bump version to 2.8.0a0");
+  }
+  // `version current --json` in `repo` (default: the work tree) with `env` (GITHUB_REF=...) set.
+  RunResult current(const std::string& env, const std::string& args = "", std::string repo = "") const {
+    if (repo.empty()) repo = temp.work.string();
+    return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " + env + " " +
+                                     relforge::test::shell_quote(RELFORGE_BINARY) +
+                                     " version current --json --variant cpu --date 20260415 " + args +
+                                     " --repo " + relforge::test::shell_quote(repo));
+  }
+  void expect_version(const RunResult& result, const std::string& version, const std::string& channel) const {
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const Json json = Json::parse(result.out, nullptr, false);
+    EXPECT_EQ(json["version"], version) << result.out;
+    EXPECT_EQ(json["channel"], channel) << result.out;
+  }
+  void expect_disagreement(const RunResult& result, const std::string& ref, const std::string& head,
+                           const std::string& says) const {
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_EQ(result.out, "");
+    EXPECT_NE(result.err.find("the ref '" + ref + "'"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("HEAD is "), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(head), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(says), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("--trust-ref"), std::string::npos) << result.err;
+  }
+
+  relforge::test::TempRepo temp;
+  std::string final_commit;
+};
+
+TEST_F(VersionContext, BranchMainIsNightlyFromTheVersionFile) {
+  expect_version(current(""), "2.8.0.dev20260415+cpu", "nightly");
+  expect_version(current("GITHUB_REF=refs/heads/main"), "2.8.0.dev20260415+cpu", "nightly");
+}
+
+TEST_F(VersionContext, ReleaseBranchIsTestFromTheVersionFile) {
+  temp.git("checkout -q release/2.7");
+  expect_version(current(""), "2.7.1+cpu", "test");
+  expect_version(current("GITHUB_REF=refs/heads/release/2.7"), "2.7.1+cpu", "test");
+  // An older commit of the branch (a rebuild) is still on it.
+  temp.git("checkout -q release/2.7~1");
+  expect_version(current("GITHUB_REF=refs/heads/release/2.7"), "2.7.1+cpu", "test");
+}
+
+TEST_F(VersionContext, PullRequestIntoMainIsNightly) {
+  temp.git("checkout -q --detach main");
+  temp.write("src/pr.txt", "change\n");
+  temp.commit_all("A change under review");
+  temp.git("update-ref refs/remotes/pull/12/merge HEAD");  // where CI checkouts fetch the merge ref
+  expect_version(current("GITHUB_REF=refs/pull/12/merge GITHUB_BASE_REF=main"), "2.8.0.dev20260415+cpu",
+                 "nightly");
+  temp.git("update-ref refs/remotes/pull/12/merge main");
+  expect_disagreement(current("GITHUB_REF=refs/pull/12/merge GITHUB_BASE_REF=main"), "refs/pull/12/merge",
+                      "(HEAD)", "refs/remotes/pull/12/merge is at");
+}
+
+TEST_F(VersionContext, PullRequestIntoAReleaseBranchIsTest) {
+  temp.git("checkout -q --detach release/2.7");
+  temp.write("src/pr.txt", "change\n");
+  temp.commit_all("A fix under review");
+  expect_version(current("GITHUB_REF=refs/pull/13/merge GITHUB_BASE_REF=release/2.7"), "2.7.1+cpu", "test");
+  expect_version(current("", "--ref refs/pull/13/merge --base-ref release/2.7"), "2.7.1+cpu", "test");
+}
+
+TEST_F(VersionContext, RcTagIsTestWithTheTagVersion) {
+  temp.git("checkout -q v2.7.0-rc1");
+  expect_version(current("GITHUB_REF=refs/tags/v2.7.0-rc1"), "2.7.0+cpu", "test");
+  expect_version(current("", "--ref v2.7.0-rc1"), "2.7.0+cpu", "test");
+}
+
+TEST_F(VersionContext, FinalTagIsTheFinalVersionOnTheReleaseChannel) {
+  temp.git("checkout -q v2.7.0");
+  const RunResult from_ci = current("GITHUB_REF=refs/tags/v2.7.0");
+  expect_version(from_ci, "2.7.0+cpu", "release");
+  EXPECT_EQ(Json::parse(from_ci.out, nullptr, false)["base"], "2.7.0");
+  // No ref given: the final tag at HEAD wins over the RC on the same commit.
+  const RunResult from_head = current("");
+  expect_version(from_head, "2.7.0+cpu", "release");
+  EXPECT_EQ(Json::parse(from_head.out, nullptr, false)["ref"], "refs/tags/v2.7.0");
+  const RunResult text = relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " +
+                                                   relforge::test::shell_quote(RELFORGE_BINARY) +
+                                                   " version current --variant cpu --date 20260415 --repo " +
+                                                   relforge::test::shell_quote(temp.work.string()));
+  EXPECT_EQ(text.out, "2.7.0+cpu\n") << text.err;
+}
+
+TEST_F(VersionContext, PatchRcTagIsTestWithThePatchVersion) {
+  temp.git("checkout -q v2.7.1-rc1");
+  expect_version(current("GITHUB_REF=refs/tags/v2.7.1-rc1"), "2.7.1+cpu", "test");
+  expect_version(current(""), "2.7.1+cpu", "test");
+}
+
+TEST_F(VersionContext, DetachedHeadWithoutATagFollowsTheVersionFile) {
+  temp.git("checkout -q --detach main");
+  expect_version(current(""), "2.8.0.dev20260415+cpu", "nightly");
+  temp.git("checkout -q --detach release/2.7");
+  expect_version(current(""), "2.7.1+cpu", "test");
+}
+
+TEST_F(VersionContext, ShallowClonesOfATagAndOfMain) {
+  const std::string url = "file://" + temp.work.string();
+  const auto tag_clone = temp.root / "shallow-tag";
+  const auto main_clone = temp.root / "shallow-main";
+  for (const auto& [branch, dir] :
+       {std::pair{std::string("v2.7.0"), tag_clone}, {std::string("main"), main_clone}}) {
+    const RunResult clone = relforge::test::run_shell(
+        "GIT_CONFIG_NOSYSTEM=1 git clone -q --depth 1 --branch " + branch + " " +
+        relforge::test::shell_quote(url) + " " + relforge::test::shell_quote(dir.string()));
+    ASSERT_EQ(clone.exit_code, 0) << clone.err;
+    EXPECT_EQ(relforge::test::run_shell("git -C " + relforge::test::shell_quote(dir.string()) +
+                                        " rev-parse --is-shallow-repository")
+                  .out,
+              "true\n");
+  }
+  expect_version(current("GITHUB_REF=refs/tags/v2.7.0", "", tag_clone.string()), "2.7.0+cpu", "release");
+  expect_version(current("", "", tag_clone.string()), "2.7.0+cpu", "release");
+  expect_version(current("GITHUB_REF=refs/heads/main", "", main_clone.string()), "2.8.0.dev20260415+cpu",
+                 "nightly");
+  // A tag the shallow clone did not fetch cannot vouch for HEAD.
+  expect_disagreement(current("GITHUB_REF=refs/tags/v2.7.1-rc1", "", main_clone.string()),
+                      "refs/tags/v2.7.1-rc1", "refs/heads/main", "there is no tag v2.7.1-rc1");
+}
+
+TEST_F(VersionContext, ARefThatDisagreesWithHeadIsRefused) {
+  // The tag is not at HEAD (HEAD is main).
+  expect_disagreement(current("GITHUB_REF=refs/tags/v2.7.0"), "refs/tags/v2.7.0", "refs/heads/main",
+                      "the tag v2.7.0 points at " + final_commit.substr(0, 12));
+  EXPECT_NE(current("GITHUB_REF=refs/tags/v2.7.0").err.find("$GITHUB_REF"), std::string::npos);
+  // A branch HEAD is not on, a tag that does not exist, a ref of no known kind.
+  expect_disagreement(current("", "--ref refs/heads/release/2.7"), "refs/heads/release/2.7",
+                      "refs/heads/main", "HEAD is not on branch release/2.7");
+  expect_disagreement(current("", "--ref refs/tags/v9.9.9"), "refs/tags/v9.9.9", "refs/heads/main",
+                      "there is no tag v9.9.9");
+  expect_disagreement(current("", "--ref release/9.9"), "release/9.9", "refs/heads/main",
+                      "there is no branch release/9.9");
+  expect_disagreement(current("", "--ref refs/notes/x"), "refs/notes/x", "refs/heads/main",
+                      "neither a tag, a branch nor a pull request ref");
+  const RunResult bad_name = current("", "--ref 'bad..name'");
+  EXPECT_EQ(bad_name.exit_code, 2) << bad_name.err;
+  EXPECT_NE(bad_name.err.find("cannot read the ref 'refs/tags/bad..name'"), std::string::npos)
+      << bad_name.err;
+  // --ref wins over $GITHUB_REF and is checked the same way.
+  expect_disagreement(current("GITHUB_REF=refs/heads/main", "--ref v2.7.0"), "v2.7.0", "refs/heads/main",
+                      "(from --ref)");
+  // At the final tag, a main-branch ref is as wrong.
+  temp.git("checkout -q v2.7.0");
+  expect_disagreement(current("GITHUB_REF=refs/heads/main"), "refs/heads/main", "refs/tags/v2.7.0",
+                      "HEAD is not on branch main");
+  // JSON errors carry the same message, exit 2.
+  const RunResult json = current("GITHUB_REF=refs/heads/main");
+  const Json error = Json::parse(json.err, nullptr, false);
+  EXPECT_EQ(error["error"]["exit_code"], 2) << json.err;
+}
+
+TEST_F(VersionContext, TrustRefBuildsTheNamedRef) {
+  expect_version(current("GITHUB_REF=refs/tags/v2.7.0", "--trust-ref"), "2.7.0+cpu", "release");
+  expect_version(current("", "--ref refs/tags/v2.7.0-rc1 --trust-ref"), "2.7.0+cpu", "test");
 }
 
 }  // namespace
