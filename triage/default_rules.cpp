@@ -90,7 +90,7 @@ pattern = '(?:CUDA error: (.+)|CUDA driver error: (.+)|cudaError\w*: (.+))'
 [[rule]]
 name = "clang_tidy"
 category = "lint"
-pattern = '^(\S+):(\d+):\d+: (?:error|warning): (.*) \[([a-z][\w.-]*?)(?:,-warnings-as-errors)?\]$'
+pattern = '^(\S+):(\d+):\d+: error: (.*) \[([a-z][\w.-]*?)(?:,-warnings-as-errors)?\]$'
 
 [[rule]]
 name = "nvcc_compile_error"
