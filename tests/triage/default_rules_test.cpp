@@ -22,6 +22,21 @@ struct Case {
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> table = {
+      {"package_download_error_uv.log", "package_download_error", 5, {"nvidia-cudnn-cu12==9.1.0.70"}},
+      {"package_download_error_yum.log", "package_download_error", 6, {"baseos"}},
+      {"docker_error_login.log",
+       "docker_error",
+       4,
+       {"Get \"https://308535385114.dkr.ecr.us-east-1.amazonaws.com/v2/\": no basic auth credentials"}},
+      {"docker_error_push.log", "docker_error", 7, {"permission_denied: write_package"}},
+      {"ordering_compile_error_then_clang_tidy_warning.log",
+       "compile_error",
+       5,
+       {"/opt/work/c10/core/Device.cpp", "42", "use of undeclared identifier 'kCUDA'"}},
+      {"ordering_assertion_then_summary.log",
+       "python_exception",
+       8,
+       {"AssertionError", "Tensor-likes are not close!"}},
       {"abort.log", "abort", 5, {"Aborted"}},
       {"actionlint.log",
        "actionlint",
