@@ -129,12 +129,24 @@ struct LogScanner::State {
       return;
     }
     std::sort(candidates.begin(), candidates.end());
+    // Summary rules that matched somewhere in the chunk, whatever their priority: their lines are
+    // theirs alone.
+    std::vector<std::size_t> summaries;
+    for (const int hit : hits) {
+      const auto index = static_cast<std::size_t>(hit);
+      if (index < rules->rules.size() && rules->spec.rules[index].summary) summaries.push_back(index);
+    }
+    const auto claimed = [&](std::string_view line) {
+      return std::any_of(summaries.begin(), summaries.end(),
+                         [&](std::size_t k) { return re2::RE2::PartialMatch(line, *rules->rules[k]); });
+    };
     for (std::size_t i = 0; i < starts.size(); ++i) {
       const auto line = chunk_line(i);
       for (const std::size_t candidate : candidates) {
         if (candidate > best) break;
         if (!re2::RE2::PartialMatch(line, *rules->rules[candidate])) continue;
         if (ignored(line)) break;
+        if (!rules->spec.rules[candidate].summary && claimed(line)) continue;
         record(candidate, line, numbers[i]);
         break;
       }

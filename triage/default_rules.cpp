@@ -13,10 +13,16 @@ std::string_view default_rules_toml() {
 # `flaky = true` marks infrastructure failures that are not the change's fault.
 
 [preprocess]
-# Lines never chosen: they only say that a step failed, not why.
+# Lines never chosen: runner epilogues that only say that a step failed, not why.
 ignore = [
   '^##\[error\]Process completed with exit code \d+\.?$',
-  '^##\[error\]The operation was canceled\.$',
+  '^##\[error\]Error: Process completed with exit code \d+\.?$',
+  '^##\[error\]Executing the custom container implementation failed\.',
+  '^##\[error\]Error: failed to run script step: command terminated with non-zero exit code',
+  '''^##\[error\]The process '[^']+' failed with exit code \d+$''',
+  '^##\[error\]Final attempt failed\. Child_process exited with error code \d+$',
+  '^##\[error\]Child_process exited with error code \d+$',
+  '^(?:ERROR|FAILED): Build did NOT complete successfully',
 ]
 
 # The compiler-cache log (sccache/ccache stats) repeats old errors: skip it.
@@ -29,6 +35,12 @@ name = "runner_lost"
 category = "infra"
 flaky = true
 pattern = '(?:The self-hosted runner: (\S+) lost communication with the server|The runner has received a shutdown signal|lost communication with the server)'
+
+[[rule]]
+name = "runner_pod_failure"
+category = "infra"
+flaky = true
+pattern = '(?:[Pp]od failed to come online with error: (.*)|Pod (\S+) is unhealthy with phase status (\w+)|Error: Job pod failed to start)'
 
 [[rule]]
 name = "disk_full"
@@ -44,6 +56,11 @@ pattern = '(?:has exceeded the maximum execution time of (\d+) minutes|The actio
 name = "oom_kill"
 category = "resource"
 pattern = '(?:Killed signal terminated program (\S+)|Out of memory: Killed process \d+ \(([^)]+)\)|line \d+: +\d+ Killed +(.+))'
+
+[[rule]]
+name = "pytorch_test_timeout"
+category = "timeout"
+pattern = 'Command took >(\d+) ?min, returning 124'
 
 [[rule]]
 name = "cuda_out_of_memory"
@@ -71,6 +88,11 @@ category = "cuda"
 pattern = '(?:CUDA error: (.+)|CUDA driver error: (.+)|cudaError\w*: (.+))'
 
 [[rule]]
+name = "clang_tidy"
+category = "lint"
+pattern = '^(\S+):(\d+):\d+: error: (.*) \[([a-z][\w.-]*?)(?:,-warnings-as-errors)?\]$'
+
+[[rule]]
 name = "nvcc_compile_error"
 category = "compile"
 pattern = '^(\S+\.cuh?)\((\d+)\): error: (.*)'
@@ -79,6 +101,16 @@ pattern = '^(\S+\.cuh?)\((\d+)\): error: (.*)'
 name = "compile_error"
 category = "compile"
 pattern = '^(\S+\.(?:c|cc|cpp|cxx|h|hh|hpp|hxx|cu|cuh|m|mm)):(\d+):(?:\d+:)? (?:fatal )?error: (.*)'
+
+[[rule]]
+name = "msvc_compile_error"
+category = "compile"
+pattern = '^(\S+\.(?:c|cc|cpp|cxx|h|hpp|cu|cuh))\((\d+)(?:,\d+)?\): (?:fatal )?error (C\d{4}): (.*)'
+
+[[rule]]
+name = "msvc_link_error"
+category = "link"
+pattern = '^(\S+\.(?:obj|lib)(?:\(\S+\))?) : (?:fatal )?error (LNK\d{4}): (.*)'
 
 [[rule]]
 name = "undefined_reference"
@@ -91,9 +123,24 @@ category = "link"
 pattern = '(?:: cannot find (-l[\w.+-]+)|collect2: error: ld returned (\d+) exit status|^(?:/usr/bin/)?(?:ld|ld\.lld|ld\.gold|lld-link): error: (.*)|LINK : fatal error (LNK\d+): (.*))'
 
 [[rule]]
+name = "bazel_error"
+category = "compile"
+pattern = '^ERROR: (\S+:\d+:\d+): (.*)'
+
+[[rule]]
+name = "pip_wheel_build_failed"
+category = "dependency"
+pattern = '(?:ERROR: Failed building wheel for (\S+)|Building wheel for (\S+) \(pyproject\.toml\): finished with status .error.)'
+
+[[rule]]
 name = "pytest_failure"
 category = "test"
-pattern = '^FAILED (\S+::\S+)(?: - (.*))?$'
+pattern = '^FAILED (?:\[[0-9.]+m?s\] )?(\S+::\S+)(?: - (.*))?$'
+
+[[rule]]
+name = "pytest_subtest_failure"
+category = "test"
+pattern = '^SUBFAIL (?:\[[0-9.]+m?s\] )?(\S+::\S+)(?: (\(.*?\)))?(?: - (.*))?$'
 
 [[rule]]
 name = "pytest_error"
@@ -103,7 +150,7 @@ pattern = '^ERROR (\S+\.py(?:::\S+)?)(?: - (.*))?$'
 [[rule]]
 name = "unittest_failure"
 category = "test"
-pattern = '^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)'
+pattern = '^(?:FAIL|ERROR)(?: \[[0-9.]+m?s\])?: (\w+) \(([\w.]+)\)'
 
 [[rule]]
 name = "gtest_failure"
@@ -126,9 +173,40 @@ category = "crash"
 pattern = '(Segmentation fault|SIGSEGV|Fatal Python error: Segmentation fault)'
 
 [[rule]]
+name = "bus_error"
+category = "crash"
+pattern = '(Bus error|SIGBUS|Fatal Python error: Bus error)'
+
+[[rule]]
 name = "abort"
 category = "crash"
 pattern = '''(?:terminate called after throwing an instance of '([^']+)'|(Aborted) +\(core dumped\)|(SIGABRT)|Fatal Python error: (Aborted))'''
+
+[[rule]]
+name = "sccache_error"
+category = "infra"
+flaky = true
+pattern = '^sccache: error: (.*)'
+
+[[rule]]
+name = "aws_credentials"
+category = "credentials"
+pattern = '(?:(Could not load credentials from any providers)|(Unable to locate credentials)|An error occurred \((ExpiredToken|InvalidClientTokenId|UnrecognizedClientException|AccessDenied)\)|Not authorized to perform (sts:AssumeRole\w*))'
+
+[[rule]]
+name = "docker_error"
+category = "docker"
+pattern = '(?:Error response from daemon: (.*)|^(?:unauthorized|denied): (.*)|(Cannot perform an interactive login from a non TTY device)|^failed to push (\S+)|(Docker pull failed with exit code \d+))'
+
+[[rule]]
+name = "git_missing_ref"
+category = "checkout"
+pattern = '''(?:error: pathspec '([^']+)' did not match any file\(s\) known to git|fatal: reference is not a tree: (\S+)|fatal: couldn't find remote ref (\S+)|not our ref (\S+)|A branch or tag with the name '([^']+)' could not be found)'''
+
+[[rule]]
+name = "dirty_checkout"
+category = "checkout"
+pattern = '(Build left local git repository checkout dirty)'
 
 [[rule]]
 name = "pip_network_error"
@@ -149,9 +227,40 @@ flaky = true
 pattern = '''(?:fatal: unable to access '([^']+)': (.*)|error: RPC failed; (.*)|fatal: the remote end hung up unexpectedly|fatal: early EOF)'''
 
 [[rule]]
+name = "package_download_error"
+category = "network"
+flaky = true
+pattern = '''(?:^E: Failed to fetch (\S+)|^E: (Unable to fetch some archives)|Failed to download metadata for repo '([^']+)'|Cannot find a valid baseurl for repo: (\S+)|^error: Failed to download `([^`]+)`|^error: Failed to fetch: `([^`]+)`)'''
+
+[[rule]]
+name = "artifact_error"
+category = "artifact"
+pattern = '(?:No files were found with the provided path: (.*?)\. No artifacts will be uploaded|Failed to CreateArtifact: (.*)|Create Artifact Container failed: (.*)|(An artifact with the same name already exists)|(Unable to find any artifacts for the associated workflow))'
+
+[[rule]]
 name = "dependency_resolution"
 category = "dependency"
 pattern = '(?:Could not find a version that satisfies the requirement (\S+)|No matching distribution found for (\S+)|(ResolutionImpossible)|Cannot install (.+) because these package versions have conflicting dependencies|(LibMambaUnsatisfiableError|PackagesNotFoundError|UnsatisfiableError))'
+
+[[rule]]
+name = "mypy_error"
+category = "lint"
+pattern = '^(\S+\.pyi?):(\d+)(?::\d+)?: error: (.*?)(?:  \[([\w-]+)\])?$'
+
+[[rule]]
+name = "python_lint"
+category = "lint"
+pattern = '^(\S+\.pyi?):(\d+):\d+: ([A-Z]{1,4}\d{2,4}) (.*)'
+
+[[rule]]
+name = "actionlint"
+category = "lint"
+pattern = '^(\.github/\S+\.ya?ml):(\d+):\d+: (.*) \[([\w-]+)\]$'
+
+[[rule]]
+name = "lintrunner_error"
+category = "lint"
+pattern = '^\s*Error \(([A-Z0-9_]+)\) (.+)$'
 
 [[rule]]
 name = "python_exception"
@@ -162,6 +271,26 @@ pattern = '^(\w+(?:\.\w+)*(?:Error|Exception)): (.+)'
 name = "build_step_failed"
 category = "compile"
 pattern = '(?:^FAILED: (\S+)|^(?:g?make)(?:\[\d+\])?: \*\*\* (.*)|^ninja: build stopped: (.*))'
+
+[[rule]]
+name = "keyboard_interrupt"
+category = "interrupted"
+pattern = '^(KeyboardInterrupt)\b'
+
+# Summary lines only repeat that tests failed. `summary = true` keeps every other rule off them (no
+# python_exception match), so any specific error above them wins; they win only when nothing
+# more specific matched.
+[[rule]]
+name = "test_run_summary"
+category = "test"
+summary = true
+pattern = '^RuntimeError: (\S+)(?: \d+/\d+)? failed!(?: Received signal: (\S+))?'
+
+# Cancellation explains a job only when nothing else did (fail-fast, a newer push).
+[[rule]]
+name = "job_cancelled"
+category = "cancelled"
+pattern = '^##\[error\]The (?:operation|job) was (?:canceled|cancelled)\b'
 
 [[rule]]
 name = "gha_error"

@@ -11,5 +11,5 @@ assert ")toml\"" not in src
     "// two stay equal.\n"
     '#include "triage/rules.hpp"\n\nnamespace relforge::triage {\n\n'
     "std::string_view default_rules_toml() {\n"
-    '  static constexpr std::string_view k_text = R"toml(' + src + ')toml";\n'
+    '  static constexpr std::string_view k_text =\n      R"toml(' + src + ')toml";\n'
     "  return k_text;\n}\n\n}  // namespace relforge::triage\n")

@@ -113,7 +113,8 @@ Result<RuleSpec> parse_rule_spec(std::string_view toml_text, std::string_view or
   std::size_t index = 0;
   for (const auto* table : *tables) {
     std::string where = "[[rule]] #" + std::to_string(++index);
-    if (auto ok = reader.check_keys(*table, {"name", "pattern", "category", "flaky"}, where); !ok) {
+    if (auto ok = reader.check_keys(*table, {"name", "pattern", "category", "flaky", "summary"}, where);
+        !ok) {
       return tl::unexpected(ok.error());
     }
     Rule rule;
@@ -134,6 +135,11 @@ Result<RuleSpec> parse_rule_spec(std::string_view toml_text, std::string_view or
       auto value = reader.boolean(*flaky, "`flaky` in " + where);
       if (!value) return tl::unexpected(value.error());
       rule.flaky = *value;
+    }
+    if (const auto* summary = table->get("summary")) {
+      auto value = reader.boolean(*summary, "`summary` in " + where);
+      if (!value) return tl::unexpected(value.error());
+      rule.summary = *value;
     }
     spec.rules.push_back(std::move(rule));
   }

@@ -21,6 +21,9 @@ struct Rule {
   std::string pattern;
   std::string category = "generic";
   bool flaky = false;  // a match means an infrastructure/flaky failure, not the change's fault
+  // A summary line ("RuntimeError: test_ops 3/4 failed!") only repeats that something failed:
+  // the rule claims its lines, so no other rule can choose them; it wins only by its own priority.
+  bool summary = false;
 };
 
 // A block of lines to skip, from a line matching `start` to the next line matching `end`.

@@ -46,6 +46,50 @@ pattern = 'beta'
   EXPECT_EQ(result.match->captures, std::vector<std::string>{"7"});
 }
 
+TEST(Rules, ASummaryRuleClaimsItsLinesAndLosesToAnySpecificErrorAbove) {
+  auto spec = parse_rule_spec(R"(
+[[rule]]
+name = "exception"
+pattern = '^(\w+Error): (.*)'
+[[rule]]
+name = "summary"
+summary = true
+pattern = '^RuntimeError: (\S+) \d+/\d+ failed!'
+[[rule]]
+name = "catch_all"
+pattern = '^##\[error\](.*)'
+)",
+                              "s.toml");
+  ASSERT_TRUE(spec) << spec.error().describe();
+  EXPECT_FALSE(spec->rules[0].summary);
+  EXPECT_TRUE(spec->rules[1].summary);
+  auto compiled = compile_rules(*spec);
+  ASSERT_TRUE(compiled);
+  // The exception rule would take the later summary line (last match wins) without the claim.
+  auto above = classify("SyntaxError: bad\nRuntimeError: test_ops 3/4 failed!\n##[error]boom\n", *compiled);
+  ASSERT_TRUE(above.match);
+  EXPECT_EQ(above.match->rule, "exception");
+  EXPECT_EQ(above.match->line_num, 1u);
+  // Alone, the summary line is the explanation, chosen by the summary rule itself.
+  auto alone = classify("progress\nRuntimeError: test_ops 3/4 failed!\n##[error]boom\n", *compiled);
+  ASSERT_TRUE(alone.match);
+  EXPECT_EQ(alone.match->rule, "summary");
+  EXPECT_EQ(alone.match->line_num, 2u);
+  EXPECT_EQ(alone.match->captures, std::vector<std::string>{"test_ops"});
+  // Lines the summary rule does not match are untouched.
+  auto other = classify("RuntimeError: CUDA failure\n", *compiled);
+  ASSERT_TRUE(other.match);
+  EXPECT_EQ(other.match->rule, "exception");
+}
+
+TEST(Rules, SummaryMustBeABoolean) {
+  auto summary = parse_rule_spec("[[rule]]\nname='a'\npattern='x'\nsummary='yes'\n", "a.toml");
+  ASSERT_FALSE(summary);
+  EXPECT_NE(summary.error().message().find("a.toml:4:9: `summary` in [[rule]] #1 (a) must be true or false"),
+            std::string::npos)
+      << summary.error().message();
+}
+
 TEST(Rules, InvalidRegexNamesTheRuleAndLoadsNothing) {
   auto spec = parse_rule_spec(R"(
 [[rule]]
