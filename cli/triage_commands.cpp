@@ -437,7 +437,8 @@ void register_triage(CLI::App& group, Runtime& runtime) {
         body.push_back({{"name", rule.name},
                         {"pattern", rule.pattern},
                         {"category", rule.category},
-                        {"flaky", rule.flaky}});
+                        {"flaky", rule.flaky},
+                        {"summary", rule.summary}});
       }
       runtime.out << dump(body);
       finish(runtime, {});
