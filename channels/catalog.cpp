@@ -14,6 +14,7 @@ constexpr const char* k_html_type = "text/html; charset=utf-8";
 constexpr const char* k_simple_json_type = "application/vnd.pypi.simple.v1+json";
 constexpr const char* k_text_type = "text/plain; charset=utf-8";
 constexpr std::string_view k_info_suffix = ".info.json";
+constexpr Channel k_all_channels[] = {Channel::stable, Channel::test, Channel::nightly};
 
 std::vector<std::string_view> split_key(std::string_view key) {
   std::vector<std::string_view> parts;
@@ -73,9 +74,31 @@ Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel, Temporarie
   ChannelScan scan;
   scan.channel = channel;
   scan.base = channel_key(channel);
-  auto objects = store.list(scan.base + "/", temporaries);
-  if (!objects) return tl::unexpected(objects.error());
-  for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+  std::vector<std::string> prefixes = {scan.base + "/"};
+  if (temporaries == Temporaries::hide) {
+    // Stable's folder holds the other channels' folders: one walk of it read the whole store. Its
+    // folders are listed one by one instead, the other channels' skipped. (children() hides temp
+    // files, which only `index check` asks for; it walks the lot.)
+    auto top = store.children(scan.base + "/");
+    if (!top) return tl::unexpected(top.error());
+    prefixes.clear();
+    for (const auto& entry : *top) {
+      const std::string key = scan.base + "/" + entry;
+      const bool other_channel =
+          std::any_of(std::begin(k_all_channels), std::end(k_all_channels),
+                      [&](Channel c) { return c != channel && channel_key(c) + "/" == key; });
+      if (other_channel) continue;
+      if (entry.ends_with('/'))
+        prefixes.push_back(key);
+      else
+        scan.keys.insert(entry);
+    }
+  }
+  for (const auto& prefix : prefixes) {
+    auto objects = store.list(prefix, temporaries);
+    if (!objects) return tl::unexpected(objects.error());
+    for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+  }
   index_keys(scan);
   return scan;
 }
