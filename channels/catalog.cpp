@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "channels/listing_cache.hpp"
+#include "core/parallel.hpp"
 #include "packaging/version.hpp"
 
 namespace relforge::channels {
@@ -13,6 +14,7 @@ constexpr const char* k_html_type = "text/html; charset=utf-8";
 constexpr const char* k_simple_json_type = "application/vnd.pypi.simple.v1+json";
 constexpr const char* k_text_type = "text/plain; charset=utf-8";
 constexpr std::string_view k_info_suffix = ".info.json";
+constexpr Channel k_all_channels[] = {Channel::stable, Channel::test, Channel::nightly};
 
 std::vector<std::string_view> split_key(std::string_view key) {
   std::vector<std::string_view> parts;
@@ -72,9 +74,31 @@ Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel, Temporarie
   ChannelScan scan;
   scan.channel = channel;
   scan.base = channel_key(channel);
-  auto objects = store.list(scan.base + "/", temporaries);
-  if (!objects) return tl::unexpected(objects.error());
-  for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+  std::vector<std::string> prefixes = {scan.base + "/"};
+  if (temporaries == Temporaries::hide) {
+    // Stable's folder holds the other channels' folders: one walk of it read the whole store. Its
+    // folders are listed one by one instead, the other channels' skipped. (children() hides temp
+    // files, which only `index check` asks for; it walks the lot.)
+    auto top = store.children(scan.base + "/");
+    if (!top) return tl::unexpected(top.error());
+    prefixes.clear();
+    for (const auto& entry : *top) {
+      const std::string key = scan.base + "/" + entry;
+      const bool other_channel =
+          std::any_of(std::begin(k_all_channels), std::end(k_all_channels),
+                      [&](Channel c) { return c != channel && channel_key(c) + "/" == key; });
+      if (other_channel) continue;
+      if (entry.ends_with('/'))
+        prefixes.push_back(key);
+      else
+        scan.keys.insert(entry);
+    }
+  }
+  for (const auto& prefix : prefixes) {
+    auto objects = store.list(prefix, temporaries);
+    if (!objects) return tl::unexpected(objects.error());
+    for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+  }
   index_keys(scan);
   return scan;
 }
@@ -112,22 +136,50 @@ Result<ChannelScan> scan_projects(ObjectStore& store, Channel channel,
   return scan;
 }
 
+namespace {
+
+// The folders' files from their sidecars, each folder in version order: every sidecar is fetched in
+// one get_many (a folder store reads them on every core) and parsed where it arrives.
+Result<std::vector<std::vector<FileInfo>>> read_folders(ObjectStore& store, const ChannelScan& scan,
+                                                        const std::vector<ProjectRef>& refs) {
+  std::vector<std::string> keys;
+  std::vector<std::size_t> first_key;  // refs[i]'s keys are keys[first_key[i]..first_key[i + 1])
+  for (const auto& ref : refs) {
+    first_key.push_back(keys.size());
+    const auto found = scan.folders.find(ref);
+    if (found == scan.folders.end()) continue;
+    for (const auto& wheel : found->second)
+      keys.push_back(scan.folder_key(ref) + "/" + wheel + std::string(k_info_suffix));
+  }
+  first_key.push_back(keys.size());
+  std::vector<std::optional<FileInfo>> parsed(keys.size());
+  auto read = store.get_many(keys, [&](std::size_t i, std::optional<std::string> text) -> Status {
+    if (!text) return {};  // removed since the listing
+    auto info = info_from_json(*text, store.describe(keys[i]));
+    if (!info) return tl::unexpected(info.error());
+    parsed[i] = std::move(*info);
+    return {};
+  });
+  if (!read) return tl::unexpected(read.error());
+  std::vector<std::vector<FileInfo>> out(refs.size());
+  auto sorted = core::parallel_for(refs.size(), [&](std::size_t r) -> Status {
+    for (std::size_t i = first_key[r]; i < first_key[r + 1]; ++i) {
+      if (parsed[i]) out[r].push_back(std::move(*parsed[i]));
+    }
+    sort_by_version(out[r]);
+    return {};
+  });
+  if (!sorted) return tl::unexpected(sorted.error());
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<FileInfo>> read_folder(ObjectStore& store, const ChannelScan& scan,
                                           const ProjectRef& ref) {
-  std::vector<FileInfo> out;
-  const auto found = scan.folders.find(ref);
-  if (found == scan.folders.end()) return out;
-  for (const auto& wheel : found->second) {
-    const std::string key = scan.folder_key(ref) + "/" + wheel + std::string(k_info_suffix);
-    auto text = store.get(key);
-    if (!text) return tl::unexpected(text.error());
-    if (!text->has_value()) continue;  // removed since the listing
-    auto info = info_from_json(**text, store.describe(key));
-    if (!info) return tl::unexpected(info.error());
-    out.push_back(std::move(*info));
-  }
-  sort_by_version(out);
-  return out;
+  auto read = read_folders(store, scan, {ref});
+  if (!read) return tl::unexpected(read.error());
+  return std::move(read->front());
 }
 
 Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
@@ -135,6 +187,7 @@ Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
                                     const std::set<ProjectRef>* fresh) {
   ChannelListing listing;
   for (const auto& variant : scan.variants) listing[variant];
+  std::vector<ProjectRef> unread;
   for (const auto& [ref, wheels] : scan.folders) {
     auto& files = listing[ref.first][ref.second];
     if (projects && projects->count(ref.second) == 0) continue;
@@ -148,10 +201,12 @@ Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
         continue;
       }
     }
-    auto read = read_folder(store, scan, ref);
-    if (!read) return tl::unexpected(read.error());
-    files = std::move(*read);
+    unread.push_back(ref);
   }
+  auto read = read_folders(store, scan, unread);
+  if (!read) return tl::unexpected(read.error());
+  for (std::size_t i = 0; i < unread.size(); ++i)
+    listing[unread[i].first][unread[i].second] = std::move((*read)[i]);
   return listing;
 }
 
@@ -159,6 +214,23 @@ Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, con
                                 const std::set<ProjectRef>* touched,
                                 const std::function<void(std::string_view)>& on_stage) {
   const auto pages = render_channel_pages(listing, touched);
+  if (!on_stage) {
+    // Nothing watches the stages: each tier is put at once (in parallel on a folder store), project
+    // pages before the root pages that link them, the channel's root page last.
+    std::vector<std::vector<ObjectPut>> tiers(3);
+    for (const auto& page : pages) {
+      const std::string dir = page.dir.empty() ? scan.base : scan.key(page.dir);
+      auto& tier = tiers[page.listing ? 0 : page.dir.empty() ? 2 : 1];
+      if (page.listing)
+        tier.push_back({dir + "/" + std::string(k_listing_cache), *page.listing, k_text_type});
+      tier.push_back({dir + "/index.json", page.json, k_simple_json_type});
+      tier.push_back({dir + "/index.html", page.html, k_html_type});
+    }
+    for (const auto& tier : tiers) {
+      if (auto status = store.put_many(tier); !status) return tl::unexpected(status.error());
+    }
+    return pages.size();
+  }
   for (const auto& page : pages) {
     const std::string dir = page.dir.empty() ? scan.base : scan.key(page.dir);
     if (page.listing) {
@@ -178,11 +250,14 @@ Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, con
 Result<std::vector<StoredFile>> list_channel(ObjectStore& store, Channel channel) {
   auto scan = scan_channel(store, channel);
   if (!scan) return tl::unexpected(scan.error());
+  std::vector<ProjectRef> refs;
+  for (const auto& entry : scan->folders) refs.push_back(entry.first);
+  auto folders = read_folders(store, *scan, refs);
+  if (!folders) return tl::unexpected(folders.error());
   std::vector<StoredFile> out;
-  for (const auto& [ref, wheels] : scan->folders) {
-    auto files = read_folder(store, *scan, ref);
-    if (!files) return tl::unexpected(files.error());
-    for (auto& info : *files) {
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const ProjectRef& ref = refs[i];
+    for (auto& info : (*folders)[i]) {
       std::string key = scan->folder_key(ref) + "/" + info.filename;
       std::filesystem::path path = store.describe(key);
       out.push_back({ref.first, std::move(info), std::move(path), std::move(key)});

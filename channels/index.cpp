@@ -1,5 +1,6 @@
 #include "channels/index.hpp"
 #include "channels/listing_cache.hpp"
+#include "core/parallel.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
@@ -240,8 +241,6 @@ std::string render_root_json(const std::vector<std::string>& projects) {
 
 std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
                                                const std::set<ProjectRef>* touched) {
-  std::vector<RenderedPage> pages;
-  std::map<std::string, std::vector<IndexedFile>> combined;
   std::set<std::string> touched_variants;
   std::set<std::string> touched_projects;
   if (touched) {
@@ -250,39 +249,72 @@ std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
       touched_projects.insert(project);
     }
   }
+  // The folders to render, in listing order; each is sorted and rendered on its own core.
+  struct Folder {
+    const std::string* variant;
+    const std::string* project;
+    const std::vector<FileInfo>* infos;
+    bool page;
+    bool in_combined;
+    std::vector<IndexedFile> files;
+    std::optional<RenderedPage> rendered;
+  };
+  std::vector<Folder> folders;
+  for (const auto& [variant, projects] : listing) {
+    for (const auto& [project, infos] : projects) {
+      const bool page = !touched || touched->count({variant, project}) != 0;
+      const bool in_combined = !touched || touched_projects.count(project) != 0;
+      if (page || in_combined) folders.push_back({&variant, &project, &infos, page, in_combined, {}, {}});
+    }
+  }
+  (void)core::parallel_for(folders.size(), [&](std::size_t i) -> Status {
+    auto& folder = folders[i];
+    for (const auto& info : *folder.infos) folder.files.push_back({info, url_escape_path(info.filename)});
+    sort_by_version(folder.files);
+    const std::string& project = *folder.project;
+    if (folder.page) {
+      folder.rendered =
+          RenderedPage{*folder.variant + "/" + project, render_project_html(project, folder.files),
+                       render_project_json(project, folder.files), render_listing(folder.files)};
+    }
+    if (folder.in_combined) {
+      for (auto& file : folder.files) file.url = "../" + *folder.variant + "/" + project + "/" + file.url;
+    }
+    return {};
+  });
+
+  std::vector<RenderedPage> pages;
+  std::map<std::string, std::vector<IndexedFile>> combined;
   std::set<std::string> all_projects;
+  std::size_t next = 0;
   for (const auto& [variant, projects] : listing) {
     std::vector<std::string> names;
     for (const auto& [project, infos] : projects) {
       names.push_back(project);
       all_projects.insert(project);
-      const bool page = !touched || touched->count({variant, project}) != 0;
-      const bool in_combined = !touched || touched_projects.count(project) != 0;
-      if (!page && !in_combined) continue;
-      std::vector<IndexedFile> files;
-      for (const auto& info : infos) files.push_back({info, url_escape_path(info.filename)});
-      sort_by_version(files);
-      if (page) {
-        pages.push_back({variant + "/" + project, render_project_html(project, files),
-                         render_project_json(project, files), render_listing(files)});
-      }
-      if (in_combined) {
+      if (next == folders.size() || folders[next].infos != &infos) continue;
+      auto& folder = folders[next++];
+      if (folder.rendered) pages.push_back(std::move(*folder.rendered));
+      if (folder.in_combined) {
         auto& all = combined[project];
-        for (auto& file : files) {
-          file.url = "../" + variant + "/" + project + "/" + file.url;
-          all.push_back(std::move(file));
-        }
+        std::move(folder.files.begin(), folder.files.end(), std::back_inserter(all));
       }
     }
     if (!touched || touched_variants.count(variant) != 0) {
       pages.push_back({variant, render_root_html(names), render_root_json(names), std::nullopt});
     }
   }
-  for (auto& [project, files] : combined) {
-    sort_by_version(files);
-    pages.push_back(
-        {project, render_project_html(project, files), render_project_json(project, files), std::nullopt});
-  }
+  std::vector<std::pair<const std::string*, std::vector<IndexedFile>*>> merged;
+  for (auto& [project, files] : combined) merged.emplace_back(&project, &files);
+  std::vector<RenderedPage> combined_pages(merged.size());
+  (void)core::parallel_for(merged.size(), [&](std::size_t i) -> Status {
+    const auto& [project, files] = merged[i];
+    sort_by_version(*files);
+    combined_pages[i] = {*project, render_project_html(*project, *files),
+                         render_project_json(*project, *files), std::nullopt};
+    return {};
+  });
+  std::move(combined_pages.begin(), combined_pages.end(), std::back_inserter(pages));
   const std::vector<std::string> names(all_projects.begin(), all_projects.end());
   if (!listing.empty()) pages.push_back({"", render_root_html(names), render_root_json(names), std::nullopt});
   return pages;

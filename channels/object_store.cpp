@@ -1,9 +1,18 @@
 #include "channels/object_store.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
 #include <system_error>
 
 #include "channels/store.hpp"
+#include "core/parallel.hpp"
 #include "platform/digest.hpp"
 #include "platform/file_lock.hpp"
 #include "platform/fs.hpp"
@@ -145,6 +154,65 @@ Result<std::optional<std::string>> FilesystemObjectStore::get(const std::string&
   return std::optional<std::string>(std::move(*text));
 }
 
+Status ObjectStore::get_many(const std::vector<std::string>& keys, const ObjectVisitor& visit) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    auto bytes = get(keys[i]);
+    if (!bytes) return tl::unexpected(bytes.error());
+    if (auto status = visit(i, std::move(*bytes)); !status) return status;
+  }
+  return {};
+}
+
+Status ObjectStore::put_many(const std::vector<ObjectPut>& objects) {
+  for (const auto& object : objects) {
+    if (auto status = put(object.key, object.bytes, object.content_type); !status) return status;
+  }
+  return {};
+}
+
+Status FilesystemObjectStore::get_many(const std::vector<std::string>& keys, const ObjectVisitor& visit) {
+  // Runs of keys in one folder: a folder's sidecars are opened relative to one directory handle,
+  // and folders are read on every core (a rebuild reads 100,000 of them).
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  const auto folder_of = [](const std::string& key) {
+    const auto slash = key.rfind('/');
+    return std::string_view(key).substr(0, slash == std::string::npos ? 0 : slash);
+  };
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (runs.empty() || folder_of(keys[runs.back().first]) != folder_of(keys[i])) runs.emplace_back(i, i);
+    runs.back().second = i + 1;
+  }
+  return core::parallel_for(runs.size(), [&](std::size_t r) -> Status {
+    const auto [first, last] = runs[r];
+    for (std::size_t i = first; i < last; ++i) {
+      if (auto checked = path_of(keys[i]); !checked) return tl::unexpected(checked.error());
+    }
+    const std::string folder(folder_of(keys[first]));
+    auto dir = platform::Directory::open(folder.empty() ? m_root : m_root / folder);
+    for (std::size_t i = first; i < last; ++i) {
+      std::optional<std::string> bytes;
+      if (dir) {
+        auto text = dir->read(keys[i].substr(folder.empty() ? 0 : folder.size() + 1));
+        if (text) {
+          bytes = std::move(*text);
+        } else if (text.error().category() != ErrorCategory::not_found) {
+          return tl::unexpected(text.error());
+        }
+      } else if (dir.error().category() != ErrorCategory::not_found) {
+        return tl::unexpected(dir.error());
+      }
+      if (auto status = visit(i, std::move(bytes)); !status) return status;
+    }
+    return {};
+  });
+}
+
+Status FilesystemObjectStore::put_many(const std::vector<ObjectPut>& objects) {
+  return core::parallel_for(objects.size(), [&](std::size_t i) {
+    return put(objects[i].key, objects[i].bytes, objects[i].content_type);
+  });
+}
+
 Status FilesystemObjectStore::download(const std::string& key, const fs::path& to) {
   auto target = path_of(key);
   if (!target) return tl::unexpected(target.error());
@@ -162,28 +230,78 @@ Result<std::optional<ObjectInfo>> FilesystemObjectStore::head(const std::string&
   return std::optional<ObjectInfo>(ObjectInfo{key, size, "", ""});
 }
 
+namespace {
+
+bool temporary_name(std::string_view name) {
+  return name.ends_with(".partial") || name.ends_with(".download") ||
+         name.find(".tmp.") != std::string_view::npos;
+}
+
+// Appends the regular files under the open directory `fd` (whose key is `folder_key`, "" or ending in
+// '/') whose keys start with `prefix`. Names are looked up relative to their folder's descriptor:
+// a stat by full path per file cost a rebuild of 200,000 objects more than reading its sidecars.
+// Folder symlinks are not followed, file symlinks are (as std::filesystem's walk does).
+Status walk_folder(int fd, const std::string& folder_key, const fs::path& where, const std::string& prefix,
+                   Temporaries temporaries, std::vector<ObjectInfo>& out) {
+  DIR* dir = ::fdopendir(fd);
+  if (dir == nullptr) {
+    const int error = errno;
+    ::close(fd);
+    return fail(ErrorCategory::io, "cannot list " + where.string() + ": " + std::strerror(error));
+  }
+  const std::unique_ptr<DIR, int (*)(DIR*)> closer(dir, ::closedir);
+  for (;;) {
+    errno = 0;
+    const dirent* entry = ::readdir(dir);
+    if (entry == nullptr) break;
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    unsigned char type = entry->d_type;
+    struct stat info {};
+    if (type == DT_UNKNOWN) {
+      if (::fstatat(fd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      type = S_ISDIR(info.st_mode) ? DT_DIR : S_ISLNK(info.st_mode) ? DT_LNK : DT_REG;
+    }
+    std::string key = folder_key + name;
+    if (type == DT_DIR) {
+      key += '/';
+      if (!key.starts_with(prefix) && !prefix.starts_with(key)) continue;  // outside the prefix
+      const int child = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+      if (child < 0) {
+        return fail(ErrorCategory::io,
+                    "cannot list " + (where / name).string() + ": " + std::strerror(errno));
+      }
+      if (auto status = walk_folder(child, key, where / name, prefix, temporaries, out); !status)
+        return status;
+      continue;
+    }
+    if (type != DT_REG && type != DT_LNK) continue;
+    if (temporary_name(name) && temporaries == Temporaries::hide) continue;  // in-flight writes
+    if (!key.starts_with(prefix)) continue;
+    if (::fstatat(fd, name.c_str(), &info, 0) != 0 || !S_ISREG(info.st_mode)) continue;
+    out.push_back({std::move(key), static_cast<std::uint64_t>(info.st_size), "", ""});
+  }
+  if (errno != 0)
+    return fail(ErrorCategory::io, "cannot list " + where.string() + ": " + std::strerror(errno));
+  return {};
+}
+
+}  // namespace
+
 Result<std::vector<ObjectInfo>> FilesystemObjectStore::list(const std::string& prefix,
                                                             Temporaries temporaries) {
   std::vector<ObjectInfo> out;
   // Walk only the deepest folder the prefix names, not the whole store.
   const auto slash = prefix.rfind('/');
-  const fs::path start = slash == std::string::npos ? m_root : m_root / prefix.substr(0, slash);
-  std::error_code error;
-  if (!fs::is_directory(start, error)) return out;
-  for (auto it = fs::recursive_directory_iterator(start, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (!it->is_regular_file()) continue;
-    const std::string name = it->path().filename().string();
-    const bool temporary =
-        name.ends_with(".partial") || name.ends_with(".download") || name.find(".tmp.") != std::string::npos;
-    if (temporary && temporaries == Temporaries::hide) continue;  // in-flight writes
-    std::string key = it->path().lexically_relative(m_root).generic_string();
-    if (!key.starts_with(prefix)) continue;
-    std::error_code size_error;
-    const auto size = it->file_size(size_error);
-    out.push_back({std::move(key), size_error ? 0 : size, "", ""});
+  const std::string folder_key = slash == std::string::npos ? "" : prefix.substr(0, slash + 1);
+  const fs::path start = folder_key.empty() ? m_root : m_root / folder_key.substr(0, slash);
+  const int fd = ::open(start.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return out;
+    return fail(ErrorCategory::io, "cannot list " + start.string() + ": " + std::strerror(errno));
   }
-  if (error) return fail(ErrorCategory::io, "cannot list " + start.string() + ": " + error.message());
+  if (auto status = walk_folder(fd, folder_key, start, prefix, temporaries, out); !status)
+    return tl::unexpected(status.error());
   std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
   return out;
 }
@@ -214,8 +332,7 @@ Result<std::vector<std::string>> FilesystemObjectStore::children(const std::stri
   for (auto it = fs::directory_iterator(dir, error); !error && it != fs::directory_iterator();
        it.increment(error)) {
     const std::string name = it->path().filename().string();
-    if (name.ends_with(".partial") || name.ends_with(".download") || name.find(".tmp.") != std::string::npos)
-      continue;
+    if (temporary_name(name)) continue;
     std::error_code type_error;
     out.push_back(it->is_directory(type_error) ? name + "/" : name);
   }

@@ -5,6 +5,7 @@
 // read-modify-write (publish, promote, prune, yank, rebuild) hold the store's lock().
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,15 @@ struct ObjectInfo {
 };
 
 enum class PutResult { created, identical };
+
+struct ObjectPut {
+  std::string key;
+  std::string_view bytes;  // owned by the caller until put_many returns
+  std::string content_type;
+};
+
+// Receives the bytes of keys[index] (nullopt: absent) from get_many.
+using ObjectVisitor = std::function<Status(std::size_t index, std::optional<std::string> bytes)>;
 
 // Held while a channel command reads the store and writes what it read into pages; released on
 // destruction.
@@ -45,6 +55,13 @@ public:
   // Writes or replaces `key` (index pages, sidecars); readers see the old or the new object.
   virtual Status put(const std::string& key, std::string_view bytes, const std::string& content_type) = 0;
   virtual Result<std::optional<std::string>> get(const std::string& key) = 0;  // nullopt: absent
+  // Reads many small objects (sidecars) and hands each to `visit`, in any order and possibly from
+  // several threads at once (each index once); stops at the first error, `visit`'s included, and
+  // returns it. The default gets them one after another.
+  virtual Status get_many(const std::vector<std::string>& keys, const ObjectVisitor& visit);
+  // put() for each object, possibly several at once and in any order; stops at the first error.
+  // The default puts them one after another, in order.
+  virtual Status put_many(const std::vector<ObjectPut>& objects);
   virtual Status download(const std::string& key, const std::filesystem::path& target) = 0;
   virtual Result<std::optional<ObjectInfo>> head(const std::string& key) = 0;  // nullopt: absent
   // Every object whose key starts with `prefix`, sorted by key.
@@ -74,6 +91,9 @@ public:
                                   const std::string& sha256_hex, const std::string& content_type) override;
   Status put(const std::string& key, std::string_view bytes, const std::string& content_type) override;
   Result<std::optional<std::string>> get(const std::string& key) override;
+  // Both in parallel: keys are grouped by folder, each folder read through one directory handle.
+  Status get_many(const std::vector<std::string>& keys, const ObjectVisitor& visit) override;
+  Status put_many(const std::vector<ObjectPut>& objects) override;
   Status download(const std::string& key, const std::filesystem::path& target) override;
   Result<std::optional<ObjectInfo>> head(const std::string& key) override;
   Result<std::vector<ObjectInfo>> list(const std::string& prefix,

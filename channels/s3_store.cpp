@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -139,40 +140,39 @@ public:
 
   Result<std::vector<ObjectInfo>> list(const std::string& prefix, Temporaries) override {
     std::vector<ObjectInfo> out;
-    const std::string base = m_options.location.prefix.empty() ? "" : m_options.location.prefix + "/";
-    std::string token;
-    for (;;) {
-      // Parameters in sorted order: libcurl 7.88 signs the query string as written.
-      std::string query;
-      if (!token.empty()) query += "continuation-token=" + encode_query_value(token) + "&";
-      query += "list-type=2&max-keys=" + std::to_string(m_options.list_page_size) +
-               "&prefix=" + encode_query_value(base + prefix);
-      auto response = send({.method = "GET", .query = query, .where = prefix});
-      if (!response) return tl::unexpected(response.error());
-      if (response->status != 200) return tl::unexpected(error_of(*response, "LIST", prefix));
-      const std::string_view xml = response->body;
-      for (auto at = xml.find("<Contents>"); at != std::string_view::npos;
-           at = xml.find("<Contents>", at + 1)) {
-        const auto end = xml.find("</Contents>", at);
-        const std::string_view entry =
-            xml.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    auto listed = list_pages(prefix, false, [&](std::string_view xml) {
+      for_each_entry(xml, "Contents", [&](std::string_view entry) {
         auto key = xml_value(entry, "Key");
-        if (!key || !key->starts_with(base)) continue;
+        if (!key || !key->starts_with(base_prefix())) return;
         ObjectInfo info;
-        info.key = key->substr(base.size());
+        info.key = key->substr(base_prefix().size());
         info.size = std::strtoull(xml_value(entry, "Size").value_or("0").c_str(), nullptr, 10);
         info.etag = xml_value(entry, "ETag").value_or("");
         out.push_back(std::move(info));
-      }
-      if (xml_value(xml, "IsTruncated").value_or("false") != "true") break;
-      auto next = xml_value(xml, "NextContinuationToken");
-      if (!next || next->empty() || *next == token) {
-        return fail(ErrorCategory::network,
-                    "S3 listing of " + describe(prefix) + " is truncated but gave no new continuation token");
-      }
-      token = std::move(*next);
-    }
+      });
+    });
+    if (!listed) return tl::unexpected(listed.error());
     std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+    return out;
+  }
+
+  // One delimited listing: the folders come back as common prefixes, so a publish reads one level
+  // of a channel instead of every object in it.
+  Result<std::vector<std::string>> children(const std::string& prefix) override {
+    std::vector<std::string> out;
+    const std::string under = base_prefix() + prefix;
+    const auto child_of = [&](const std::optional<std::string>& key) {
+      if (key && key->size() > under.size() && key->starts_with(under))
+        out.push_back(key->substr(under.size()));
+    };
+    auto listed = list_pages(prefix, true, [&](std::string_view xml) {
+      for_each_entry(xml, "Contents", [&](std::string_view entry) { child_of(xml_value(entry, "Key")); });
+      for_each_entry(xml, "CommonPrefixes",
+                     [&](std::string_view entry) { child_of(xml_value(entry, "Prefix")); });
+    });
+    if (!listed) return tl::unexpected(listed.error());
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
 
@@ -201,6 +201,47 @@ public:
   }
 
 private:
+  std::string base_prefix() const {
+    return m_options.location.prefix.empty() ? "" : m_options.location.prefix + "/";
+  }
+
+  // Calls each(entry) for the text of every <tag>...</tag> in `xml`.
+  template <typename Each>
+  static void for_each_entry(std::string_view xml, std::string_view tag, const Each& each) {
+    const std::string open = "<" + std::string(tag) + ">";
+    const std::string close = "</" + std::string(tag) + ">";
+    for (auto at = xml.find(open); at != std::string_view::npos; at = xml.find(open, at + 1)) {
+      const auto end = xml.find(close, at);
+      each(xml.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+    }
+  }
+
+  // Every page of a ListObjectsV2 of `prefix` (one level of it when `delimited`), in turn to `page`.
+  Status list_pages(const std::string& prefix, bool delimited,
+                    const std::function<void(std::string_view)>& page) {
+    std::string token;
+    for (;;) {
+      // Parameters in sorted order: libcurl 7.88 signs the query string as written.
+      std::string query;
+      if (!token.empty()) query += "continuation-token=" + encode_query_value(token) + "&";
+      if (delimited) query += "delimiter=" + encode_query_value("/") + "&";
+      query += "list-type=2&max-keys=" + std::to_string(m_options.list_page_size) +
+               "&prefix=" + encode_query_value(base_prefix() + prefix);
+      auto response = send({.method = "GET", .query = query, .where = prefix});
+      if (!response) return tl::unexpected(response.error());
+      if (response->status != 200) return tl::unexpected(error_of(*response, "LIST", prefix));
+      page(response->body);
+      const std::string_view xml = response->body;
+      if (xml_value(xml, "IsTruncated").value_or("false") != "true") return {};
+      auto next = xml_value(xml, "NextContinuationToken");
+      if (!next || next->empty() || *next == token) {
+        return fail(ErrorCategory::network,
+                    "S3 listing of " + describe(prefix) + " is truncated but gave no new continuation token");
+      }
+      token = std::move(*next);
+    }
+  }
+
   struct Call {
     std::string method;
     std::optional<std::string> key{};  // nullopt: the bucket itself

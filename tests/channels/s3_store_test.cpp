@@ -148,6 +148,42 @@ TEST_F(S3StoreTest, ListFollowsContinuationTokensAndStripsThePrefix) {
   EXPECT_EQ(all->size(), 6U);
 }
 
+TEST_F(S3StoreTest, ChildrenIsOneDelimitedLevelAndAgreesWithTheDerivedListing) {
+  ASSERT_GT(s_server->port(), 0);
+  // One page, and an object directly in each folder (as a channel's variants and projects have):
+  // s3rver counts only objects against max-keys, resumes a delimited listing after the last object,
+  // and reports a folder only from an object right inside it; AWS has none of these limits.
+  auto s3 = store(options());
+  for (const char* key :
+       {"w/cpu/.relforge-variant", "w/cpu/mini/a.whl", "w/cpu/mini/b.whl", "w/cu126/c.txt",
+        "w/cu126/mini/c.whl", "w/cu130/d.txt", "w/index.html", "w/index.json", "w2/e.whl"}) {
+    ASSERT_TRUE(s3->put(key, "x", "text/plain"));
+  }
+  const std::vector<std::string> top = {"cpu/", "cu126/", "cu130/", "index.html", "index.json"};
+  auto children = s3->children("w/");
+  ASSERT_TRUE(children) << children.error().describe();
+  EXPECT_EQ(*children, top);
+  EXPECT_EQ(s3->ObjectStore::children("w/").value(), top);
+  const std::vector<std::string> cpu = {".relforge-variant", "mini/"};
+  EXPECT_EQ(s3->children("w/cpu/").value(), cpu);
+  EXPECT_EQ(s3->ObjectStore::children("w/cpu/").value(), cpu);
+  EXPECT_TRUE(s3->children("nothing/").value().empty());
+}
+
+TEST_F(S3StoreTest, GetManyHandsOverEveryKeyAndAbsentOnesAsNothing) {
+  ASSERT_GT(s_server->port(), 0);
+  auto s3 = store(options());
+  ASSERT_TRUE(s3->put("m/a.json", "A", "text/plain"));
+  ASSERT_TRUE(s3->put("m/b/c.json", "C", "text/plain"));
+  const std::vector<std::string> keys = {"m/a.json", "m/gone.json", "m/b/c.json"};
+  std::vector<std::optional<std::string>> got(keys.size(), std::string("unset"));
+  ASSERT_TRUE(s3->get_many(keys, [&](std::size_t i, std::optional<std::string> bytes) -> Status {
+    got[i] = std::move(bytes);
+    return {};
+  }));
+  EXPECT_EQ(got, (std::vector<std::optional<std::string>>{"A", std::nullopt, "C"}));
+}
+
 TEST_F(S3StoreTest, CopyKeepsBytesAndTheShaMetadata) {
   ASSERT_GT(s_server->port(), 0);
   auto s3 = store(options());
