@@ -77,6 +77,12 @@ TEST(ObjectStoreGetMany, StopsAtTheFirstErrorAndRefusesKeysOutsideTheStore) {
                                 [](std::size_t, std::optional<std::string>) -> Status { return {}; });
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
+  for (const std::string key : {"/etc/passwd", "a/../../x", ""}) {
+    auto outside = store.get(key);
+    ASSERT_FALSE(outside) << key;
+    EXPECT_EQ(outside.error().category(), ErrorCategory::invalid_input) << key;
+    EXPECT_FALSE(store.put(key, "x", "")) << key;
+  }
   auto failed = store.get_many({"a/x.json"}, [](std::size_t, std::optional<std::string>) -> Status {
     return fail(ErrorCategory::integrity, "bad sidecar");
   });
