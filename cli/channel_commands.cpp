@@ -19,6 +19,7 @@
 #include "channels/publish.hpp"
 #include "channels/s3_store.hpp"
 #include "channels/store.hpp"
+#include "cli/channel_root.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 
@@ -35,18 +36,6 @@ std::string now_utc() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
   return text;
-}
-
-// Where the store lives: --root, else $RELFORGE_CHANNEL_ROOT, else ./channels.
-fs::path store_root(const Runtime& runtime, const std::string& option) {
-  if (!option.empty()) return option;
-  if (auto env = runtime.getenv("RELFORGE_CHANNEL_ROOT")) return *env;
-  return "channels";
-}
-
-void add_root_option(CLI::App& command, std::string& root) {
-  command.add_option("--root", root,
-                     "Channel store directory (default $RELFORGE_CHANNEL_ROOT or ./channels)");
 }
 
 // --store s3://bucket/prefix puts the channel tree in an S3-compatible bucket; any other --store

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/serve.hpp"
+#include "cli/channel_root.hpp"
 #include "cli/commands.hpp"
 #include "platform/http_server.hpp"
 
@@ -15,13 +16,6 @@ namespace relforge::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Where the store lives: --root, else $RELFORGE_CHANNEL_ROOT, else ./channels (as for publish).
-fs::path serve_root(const Runtime& runtime, const std::string& option) {
-  if (!option.empty()) return option;
-  if (auto env = runtime.getenv("RELFORGE_CHANNEL_ROOT")) return *env;
-  return "channels";
-}
 
 struct ServeFlags {
   std::string root;
@@ -36,8 +30,7 @@ struct ServeFlags {
 
 void register_serve(CLI::App& command, Runtime& runtime) {
   auto flags = std::make_shared<ServeFlags>();
-  command.add_option("--root", flags->root,
-                     "Channel store directory (default $RELFORGE_CHANNEL_ROOT or ./channels)");
+  add_root_option(command, flags->root);
   command.add_option("--host", flags->host, "Address to bind (default 127.0.0.1)");
   command.add_option("--port", flags->port, "Port (default 8000; 0 picks a free one)");
   command
@@ -52,7 +45,7 @@ void register_serve(CLI::App& command, Runtime& runtime) {
       ->check(CLI::Range(1, 1024));
   add_json_flag(command, runtime);
   command.callback([&runtime, flags] {
-    const fs::path base = fs::absolute(serve_root(runtime, flags->root));
+    const fs::path base = fs::absolute(store_root(runtime, flags->root));
     if (!fs::is_directory(base)) {
       return report_error(
           runtime, Error(ErrorCategory::not_found, "channel store " + base.string() +

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "core/text.hpp"
+
 namespace relforge::platform {
 namespace {
 
@@ -37,15 +39,9 @@ bool is_token(std::string_view text) {
   return true;
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (auto& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-std::string_view trim(std::string_view text) {
+// Optional whitespace is SP and HTAB only (RFC 9110); core::trim would also eat a bare CR, which
+// must stay visible so the request is refused.
+std::string_view ows_trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
   return text;
@@ -128,8 +124,8 @@ HeadResult scan_request_head(std::string_view buffer, const HeadLimits& limits) 
     if (colon == std::string_view::npos || !is_token(field_line.substr(0, colon))) {
       return reject(400, "malformed header field");
     }
-    std::string name = lower(field_line.substr(0, colon));
-    const std::string value(trim(field_line.substr(colon + 1)));
+    std::string name = core::to_lower(field_line.substr(0, colon));
+    const std::string value(ows_trim(field_line.substr(colon + 1)));
     if (name == "content-length") {
       ++lengths;
       std::uint64_t length = 0;
@@ -141,7 +137,7 @@ HeadResult scan_request_head(std::string_view buffer, const HeadLimits& limits) 
       head.content_length = length;
     } else if (name == "transfer-encoding") {
       ++encodings;
-      if (lower(value) != "chunked" || encodings > 1)
+      if (core::to_lower(value) != "chunked" || encodings > 1)
         return reject(501, "only Transfer-Encoding: chunked is supported");
       head.chunked = true;
     }
