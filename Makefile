@@ -9,7 +9,7 @@ export CCACHE_NOHASHDIR := 1
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
 
-.PHONY: all deps build test demo bench format format-check clean fuzz fuzz-build
+.PHONY: all deps build test demo bench bench-table format format-check clean fuzz fuzz-build
 SOURCE_DIRS := core platform packaging matrix builders signing channels release ci_relay triage runner_images cli tests bench
 
 all: build
@@ -42,7 +42,11 @@ demo: release
 	@bash scripts/demo.sh $(RELEASE_BIN)
 
 bench: release
-	@bash bench/run.sh build/release
+	@bash bench/run.sh build/release $(BENCH)
+
+# The README's benchmark table and bench/results/<date>-<machine>.json, from the last `make bench`.
+bench-table:
+	@/usr/bin/python3 bench/table.py build/release/bench-results.json README.md --save bench/results
 
 format:
 	find $(SOURCE_DIRS) -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/relay_bench_client.hpp"
+#include "bench/report.hpp"
 #include "ci_relay/hmac.hpp"
 #include "ci_relay/relay.hpp"
 #include "ci_relay/service.hpp"
@@ -183,7 +184,7 @@ int main(int argc, char** argv) {
   auto mode = relay->db().prepare("PRAGMA journal_mode");
   const std::string journal = mode && *mode->step() ? mode->column_text(0) : "?";
   const double rate = deliveries / seconds;
-  const bool pass = rate >= 5000 && bad == 0 && stored == deliveries;
+  const bool pass = bad == 0 && stored == deliveries;  // every delivery acknowledged and stored
   std::cout << "relay ingest: " << deliveries << " signed workflow_job deliveries over " << connections
             << " keep-alive connections in " << seconds << " s\n";
   std::cout << "  acknowledged durably: " << static_cast<long>(rate) << " deliveries/s, latency p50 "
@@ -202,9 +203,26 @@ int main(int argc, char** argv) {
             << " CPU-s";
   if (left_after_run > 0) std::cout << " (" << drain_cpu * 1e6 / left_after_run << " us each)";
   std::cout << "\n";
-  std::cout << "relay ingest" << (worker ? "" : " (normaliser deferred: --no-worker)") << ": "
-            << static_cast<long>(rate) << " deliveries/s, p99 " << bench::percentile(latencies, 99)
-            << " ms (target >= 5000/s durable) " << (pass ? "PASS" : "FAIL") << "\n";
+  const std::string input =
+      std::to_string(deliveries) + " signed workflow_job deliveries over " + std::to_string(connections) +
+      " keep-alive loopback connections, fsync per commit" + (worker ? "" : ", normaliser deferred");
+  const double p99 = bench::percentile(latencies, 99);
+  bench::record(
+      {{"name", "relay ingest, durable"},
+       {"input", input},
+       {"figure", {{"value", pass ? rate : 0.0}, {"unit", "deliveries/s"}}},
+       {"target", bench::target("figure", ">=", 7500, ">= 7,500/s durable")},
+       {"notes", "p99 " + bench::fixed(p99) + " ms; relay CPU " + bench::fixed(cpu_seconds - client_cpu) +
+                     " s, load generator " + bench::fixed(client_cpu) + " s"}});
+  bench::record({{"name", "relay ingest p99 latency"},
+                 {"input", input},
+                 {"figure", {{"value", p99}, {"unit", "ms"}}},
+                 {"target", bench::target("figure", "<", 25, "< 25 ms")}});
+  bench::record(
+      {{"name", "relay ingest per relay CPU-second"},
+       {"input", input},
+       {"figure", {{"value", deliveries / (cpu_seconds - client_cpu)}, {"unit", "deliveries/CPU-s"}}},
+       {"target", {{"op", "report"}, {"text", "reported"}}}});
   fs::remove_all(dir);
   return 0;
 }

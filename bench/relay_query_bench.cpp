@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "bench/relay_bench_client.hpp"
+#include "bench/report.hpp"
 #include "ci_relay/relay.hpp"
 #include "ci_relay/service.hpp"
 #include "platform/http_server.hpp"
@@ -157,9 +158,14 @@ int main(int argc, char** argv) {
       const double p99 = bench::percentile(latencies, 99);
       const double cpu_ms =
           (bench::process_cpu_seconds() - cpu_start) * 1000 / static_cast<double>(latencies.size());
-      std::cout << "GET " << path << ": p50 " << bench::percentile(latencies, 50) << " ms, p99 " << p99
-                << " ms over " << latencies.size() << " requests (" << body.size() << " bytes), " << cpu_ms
-                << " ms CPU per request (target p99 < 50 ms) " << (p99 < 50 ? "PASS" : "FAIL") << "\n";
+      bench::record({{"name", "relay GET " + path + " p99"},
+                     {"input", std::to_string(commits * 100) + " job rows over " + std::to_string(commits) +
+                                   " commits, " + std::to_string(latencies.size()) + " keep-alive requests"},
+                     {"figure", {{"value", p99}, {"unit", "ms"}}},
+                     {"target", bench::target("figure", "<", 50, "p99 < 50 ms")},
+                     {"notes", "p50 " + bench::fixed(bench::percentile(latencies, 50)) + " ms, " +
+                                   bench::fixed(cpu_ms) + " ms CPU per request, " +
+                                   std::to_string(body.size()) + " bytes"}});
       pass = pass && p99 < 50;
     }
     server.stop();

@@ -1,16 +1,33 @@
 #!/usr/bin/env bash
-# `make bench`: every benchmark, each reported against its named peer in the same run:
-# the compiled bench/*_bench.cpp programs, then the whole-process bench/*_bench.sh scripts.
-set -euo pipefail
+# `make bench`: every benchmark, each reported against its named peer in the same run: the
+# compiled bench/*_bench.cpp programs, then the whole-process bench/*_bench.sh scripts. Every
+# figure goes through bench/record.py; the run's records, with the machine, the commit and the
+# load average, end up in BUILD/bench-results.json (`make bench-table` puts them in the README).
+# Usage: bench/run.sh [BUILD_DIR] [NAME-FILTER]   (a filter runs only benches whose file matches)
+set -uo pipefail
 build=${1:-build/release}
+filter=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
+export BENCH_RESULTS=$build/bench-results.jsonl
+: >"$BENCH_RESULTS"
+failed=()
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for b in "$build"/bench/*_bench; do
   [ -x "$b" ] || continue
+  [[ -z "$filter" || "$(basename "$b")" == *$filter* ]] || continue
   echo "== $(basename "$b")"
-  "$b"
+  "$b" || failed+=("$(basename "$b")")
 done
 for s in "$here"/*_bench.sh; do
   [ -f "$s" ] || continue
+  [[ -z "$filter" || "$(basename "$s")" == *$filter* ]] || continue
   echo "== $(basename "$s" .sh)"
-  RELFORGE="$build/relforge" BUILD_DIR="$build" bash "$s"
+  RELFORGE="$build/relforge" BUILD_DIR="$build" bash "$s" || failed+=("$(basename "$s" .sh)")
 done
+/usr/bin/python3 "$here/collect.py" "$BENCH_RESULTS" "$build/bench-results.json" \
+  --started "$started" --load-before "$load_before" --failed "${failed[*]:-}" --binary "$build/relforge"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "benches that did not run to the end: ${failed[*]}" >&2
+  exit 1
+fi

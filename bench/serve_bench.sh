@@ -3,6 +3,7 @@
 # wrk on loopback, beside `python3 -m http.server` serving the same page's HTML from the same tree.
 # The figure is reported (no target). Env RELFORGE=<release relforge binary>.
 set -euo pipefail
+source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 relforge=${RELFORGE:?set RELFORGE to the relforge binary}
 here=$(cd "$(dirname "$0")" && pwd)
 py=/usr/bin/python3
@@ -40,6 +41,8 @@ ours=$(rps -H "Accept: $accept" "http://127.0.0.1:$port/$page")
 errors=$(grep -E 'Non-2xx|Socket errors' "$tmp/wrk.out" | tr -s ' ' | tr '\n' ' ' || true)
 p99=$(awk '/ 99%/ { print $2 }' "$tmp/wrk.out")
 peer=$(rps "http://127.0.0.1:$peer_port/$page")
-ratio=$(awk -v a="$ours" -v b="$peer" 'BEGIN { printf "%.1f", a / b }')
-echo "serve one project page (42 files, JSON), wrk -t2 -c32 ${duration}s on loopback: relforge $ours req/s (p99 $p99)," \
-  "python3 -m http.server (static HTML) $peer req/s -> ${ratio}x (target: reported) PASS${errors:+ [$errors]}"
+rate_side() { printf '{"label": %s, "wall_s": %s}' "$(json_string "$1")" "$(awk -v r="$2" 'BEGIN { printf "%.8f", 1 / r }')"; }
+record "{\"name\": \"serve one project page\", \"input\": \"a 42-file project page (PEP 691 JSON for relforge, static HTML for the peer), wrk -t2 -c32 ${duration}s on loopback; time per request\",
+  \"ours\": $(rate_side "relforge serve ($ours req/s, p99 $p99)" "$ours"),
+  \"peer\": $(rate_side "python3 -m http.server ($peer req/s)" "$peer"),
+  \"target\": {\"op\": \"report\", \"text\": \"reported\"}${errors:+, \"notes\": \"$errors\"}}"

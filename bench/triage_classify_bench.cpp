@@ -20,6 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/report.hpp"
+
+namespace bench = relforge::bench;
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -203,12 +207,29 @@ int main(int argc, char** argv) {
       {"/usr/bin/env", "LC_ALL=C", "grep", "-E", "-c", "-f", (dir / "patterns.ere").string(), log.string()},
       "/dev/null");
   report("grep -E -c -f patterns:   ", grep);
+  const std::string input = std::to_string(static_cast<long>(mb)) +
+                            " MB GitHub Actions log (timestamps, ANSI, " +
+                            "pytest/ninja/pip chatter, failures near the end), " +
+                            std::to_string(rules.size()) + " built-in patterns, one core";
+  const auto ours_side =
+      bench::side("relforge triage classify", ours.seconds, ours.cpu_seconds, ours.max_rss_mb);
   if (rg) {
-    std::cout << "ratio relforge/rg:   " << rg->seconds / ours.seconds << " wall, "
-              << rg->cpu_seconds / ours.cpu_seconds << " CPU\n";
+    bench::record({{"name", "triage classify vs rg"},
+                   {"input", input},
+                   {"ours", ours_side},
+                   {"peer", bench::side("rg -c -f patterns", rg->seconds, rg->cpu_seconds, rg->max_rss_mb)},
+                   {"target", bench::target("speedup_cpu", ">=", 1.5, ">= 1.5x rg by CPU time")}});
   }
-  std::cout << "ratio relforge/grep: " << grep.seconds / ours.seconds << " wall, "
-            << grep.cpu_seconds / ours.cpu_seconds << " CPU\n";
+  bench::record(
+      {{"name", "triage classify vs grep"},
+       {"input", input},
+       {"ours", ours_side},
+       {"peer", bench::side("grep -E -c -f patterns", grep.seconds, grep.cpu_seconds, grep.max_rss_mb)},
+       {"target", {{"op", "report"}, {"text", "reported"}}}});
+  bench::record({{"name", "triage classify peak RSS"},
+                 {"input", input},
+                 {"ours", ours_side},
+                 {"target", bench::target("ours_rss_mb", "<", 100, "< 100 MB")}});
   fs::remove_all(dir);
   return ours.status == 0 ? 0 : 1;
 }

@@ -15,8 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/report.hpp"
 #include "packaging/specifier.hpp"
 #include "packaging/version.hpp"
+
+namespace bench = relforge::bench;
 
 namespace {
 
@@ -137,6 +140,11 @@ std::filesystem::path peer_script() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--write-versions") {  // input for version_sort_bench.sh
+    std::ofstream out(argv[2]);
+    for (const auto& line : make_versions(std::stoul(argv[3]))) out << line << '\n';
+    return out ? 0 : 1;
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
@@ -182,10 +190,13 @@ int main(int argc, char** argv) {
               << " vs " << their_increasing << " increasing neighbours)\n";
     return 1;
   }
-  char ratio[32];
-  std::snprintf(ratio, sizeof ratio, "%.1fx", ours / theirs);
-  std::cout << "PEP 440 parse+compare: relforge " << with_commas(ours) << " versions/s vs packaging "
-            << with_commas(theirs) << " versions/s (" << ratio << ") on "
-            << with_commas(static_cast<double>(lines.size())) << " versions\n";
+  const double count = static_cast<double>(lines.size());
+  bench::record(
+      {{"name", "PEP 440 parse+compare, in-process"},
+       {"input", with_commas(count) + " index-like versions, parse each and compare with the previous, "
+                                      "best pass of >= 1 s"},
+       {"ours", bench::side("relforge (packaging/version)", count / ours, -1)},
+       {"peer", bench::side("python3 packaging (Debian), same loop", count / theirs, -1)},
+       {"target", {{"op", "report"}, {"text", "reported"}}}});
   return 0;
 }

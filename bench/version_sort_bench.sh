@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Whole-process PEP 440 work as users call it in loops and pipes:
+#  1. `relforge version sort` of 200,000 versions (the version_bench mix: releases, nightlies,
+#     candidates, local variants, odd spellings) against `sorted(map(Version, lines))` with
+#     packaging 26.3 (the oracle beside the checkout; Debian's 23.0 when it is absent), both as a
+#     whole process reading the same file, both outputs checked equal. Target >= 30x by CPU time.
+#  2. Start-up bound commands: `relforge version compare` and `relforge wheel parse` of one name,
+#     median of 21 runs each. Target < 5 ms wall.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+relforge=$(realpath "${RELFORGE:?set RELFORGE to the relforge binary}")
+build=${BUILD_DIR:-$(dirname "$relforge")}
+BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/relforge-version-sort-bench.XXXXXX")
+trap 'rm -rf "$BENCH_TMP"' EXIT
+oracle=$(cd "$here/../.." && pwd)/shared/oracles/packaging-26.3
+peer_name="packaging 26.3"
+[ -d "$oracle/packaging" ] || { oracle=""; peer_name="packaging $(/usr/bin/python3 -c 'import packaging; print(packaging.__version__)') (Debian)"; }
+
+"$build/bench/version_bench" --write-versions "$BENCH_TMP/versions.txt" 200000
+cat >"$BENCH_TMP/peer.py" <<'PY'
+import sys
+from packaging.version import Version
+with open(sys.argv[1], encoding="utf-8") as handle:
+    lines = handle.read().splitlines()
+sys.stdout.write("\n".join(sorted(lines, key=Version)) + "\n")
+PY
+ours=() peer=()
+for _ in 1 2 3; do
+  BENCH_OUT=$BENCH_TMP/ours.txt ours+=("$(measure sh -c "exec \"\$0\" version sort <\"\$1\"" "$relforge" "$BENCH_TMP/versions.txt")")
+  BENCH_OUT=$BENCH_TMP/peer.txt peer+=("$(PYTHONPATH=$oracle measure /usr/bin/python3 "$BENCH_TMP/peer.py" "$BENCH_TMP/versions.txt")")
+done
+cmp -s "$BENCH_TMP/ours.txt" "$BENCH_TMP/peer.txt" || {
+  echo "version sort: relforge and $peer_name order the versions differently:" >&2
+  diff "$BENCH_TMP/ours.txt" "$BENCH_TMP/peer.txt" | head -5 >&2
+  exit 1
+}
+record "{\"name\": \"version sort, 200,000 versions\", \"input\": \"200,000 index-like PEP 440 versions in a file, whole process, best of 3\",
+  \"ours\": $(side "relforge version sort" "$(best "${ours[@]}")"),
+  \"peer\": $(side "python3 sorted(map(Version, ...)) with $peer_name" "$(best "${peer[@]}")"),
+  \"target\": {\"on\": \"speedup_cpu\", \"op\": \">=\", \"value\": 30, \"text\": \">= 30x by CPU time\"}}"
+
+for command in "version compare 2.7.0rc1 2.7.0" "wheel parse minitensor-2.7.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"; do
+  runs=()
+  for _ in $(seq 21); do
+    # shellcheck disable=SC2086
+    runs+=("$(measure_ns "$relforge" $command)")
+  done
+  record "{\"name\": \"relforge ${command%% [0-9m]*} start-up\", \"input\": \"relforge $command, whole process, median of 21\",
+    \"ours\": $(side "relforge ${command%% [0-9m]*}" "$(median "${runs[@]}")"),
+    \"target\": {\"on\": \"ours_wall_ms\", \"op\": \"<\", \"value\": 5, \"text\": \"< 5 ms wall\"}}"
+done
