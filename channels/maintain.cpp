@@ -235,6 +235,66 @@ Result<PruneResult> run_prune(const PruneOptions& options) {
   return run_prune(options, store);
 }
 
+namespace {
+
+// Every expected file of the wanted version is in the plan and signed, and the plan holds nothing
+// else; otherwise one error naming each blocker. Returns how many cells were checked.
+Result<std::size_t> check_complete(const PromoteOptions& options, const packaging::Version& wanted,
+                                   const std::vector<StoredFile>& plan) {
+  std::map<std::string, const StoredFile*> by_identity;
+  for (const auto& file : plan) {
+    if (auto id = identity_of(file.info.filename)) by_identity.emplace(id->key(), &file);
+  }
+  std::vector<std::string> blockers;
+  std::set<std::string> claimed;
+  std::size_t cells = 0, ready = 0;
+  for (const auto& expected : options.expected_files) {
+    auto id = identity_of(expected.filename);
+    if (!id)
+      return tl::unexpected(id.error().with_context("the release matrix's file for cell " + expected.cell));
+    auto version = packaging::parse_version(id->version);
+    if (!version) return tl::unexpected(version.error());
+    const bool wanted_version = wanted.has_local()
+                                    ? *version == wanted
+                                    : packaging::parse_version(version->public_string()).value() == wanted;
+    if (!wanted_version) continue;
+    ++cells;
+    const auto found = by_identity.find(id->key());
+    if (found == by_identity.end()) {
+      blockers.push_back("cell " + expected.cell + ": " + expected.filename + " is not in the " +
+                         std::string(channel_name(options.from)) + " channel (build and publish it)");
+      continue;
+    }
+    claimed.insert(id->key());
+    if (!found->second->info.provenance) {
+      blockers.push_back("cell " + expected.cell + ": " + found->second->variant + "/" +
+                         found->second->info.filename + " is not signed (relforge sign, then publish again)");
+    } else {
+      ++ready;
+    }
+  }
+  for (const auto& [key, file] : by_identity) {
+    if (!claimed.contains(key)) {
+      blockers.push_back(file->variant + "/" + file->info.filename +
+                         " is no cell of the release matrix (remove it from the channel, or add its cell)");
+    }
+  }
+  if (cells == 0) {
+    return fail(ErrorCategory::invalid_input, "the release matrix has no cell of version " + options.version +
+                                                  "; check --version and the matrix channel");
+  }
+  if (!blockers.empty()) {
+    return fail(ErrorCategory::invalid_input, "release " + options.version + " is incomplete in the " +
+                                                  std::string(channel_name(options.from)) + " channel (" +
+                                                  std::to_string(ready) + " of " + std::to_string(cells) +
+                                                  " cells ready); nothing was promoted:\n  " +
+                                                  core::join(blockers, "\n  "));
+  }
+  return cells;
+}
+
+}  // namespace
+
 Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& store) {
   if (options.from == options.to)
     return fail(ErrorCategory::invalid_input, "--from and --to name the same channel");
@@ -268,6 +328,11 @@ Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& st
                                                   std::string(channel_name(options.from)) +
                                                   " channel: no files for " + core::join(missing, ", ") +
                                                   "; nothing was promoted");
+  }
+  if (!options.expected_files.empty()) {
+    auto complete = check_complete(options, *wanted, result.plan);
+    if (!complete) return tl::unexpected(complete.error());
+    result.cells_checked = *complete;
   }
   // Publish and staging read local files: a folder's own, or downloads (with their bundles) from
   // a bucket.

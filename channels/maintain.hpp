@@ -58,12 +58,21 @@ struct PruneResult {
 Result<PruneResult> run_prune(const PruneOptions& options, ObjectStore& store);
 Result<PruneResult> run_prune(const PruneOptions& options);
 
+// One file the release matrix says a complete release has: the cell that builds it and its name.
+struct ExpectedFile {
+  std::string cell;
+  std::string filename;
+};
+
 struct PromoteOptions {
   std::filesystem::path root;
   Channel from = Channel::test;
   Channel to = Channel::stable;
   std::string version;                       // public version: "2.7.0" takes 2.7.0+cpu, 2.7.0+cu126, ...
   std::vector<std::string> expect_variants;  // every one must have a file
+  // Non-empty: the promote is complete or nothing is copied: every expected file (of the wanted
+  // version) is in `from`, signed, and no other file of that version is.
+  std::vector<ExpectedFile> expected_files;
   std::optional<std::filesystem::path> public_key;
   SignaturePolicy signatures = SignaturePolicy::channel_default;
   std::string upload_time;
@@ -77,6 +86,7 @@ struct PromoteOptions {
 
 struct PromoteResult {
   std::vector<StoredFile> plan;
+  std::size_t cells_checked = 0;         // expected files found complete (0 without expected_files)
   std::vector<PublishedFile> published;  // empty on a dry run
   std::vector<StagedFile> staged;        // with pypi_staging; `planned` on a dry run
 };

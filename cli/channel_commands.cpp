@@ -22,6 +22,7 @@
 #include "cli/channel_root.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/release_matrix.hpp"
 
 namespace relforge::cli {
 namespace {
@@ -191,6 +192,25 @@ Json staged_json(const channels::StagedFile& file) {
           {"sha256", file.sha256},     {"state", k_states[static_cast<int>(file.state)]}};
 }
 
+struct Completeness {
+  bool complete = false;
+  bool skip = false;
+  std::string config;
+  std::string matrix_channel = "release";
+};
+
+Result<std::vector<channels::ExpectedFile>> expected_release_files(const Completeness& completeness,
+                                                                   const std::string& version) {
+  auto config = find_config(completeness.config, std::filesystem::current_path());
+  if (!config) {
+    return fail(ErrorCategory::invalid_input,
+                config.error().message() +
+                    ": a promote to stable checks every cell of the release matrix; pass --config "
+                    "relforge.toml, or --no-complete to promote without that check");
+  }
+  return release_matrix_files(*config, completeness.matrix_channel, version);
+}
+
 void print_staged(Runtime& runtime, const std::vector<channels::StagedFile>& files) {
   for (const auto& file : files) {
     const char* verb = file.state == channels::StagingState::planned  ? "would stage"
@@ -212,12 +232,25 @@ void register_promote(CLI::App& command, Runtime& runtime) {
   auto dry_run = std::make_shared<bool>(false);
   auto flags = std::make_shared<SignatureFlags>();
   auto store = std::make_shared<StoreFlags>();
+  auto completeness = std::make_shared<Completeness>();
   command.add_option("--from", *from, "Source channel (default test)");
   command.add_option("--to", *to, "Destination channel (default stable)");
   command.add_option("--version", options->version, "Version to promote (public part takes every variant)")
       ->required();
   command.add_option("--expect-variant", options->expect_variants,
                      "A variant that must be present (repeatable)");
+  auto* complete = command.add_flag(
+      "--complete", completeness->complete,
+      "Every cell of the release matrix must be in --from, hash-verified and signed, or nothing is "
+      "copied (the default for --to stable)");
+  command.add_flag("--no-complete", completeness->skip, "Promote without checking the release matrix")
+      ->excludes(complete);
+  command.add_option("--config", completeness->config,
+                     "The relforge.toml whose matrix --complete checks (default: found from here upwards)");
+  command
+      .add_option("--matrix-channel", completeness->matrix_channel,
+                  "The matrix channel a complete release has every cell of")
+      ->capture_default_str();
   command.add_flag("--dry-run", *dry_run, "Show the plan and check hashes; copy nothing");
   command.add_option(
       "--pypi-staging", options->pypi_staging,
@@ -228,11 +261,16 @@ void register_promote(CLI::App& command, Runtime& runtime) {
   add_store_options(command, *store, command.get_option("--root"));
   add_signature_flags(command, *flags, options->public_key);
   add_json_flag(command, runtime);
-  command.callback([&runtime, options, from, to, root, dry_run, flags, pypi_variants, store] {
+  command.callback([&runtime, options, from, to, root, dry_run, flags, pypi_variants, store, completeness] {
     auto source = channels::parse_channel(*from);
     if (!source) return report_error(runtime, source.error());
     auto target = channels::parse_channel(*to);
     if (!target) return report_error(runtime, target.error());
+    if (completeness->complete || (*target == channels::Channel::stable && !completeness->skip)) {
+      auto expected = expected_release_files(*completeness, options->version);
+      if (!expected) return report_error(runtime, expected.error());
+      options->expected_files = std::move(*expected);
+    }
     options->from = *source;
     options->to = *target;
     options->dry_run = *dry_run ? channels::DryRun::yes : channels::DryRun::no;
@@ -252,6 +290,8 @@ void register_promote(CLI::App& command, Runtime& runtime) {
       Json staged = Json::array();
       for (const auto& file : result->staged) staged.push_back(staged_json(file));
       runtime.out << Json{{"dry_run", *dry_run},
+                          {"complete", !options->expected_files.empty()},
+                          {"cells_checked", result->cells_checked},
                           {"plan", plan},
                           {"published", published},
                           {"pypi_staged", staged}}
@@ -260,6 +300,9 @@ void register_promote(CLI::App& command, Runtime& runtime) {
     } else {
       runtime.out << "plan: " << result->plan.size() << " file(s) of " << options->version << " from "
                   << *from << " to " << *to << '\n';
+      if (result->cells_checked > 0)
+        runtime.out << "complete: all " << result->cells_checked
+                    << " cells of the release matrix are present, signed and hash-verified\n";
       for (const auto& file : result->plan)
         runtime.out << "  " << file.variant << "/" << file.info.filename << '\n';
       if (*dry_run)

@@ -130,9 +130,9 @@ TEST_P(ChannelsIntegrityE2e, PromoteKilledAtEachStageIsFinishedByARerun) {
     const auto cuda = wheel("mini", version + "+cu126");
     const std::string key = sign({cpu, cuda});
     ASSERT_EQ(cli("publish --channel test" + key + " " + q(cpu) + " " + q(cuda)).exit_code, 0);
-    crash("promote --version " + version + key, stage);
+    crash("promote --no-complete --version " + version + key, stage);
     expect_only_rerun_fixes("promote killed at " + stage);
-    const auto rerun = cli("promote --version " + version + key);
+    const auto rerun = cli("promote --no-complete --version " + version + key);
     ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
     expect_clean();
   }
@@ -289,7 +289,7 @@ TEST_P(ChannelsIntegrityE2e, PromoteStagesPypiCopiesFromEitherStore) {
   ASSERT_EQ(cli("publish --channel test" + key + " " + q(cpu) + " " + q(cuda)).exit_code, 0);
   const fs::path pypi = m_dir.path() / "pypi";
   const auto promoted = cli(
-      "promote --version 2.7.0 --expect-variant cpu --expect-variant cu130 --pypi-staging " + q(pypi) + key);
+      "promote --no-complete --version 2.7.0 --expect-variant cpu --expect-variant cu130 --pypi-staging " + q(pypi) + key);
   ASSERT_EQ(promoted.exit_code, 0) << promoted.err;
   EXPECT_NE(promoted.out.find("published stable/cu130/mini/mini-2.7.0+cu130-py3-none-any.whl (signed)"),
             std::string::npos)
@@ -297,7 +297,7 @@ TEST_P(ChannelsIntegrityE2e, PromoteStagesPypiCopiesFromEitherStore) {
   EXPECT_NE(promoted.out.find("pypi: staged " + (pypi / "mini-2.7.0-py3-none-any.whl").string()),
             std::string::npos)
       << promoted.out;
-  const auto again = cli("promote --version 2.7.0 --pypi-staging " + q(pypi) + key);
+  const auto again = cli("promote --no-complete --version 2.7.0 --pypi-staging " + q(pypi) + key);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("unchanged stable/cpu/mini/mini-2.7.0+cpu-py3-none-any.whl"), std::string::npos);
   expect_clean();
