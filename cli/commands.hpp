@@ -46,6 +46,7 @@ void register_serve(CLI::App& command, Runtime& runtime);
 // Release management (cli/release_commands.cpp).
 void register_release(CLI::App& group, Runtime& runtime);
 void register_version_current(CLI::App& version_group, Runtime& runtime);  // `version current`
+void register_release_notes(CLI::App& release_group, Runtime& runtime);    // `release notes|publish-notes`
 // CI relay (cli/relay_commands.cpp) and triage (cli/triage_commands.cpp).
 void register_relay(CLI::App& group, Runtime& runtime);
 void register_triage(CLI::App& group, Runtime& runtime);

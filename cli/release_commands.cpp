@@ -433,6 +433,7 @@ void register_release(CLI::App& group, Runtime& runtime) {
   register_tag_command(group, runtime, "final", "Tag vX.Y.Z on the commit of the last RC", true);
   register_patch(group, runtime);
   register_status(group, runtime);
+  register_release_notes(group, runtime);
 }
 
 void register_version_current(CLI::App& version_group, Runtime& runtime) {

@@ -42,7 +42,7 @@ Result<ReleaseConfig> parse_release_config(std::string_view toml_text, const std
   const toml::table& table = **release;
   if (auto ok = reader.check_keys(
           table,
-          {"version_file", "main_branch", "last_known_good", "channel_file", "replace", "final_rc_milestone"},
+          {"version_file", "main_branch", "last_known_good", "channel_file", "replace", "final_rc_milestone", "notes"},
           "[release]");
       !ok) {
     return tl::unexpected(ok.error());

@@ -1,0 +1,38 @@
+#pragma once
+// The GitHub REST calls release notes need: a PR's labels, and creating or updating the GitHub
+// Release of a tag (GET releases/tags/TAG, then PATCH it or POST a new one).
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace relforge::release {
+
+struct GitHubApi {
+  std::string url = "https://api.github.com";  // a loopback fake in tests
+  std::string repo;                            // "owner/name"
+  std::string token;                           // a token with contents:write; never printed
+};
+
+// The labels of issue/PR `number` (GET /repos/R/issues/N).
+Result<std::vector<std::string>> pull_request_labels(const GitHubApi& api, int number);
+
+struct GitHubRelease {
+  std::string tag;
+  std::string name;
+  std::string body;  // Markdown
+  bool prerelease = false;
+  bool draft = false;
+};
+
+struct PublishedRelease {
+  bool created = false;  // false: an existing release was updated
+  long long id = 0;
+  std::string html_url;
+};
+
+// Creates the release of `release.tag`, or updates the one that exists; auth errors and any
+// status GitHub gives are named with what to do.
+Result<PublishedRelease> upsert_release(const GitHubApi& api, const GitHubRelease& release);
+
+}  // namespace relforge::release

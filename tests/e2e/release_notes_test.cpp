@@ -1,0 +1,161 @@
+// `relforge release notes` on a real repository (commits made with the git CLI), and `release
+// publish-notes` against a loopback fake of GitHub's REST API that records every request.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/release/repo_fixture.hpp"
+#include "tests/support/run.hpp"
+
+namespace {
+
+using relforge::test::RunResult;
+using relforge::test::shell_quote;
+using relforge::test::TempRepo;
+using Json = nlohmann::json;
+
+// The fake GitHub, started for one test and stopped with it.
+class FakeGitHub {
+public:
+  FakeGitHub(const TempRepo& temp, const std::string& flags) : m_log(temp.root / "github.log") {
+    const auto port_file = temp.root / "github.port";
+    const RunResult started = relforge::test::run_shell(
+        "/usr/bin/python3 " + shell_quote(relforge::test::source_path("tests/e2e/fake_github.py").string()) +
+        " " + shell_quote(m_log.string()) + " " + flags + " >" + shell_quote(port_file.string()) +
+        " 2>&1 & echo $!");
+    m_pid = std::stoi(started.out);
+    for (int i = 0; i < 100 && m_port.empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      const std::string text = relforge::test::slurp(port_file);
+      if (text.rfind("port ", 0) == 0 && text.back() == '\n') m_port = text.substr(5, text.size() - 6);
+    }
+    EXPECT_FALSE(m_port.empty()) << "the fake GitHub did not start: " << relforge::test::slurp(port_file);
+  }
+  ~FakeGitHub() { relforge::test::run_shell("kill " + std::to_string(m_pid) + " 2>/dev/null"); }
+  std::string url() const { return "http://127.0.0.1:" + m_port; }
+  std::vector<Json> requests() const {
+    std::vector<Json> out;
+    std::istringstream lines(relforge::test::slurp(m_log));
+    for (std::string line; std::getline(lines, line);) out.push_back(Json::parse(line));
+    return out;
+  }
+
+private:
+  std::filesystem::path m_log;
+  int m_pid = 0;
+  std::string m_port;
+};
+
+class ReleaseNotesE2e : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_temp.write("version.txt", "0.3.0\n");
+    m_temp.commit_all("Initial import");
+    m_temp.git("tag -a v0.3.0 -m v0.3.0");
+    for (const char* message : {"feat(cuda): add sm_120 kernels (#10)", "fix: wrong stride in matmul (#11)",
+                                "chore: bump ci image (#12)", "Speed up softmax (#13)",
+                                "refactor!: drop Python 3.9 (#14)", "Update README"}) {
+      m_temp.write("log.txt", m_temp.read("version.txt") + message);
+      m_temp.commit_all(message);
+    }
+    m_temp.git("tag -a v0.4.0rc1 -m v0.4.0rc1");
+  }
+  RunResult relforge(const std::string& args, const std::string& env = "") const {
+    return relforge::test::run_shell(env + " " + shell_quote(RELFORGE_BINARY) + " " + args + " --repo " +
+                                     shell_quote(m_temp.work.string()));
+  }
+  TempRepo m_temp;
+};
+
+TEST_F(ReleaseNotesE2e, GroupsTheCommitsBetweenTwoTags) {
+  const RunResult notes = relforge("release notes v0.3.0..v0.4.0rc1 --github-repo o/r");
+  ASSERT_EQ(notes.exit_code, 0) << notes.err;
+  EXPECT_EQ(notes.out,
+            "# v0.4.0rc1\n\nChanges since v0.3.0.\n\n"
+            "## Breaking changes\n\n- Drop Python 3.9 ([#14](https://github.com/o/r/pull/14))\n\n"
+            "## New features\n\n- Add sm_120 kernels ([#10](https://github.com/o/r/pull/10))\n\n"
+            "## Bug fixes\n\n- Wrong stride in matmul ([#11](https://github.com/o/r/pull/11))\n\n"
+            "## Other changes\n\n- Update README (" +
+                m_temp.git("rev-parse HEAD").substr(0, 12) +
+                ")\n- Speed up softmax ([#13](https://github.com/o/r/pull/13))\n");
+  const RunResult json = relforge("release notes v0.3.0..v0.4.0rc1 --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const Json parsed = Json::parse(json.out);
+  EXPECT_EQ(parsed["commits"], 6);
+  EXPECT_EQ(parsed["skipped"], 1);
+  EXPECT_EQ(parsed["sections"][0]["entries"][0]["pr"], 14);
+}
+
+TEST_F(ReleaseNotesE2e, LabelsFromGitHubPlaceAPrWithoutAPrefix) {
+  FakeGitHub github(m_temp, "--labels 13=topic:\\ performance --labels 10=");
+  const RunResult notes =
+      relforge("release notes v0.3.0..v0.4.0rc1 --labels --github-repo o/r --api-url " + github.url(),
+               "GITHUB_TOKEN=test-token");
+  ASSERT_EQ(notes.exit_code, 0) << notes.err;
+  EXPECT_NE(notes.out.find("## Performance\n\n- Speed up softmax"), std::string::npos) << notes.out;
+  // One request per PR, authenticated, with the API version pinned.
+  const auto requests = github.requests();
+  EXPECT_EQ(requests.size(), 5u);
+  for (const auto& request : requests) {
+    EXPECT_EQ(request["method"], "GET");
+    EXPECT_EQ(request["authorization"], "Bearer test-token");
+    EXPECT_EQ(request["api_version"], "2022-11-28");
+  }
+}
+
+TEST_F(ReleaseNotesE2e, PublishNotesCreatesThenUpdatesTheRelease) {
+  FakeGitHub github(m_temp, "");
+  const std::string args =
+      "release publish-notes v0.3.0..v0.4.0rc1 --github-repo o/r --api-url " + github.url();
+  const RunResult created = relforge(args + " --json", "GITHUB_TOKEN=test-token");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(Json::parse(created.out)["created"], true);
+  const RunResult updated = relforge(args, "GITHUB_TOKEN=test-token");
+  ASSERT_EQ(updated.exit_code, 0) << updated.err;
+  EXPECT_EQ(updated.out,
+            "updated the GitHub Release v0.4.0rc1: https://github.com/o/r/releases/tag/v0.4.0rc1\n");
+  const auto requests = github.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0]["method"], "GET");
+  EXPECT_EQ(requests[0]["path"], "/repos/o/r/releases/tags/v0.4.0rc1");
+  EXPECT_EQ(requests[1]["method"], "POST");
+  EXPECT_EQ(requests[1]["path"], "/repos/o/r/releases");
+  EXPECT_EQ(requests[1]["body"]["tag_name"], "v0.4.0rc1");
+  EXPECT_EQ(requests[1]["body"]["prerelease"], true);  // an RC tag
+  EXPECT_EQ(requests[1]["body"]["draft"], false);
+  EXPECT_NE(requests[1]["body"]["body"].get<std::string>().find("## Breaking changes"), std::string::npos);
+  EXPECT_EQ(requests[3]["method"], "PATCH");
+  EXPECT_EQ(requests[3]["path"], "/repos/o/r/releases/42");
+}
+
+TEST_F(ReleaseNotesE2e, BadInputIsNamedAndCallsNothingItShouldNot) {
+  FakeGitHub github(m_temp, "");
+  const std::string api = " --github-repo o/r --api-url " + github.url();
+  const RunResult no_token = relforge("release publish-notes v0.3.0..v0.4.0rc1" + api, "env -u GITHUB_TOKEN");
+  EXPECT_EQ(no_token.exit_code, 8) << no_token.err;
+  EXPECT_NE(no_token.err.find("set $GITHUB_TOKEN"), std::string::npos) << no_token.err;
+  const RunResult bad_token = relforge("release publish-notes v0.3.0..v0.4.0rc1" + api, "GITHUB_TOKEN=wrong");
+  EXPECT_EQ(bad_token.exit_code, 8) << bad_token.err;
+  EXPECT_NE(bad_token.err.find("lacks contents:write"), std::string::npos) << bad_token.err;
+  EXPECT_TRUE(github.requests().size() == 1u);  // the refused GET; nothing was written
+  const RunResult not_range = relforge("release notes v0.3.0");
+  EXPECT_EQ(not_range.exit_code, 2);
+  EXPECT_NE(not_range.err.find("give two tags as vA..vB"), std::string::npos) << not_range.err;
+  const RunResult no_tag = relforge("release notes v0.3.0..v9.9.9");
+  EXPECT_EQ(no_tag.exit_code, 4) << no_tag.err;
+  EXPECT_NE(no_tag.err.find("v9.9.9"), std::string::npos) << no_tag.err;
+  const RunResult dry =
+      relforge("release publish-notes v0.3.0..v0.4.0rc1 --dry-run" + api, "GITHUB_TOKEN=test-token");
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("would write the GitHub Release v0.4.0rc1 of o/r (pre-release)"), std::string::npos);
+  EXPECT_TRUE(github.requests().size() == 1u);
+}
+
+}  // namespace
