@@ -15,6 +15,9 @@ constexpr std::uint32_t k_fat_magic_64 = 0xcafebabf;
 // where nfat_arch is, which is how file(1) tells the two apart too.
 constexpr std::uint32_t k_max_slices = 32;
 constexpr std::size_t k_max_path = 1024;  // PATH_MAX on macOS
+// Real binaries load tens of dylibs and carry a few rpaths; the cap keeps the policy's resolution
+// (each dylib against each rpath) small on a crafted file.
+constexpr std::size_t k_max_paths = 256;
 
 constexpr std::uint32_t k_lc_load_dylib = 0xc;
 constexpr std::uint32_t k_lc_load_weak_dylib = 0x80000018;
@@ -132,10 +135,14 @@ Result<MachOSlice> read_thin(std::string_view bytes) {
     if (const auto kind = dylib_kind(*cmd)) {
       auto path = command_string(command, 8, order, what);
       if (!path) return tl::unexpected(path.error());
+      if (slice.dylibs.size() == k_max_paths)
+        return broken("more than " + std::to_string(k_max_paths) + " dylib load commands");
       slice.dylibs.push_back({*kind, std::move(*path)});
     } else if (*cmd == k_lc_rpath) {
       auto path = command_string(command, 8, order, what);
       if (!path) return tl::unexpected(path.error());
+      if (slice.rpaths.size() == k_max_paths)
+        return broken("more than " + std::to_string(k_max_paths) + " rpaths");
       slice.rpaths.push_back(std::move(*path));
     } else if (*cmd == k_lc_build_version) {
       const auto platform = read_u32(command, 8, order);

@@ -11,6 +11,8 @@ namespace {
 constexpr std::size_t k_max_name = 260;
 // A real module imports from tens of DLLs; far more descriptors than this is a crafted file.
 constexpr std::size_t k_max_descriptors = 4096;
+// The Windows loader refuses images with more sections than this (PE format specification).
+constexpr std::uint16_t k_max_sections = 96;
 constexpr std::uint32_t k_dir_import = 1;
 constexpr std::uint32_t k_dir_delay_import = 13;
 
@@ -82,6 +84,9 @@ Result<Headers> read_headers(std::string_view bytes, std::uint32_t pe_offset) {
     headers.directories.emplace_back(*rva, *size);
   }
   const std::uint64_t table = optional_end;
+  if (*section_count > k_max_sections)
+    return broken(std::to_string(*section_count) + " sections, more than the " +
+                  std::to_string(k_max_sections) + " the Windows loader takes");
   for (std::uint16_t i = 0; i < *section_count; ++i) {
     const std::uint64_t at = table + std::uint64_t{i} * 40;
     const auto virtual_address = read_u32(bytes, at + 12);

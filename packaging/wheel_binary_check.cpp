@@ -146,8 +146,9 @@ Result<BinaryCheck> check_wheel_binaries(const ZipReader& reader, const std::vec
 
 Result<BinaryCheck> check_wheel_binaries(const std::filesystem::path& wheel,
                                          const BinaryCheckOptions& options) {
+  // A file name that is no PEP 427 name carries no platform pip would install it for: nothing to check.
   auto name = parse_wheel_filename(wheel.filename().string());
-  if (!name) return tl::unexpected(name.error());
+  if (!name) return BinaryCheck{};
   auto reader = ZipReader::open(wheel);
   if (!reader) return tl::unexpected(reader.error());
   return check_wheel_binaries(*reader, name->tag_set.platforms, options);

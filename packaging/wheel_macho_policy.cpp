@@ -146,11 +146,10 @@ std::vector<std::string> macho_violations(std::string_view file, const MachOFile
                     std::to_string(slice.min_macos->major >= 11 ? 0 : slice.min_macos->minor) + "_" +
                     policy.arch);
     }
-    std::vector<std::string> reported;
+    std::set<std::string> reported;
     for (const auto& dylib : slice.dylibs) {
-      if (std::find(reported.begin(), reported.end(), dylib.path) != reported.end()) continue;
-      if (resolve(dylib.path, file, slice, wheel_files)) continue;
-      reported.push_back(dylib.path);
+      if (reported.count(dylib.path) > 0 || resolve(dylib.path, file, slice, wheel_files)) continue;
+      reported.insert(dylib.path);
       out.push_back(
           where + " (" + arch + ") loads " + dylib.path +
           ", which is neither a macOS system library (/usr/lib/, /System/Library/) nor found in " +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include "core/text.hpp"
 
@@ -86,14 +87,12 @@ std::vector<std::string> pe_violations(std::string_view file, const PeImage& ima
                   " needs " + pe_machine_name(policy.machine) + ": rebuild it for " +
                   pe_machine_name(policy.machine) + " or tag the wheel for its machine");
   }
-  std::vector<std::string> seen;
+  std::set<std::string> seen;
+  std::set<std::string> shipped;
+  for (const auto& name : bundled) shipped.insert(core::to_lower(name));
   auto check = [&](const std::string& dll, const char* how) {
     const auto lower = core::to_lower(dll);
-    if (std::find(seen.begin(), seen.end(), lower) != seen.end()) return;
-    seen.push_back(lower);
-    if (is_windows_system_dll(dll)) return;
-    for (const auto& name : bundled)
-      if (core::to_lower(name) == lower) return;
+    if (!seen.insert(lower).second || shipped.count(lower) > 0 || is_windows_system_dll(dll)) return;
     for (const auto& glob : policy.allow_dlls)
       if (dll_glob_match(glob, dll)) return;
     out.push_back(where + " " + how + " " + dll +

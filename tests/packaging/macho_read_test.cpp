@@ -159,6 +159,33 @@ TEST_F(MachOReadTest, BadLoadCommandSizesAreRefused) {
       << result.error().message();
 }
 
+// A 64-bit arm64 dylib header followed by `count` LC_RPATH commands of 16 bytes each.
+std::string many_rpaths(std::uint32_t count) {
+  std::string bytes(32 + std::size_t{count} * 16, '\0');
+  put32le(bytes, 0, 0xfeedfacf);
+  put32le(bytes, 4, 0x0100000c);
+  put32le(bytes, 12, 6);  // MH_DYLIB
+  put32le(bytes, 16, count);
+  put32le(bytes, 20, count * 16);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::size_t at = 32 + std::size_t{i} * 16;
+    put32le(bytes, at, 0x8000001c);
+    put32le(bytes, at + 4, 16);
+    put32le(bytes, at + 8, 12);
+    bytes[at + 12] = '@';
+    bytes[at + 13] = 'a';
+  }
+  return bytes;
+}
+
+TEST_F(MachOReadTest, MoreRpathsThanTheCapAreRefused) {
+  EXPECT_EQ(read(many_rpaths(256)).slices.at(0).rpaths.size(), 256u);
+  const auto result = read_macho(many_rpaths(257));
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message().find("more than 256 rpaths"), std::string::npos)
+      << result.error().message();
+}
+
 TEST_F(MachOReadTest, EveryPrefixOfARealDylibIsReadOrRefusedWithoutCrashing) {
   const auto dylib = test::macho_dylib(m_dir, "liba.dylib", k_source, "arm64-apple-macos11");
   ASSERT_FALSE(dylib.empty());

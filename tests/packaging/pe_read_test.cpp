@@ -211,6 +211,16 @@ TEST_F(PeReadTest, DescriptorsWithoutTerminatorAreRefused) {
       << image.error().message();
 }
 
+TEST_F(PeReadTest, MoreSectionsThanTheLoaderTakesAreRefused) {
+  auto bytes = synthetic_pe({"a.dll"}, {});
+  put16(bytes, 0x84 + 2, 97);
+  const auto image = read_pe(bytes);
+  ASSERT_FALSE(image);
+  EXPECT_NE(image.error().message().find("97 sections, more than the 96 the Windows loader takes"),
+            std::string::npos)
+      << image.error().message();
+}
+
 TEST_F(PeReadTest, EveryPrefixOfARealDllIsReadOrRefusedWithoutCrashing) {
   const auto dll = test::mingw_dll(m_dir, "sys.dll", k_system_source);
   ASSERT_FALSE(dll.empty());
