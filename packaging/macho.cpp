@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "packaging/byte_reader.hpp"
+#include "packaging/wheel_elf_policy.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -218,6 +219,59 @@ Result<std::optional<MachOFile>> read_macho(std::string_view bytes) {
     file.slices.push_back(std::move(*slice));
   }
   return std::optional<MachOFile>{std::move(file)};
+}
+
+namespace {
+
+// [offset, offset + header + sizeofcmds) of the thin file at `offset`, whose first 32 bytes are readable.
+std::pair<std::uint64_t, std::uint64_t> commands_range(std::string_view bytes, std::uint64_t offset) {
+  const auto little = read_u32(bytes, offset, ByteOrder::little);
+  if (!little) return {offset, 0};
+  const bool swapped = *little != k_mh_magic && *little != k_mh_magic_64;
+  const auto order = swapped ? ByteOrder::big : ByteOrder::little;
+  const auto magic = read_u32(bytes, offset, order);
+  const auto sizeofcmds = read_u32(bytes, offset + 20, order);
+  if (!magic || !sizeofcmds) return {offset, 0};
+  const std::uint64_t header = *magic == k_mh_magic_64 ? 32 : 28;
+  return {offset, std::min<std::uint64_t>(bytes.size() - offset, header + *sizeofcmds)};
+}
+
+}  // namespace
+
+Result<std::optional<MachOFile>> read_macho(ElfImage& image) {
+  const std::uint64_t size = image.size();
+  // The fat header with its slice table (at most 8 + 32 * 32 bytes) or the thin header.
+  if (auto ok = image.cover_prefix(4096); !ok) return tl::unexpected(ok.error());
+  const std::string_view bytes(image.data(), size);
+  const auto little = read_u32(bytes, 0, ByteOrder::little);
+  const auto big = read_u32(bytes, 0, ByteOrder::big);
+  if (!little || !big) return std::optional<MachOFile>{};
+  std::vector<std::uint64_t> offsets;
+  if (*little == k_mh_magic || *little == k_mh_magic_64 || *big == k_mh_magic || *big == k_mh_magic_64) {
+    offsets.push_back(0);
+  } else if (*big == k_fat_magic || *big == k_fat_magic_64 || *little == k_fat_magic ||
+             *little == k_fat_magic_64) {
+    const auto order = (*big == k_fat_magic || *big == k_fat_magic_64) ? ByteOrder::big : ByteOrder::little;
+    const bool wide = *read_u32(bytes, 0, order) == k_fat_magic_64;
+    const auto count = read_u32(bytes, 4, order);
+    for (std::uint32_t i = 0; count && *count <= k_max_slices && i < *count; ++i) {
+      const std::uint64_t at = 8 + i * (wide ? 32 : 20);
+      std::optional<std::uint64_t> offset = read_u64(bytes, at + 8, order);
+      if (!wide) {
+        const auto narrow = read_u32(bytes, at + 8, order);
+        offset = narrow ? std::optional<std::uint64_t>(*narrow) : std::nullopt;
+      }
+      if (offset && *offset < size) offsets.push_back(*offset);
+    }
+  }
+  // Each slice's header, then its load commands: all the bytes read_macho reads.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> headers;
+  for (const auto offset : offsets) headers.emplace_back(offset, std::min<std::uint64_t>(size - offset, 32));
+  if (auto ok = image.cover_ranges(headers); !ok) return tl::unexpected(ok.error());
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> commands;
+  for (const auto offset : offsets) commands.push_back(commands_range(bytes, offset));
+  if (auto ok = image.cover_ranges(commands); !ok) return tl::unexpected(ok.error());
+  return read_macho(bytes);
 }
 
 }  // namespace relforge::packaging

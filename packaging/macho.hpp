@@ -46,4 +46,10 @@ struct MachOFile {
 // integrity error naming the broken structure when they are Mach-O that cannot be read whole.
 Result<std::optional<MachOFile>> read_macho(std::string_view bytes);
 
+class ElfImage;  // packaging/wheel_elf_policy.hpp: a file's bytes, made readable on request
+
+// The same over an image made readable only where it is read: the fat header and each slice's
+// header and load commands (the first KiB of each slice), never the code.
+Result<std::optional<MachOFile>> read_macho(ElfImage& image);
+
 }  // namespace relforge::packaging

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "packaging/byte_reader.hpp"
+#include "packaging/wheel_elf_policy.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -23,6 +24,9 @@ struct Section {
 };
 
 struct Headers {
+  // Lazy reads only: which sections' raw bytes are readable, and the first one a read needed that is not.
+  std::vector<bool> covered;
+  mutable std::optional<std::size_t> needed;
   std::uint16_t machine = 0;
   bool pe32_plus = false;
   std::uint64_t image_base = 0;
@@ -34,16 +38,26 @@ tl::unexpected<Error> broken(const std::string& what) {
   return fail(ErrorCategory::integrity, "malformed PE file: " + what);
 }
 
-// The file offset of `rva`: only bytes backed by a section's raw data can be read, so an RVA in
-// the zero-filled tail of a section (or in no section) has no offset.
-std::optional<std::uint64_t> rva_to_offset(const Headers& headers, std::uint64_t rva,
-                                           std::uint64_t file_size) {
-  for (const auto& section : headers.sections) {
+// Where `rva` lies in the file: its offset and the end of the raw data of the section holding it.
+// Only bytes backed by a section's raw data can be read, so an RVA in the zero-filled tail of a
+// section (or in no section) has no offset.
+struct FileSpan {
+  std::uint64_t offset = 0;
+  std::uint64_t end = 0;
+};
+std::optional<FileSpan> rva_to_offset(const Headers& headers, std::uint64_t rva, std::uint64_t file_size) {
+  for (std::size_t i = 0; i < headers.sections.size(); ++i) {
+    const auto& section = headers.sections[i];
     const std::uint64_t start = section.virtual_address;
     if (rva < start || rva - start >= section.raw_size) continue;
     const std::uint64_t offset = std::uint64_t{section.raw_offset} + (rva - start);
     if (offset >= file_size) return std::nullopt;
-    return offset;
+    if (!headers.covered.empty() && !headers.covered[i]) {
+      headers.needed = i;
+      return std::nullopt;
+    }
+    return FileSpan{offset,
+                    std::min<std::uint64_t>(file_size, std::uint64_t{section.raw_offset} + section.raw_size)};
   }
   return std::nullopt;
 }
@@ -101,9 +115,9 @@ Result<Headers> read_headers(std::string_view bytes, std::uint32_t pe_offset) {
 
 Result<std::string> name_at(std::string_view bytes, const Headers& headers, std::uint64_t rva,
                             const char* table) {
-  const auto offset = rva_to_offset(headers, rva, bytes.size());
-  if (!offset) return broken(std::string(table) + " names a DLL at an address outside the file's sections");
-  const auto name = read_c_string(bytes, *offset, k_max_name);
+  const auto span = rva_to_offset(headers, rva, bytes.size());
+  if (!span) return broken(std::string(table) + " names a DLL at an address outside the file's sections");
+  const auto name = read_c_string(bytes.substr(0, span->end), span->offset, k_max_name);
   if (!name || name->empty())
     return broken(std::string(table) + " has a DLL name that is empty, unterminated, longer than " +
                   std::to_string(k_max_name) + " bytes or not printable ASCII");
@@ -122,12 +136,14 @@ Result<std::vector<std::string>> read_directory(std::string_view bytes, const He
   if (rva == 0) return names;
   const auto start = rva_to_offset(headers, rva, bytes.size());
   if (!start) return broken(std::string(table) + " lies outside the file's sections");
+  // The loader reads the table by address; past its section's raw bytes there is nothing to read.
+  const std::uint64_t end = start->end;
   for (std::size_t i = 0;; ++i) {
     if (i == k_max_descriptors)
       return broken(std::string(table) + " has more than " + std::to_string(k_max_descriptors) + " entries");
-    const std::uint64_t at = *start + std::uint64_t{i} * stride;
-    if (at > bytes.size() || bytes.size() - at < stride)
-      return broken(std::string(table) + " runs past the end of the file without its closing entry");
+    const std::uint64_t at = start->offset + std::uint64_t{i} * stride;
+    if (at > end || end - at < stride)
+      return broken(std::string(table) + " runs past the end of its section without its closing entry");
     bool zero = true;
     for (std::uint32_t b = 0; b < stride && zero; ++b) zero = bytes[at + b] == 0;
     if (zero) break;
@@ -149,25 +165,77 @@ Result<std::vector<std::string>> read_directory(std::string_view bytes, const He
 
 }  // namespace
 
-Result<std::optional<PeImage>> read_pe(std::string_view bytes) {
-  if (bytes.size() < 64 || bytes[0] != 'M' || bytes[1] != 'Z') return std::optional<PeImage>{};
-  const auto pe_offset = *read_u32(bytes, 0x3c);
-  const auto signature = read_u32(bytes, pe_offset);
-  // An "MZ" file without a PE signature is a DOS program or not an executable at all.
-  if (!signature || *signature != 0x00004550u) return std::optional<PeImage>{};
-  auto headers = read_headers(bytes, pe_offset);
-  if (!headers) return tl::unexpected(headers.error());
+namespace {
+
+// The import tables of a PE file whose headers are readable; with `headers.covered` set, a read
+// of a section not yet covered stops the walk with headers.needed naming it.
+Result<PeImage> read_tables(std::string_view bytes, const Headers& headers) {
   PeImage image;
-  image.machine = headers->machine;
-  image.pe32_plus = headers->pe32_plus;
-  auto imports = read_directory(bytes, *headers, k_dir_import, 20, 12, "the import directory");
+  image.machine = headers.machine;
+  image.pe32_plus = headers.pe32_plus;
+  auto imports = read_directory(bytes, headers, k_dir_import, 20, 12, "the import directory");
   if (!imports) return tl::unexpected(imports.error());
   image.imports = std::move(*imports);
-  auto delayed =
-      read_directory(bytes, *headers, k_dir_delay_import, 32, 4, "the delay-load import directory");
+  auto delayed = read_directory(bytes, headers, k_dir_delay_import, 32, 4, "the delay-load import directory");
   if (!delayed) return tl::unexpected(delayed.error());
   image.delay_imports = std::move(*delayed);
-  return std::optional<PeImage>{std::move(image)};
+  return image;
+}
+
+// e_lfanew when the bytes start a PE file; nullopt for anything else ("MZ" without "PE\0\0" is a
+// DOS program or no executable at all).
+std::optional<std::uint32_t> pe_header_offset(std::string_view bytes) {
+  if (bytes.size() < 64 || bytes[0] != 'M' || bytes[1] != 'Z') return std::nullopt;
+  const auto pe_offset = *read_u32(bytes, 0x3c);
+  const auto signature = read_u32(bytes, pe_offset);
+  if (!signature || *signature != 0x00004550u) return std::nullopt;
+  return pe_offset;
+}
+
+}  // namespace
+
+Result<std::optional<PeImage>> read_pe(std::string_view bytes) {
+  const auto pe_offset = pe_header_offset(bytes);
+  if (!pe_offset) return std::optional<PeImage>{};
+  auto headers = read_headers(bytes, *pe_offset);
+  if (!headers) return tl::unexpected(headers.error());
+  auto image = read_tables(bytes, *headers);
+  if (!image) return tl::unexpected(image.error());
+  return std::optional<PeImage>{std::move(*image)};
+}
+
+Result<std::optional<PeImage>> read_pe(ElfImage& image) {
+  const std::uint64_t size = image.size();
+  if (auto ok = image.cover_prefix(4096); !ok) return tl::unexpected(ok.error());
+  const std::string_view bytes(image.data(), size);
+  if (size < 64 || bytes[0] != 'M' || bytes[1] != 'Z') return std::optional<PeImage>{};
+  // The COFF and optional headers and the section table: at most 24 + 65535 + 96 * 40 bytes.
+  const std::uint64_t at = *read_u32(bytes, 0x3c);
+  if (at < size) {
+    if (auto ok = image.cover_ranges({{at, std::min<std::uint64_t>(size - at, 24 + 65535 + 96 * 40)}}); !ok)
+      return tl::unexpected(ok.error());
+  }
+  const auto pe_offset = pe_header_offset(bytes);
+  if (!pe_offset) return std::optional<PeImage>{};
+  auto headers = read_headers(bytes, *pe_offset);
+  if (!headers) return tl::unexpected(headers.error());
+  headers->covered.assign(headers->sections.size(), false);
+  // Each pass covers the one section the previous one stopped at: the import tables and their names
+  // usually share .idata or .rdata, so a DLL of hundreds of MiB is read a few KiB at a time.
+  for (std::size_t pass = 0; pass <= headers->sections.size(); ++pass) {
+    headers->needed.reset();
+    auto tables = read_tables(bytes, *headers);
+    if (!headers->needed) {
+      if (!tables) return tl::unexpected(tables.error());
+      return std::optional<PeImage>{std::move(*tables)};
+    }
+    const auto& section = headers->sections[*headers->needed];
+    const std::uint64_t first = section.raw_offset;
+    if (auto ok = image.cover_ranges({{first, std::min<std::uint64_t>(size - first, section.raw_size)}}); !ok)
+      return tl::unexpected(ok.error());
+    headers->covered[*headers->needed] = true;
+  }
+  return broken("the import tables could not be read");  // unreachable: one pass per section at most
 }
 
 std::string pe_machine_name(std::uint16_t machine) {

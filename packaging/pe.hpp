@@ -26,6 +26,12 @@ struct PeImage {
 // integrity error naming the broken structure when they are one that cannot be read whole.
 Result<std::optional<PeImage>> read_pe(std::string_view bytes);
 
+class ElfImage;  // packaging/wheel_elf_policy.hpp: a file's bytes, made readable on request
+
+// The same over an image made readable only as far as needed: the headers, then the sections
+// holding the import tables and their names (a few KiB of a DLL of hundreds of MiB).
+Result<std::optional<PeImage>> read_pe(ElfImage& image);
+
 // "AMD64", "I386", "ARM64", or "0x1234" for any other machine.
 std::string pe_machine_name(std::uint16_t machine);
 

@@ -86,16 +86,10 @@ Result<BinaryCheck> check_wheel_binaries(const ZipReader& reader, const std::vec
     const bool pe = want_pe && (looks_pe(head) || named_pe(entry.name));
     const bool macho = want_macho && (looks_macho(head) || named_macho(entry.name));
     if (!pe && !macho) continue;
-    if (auto ok = (*image)->cover_prefix((*image)->size()); !ok) {
-      BinaryReport report{entry.name, pe ? "pe" : "macho", {}, {}, {}, {}};
-      report.findings.push_back(entry.name + " cannot be read from the archive: " + ok.error().message());
-      check.binaries.push_back(std::move(report));
-      continue;
-    }
-    const std::string_view bytes((*image)->data(), (*image)->size());
     if (pe) {
       BinaryReport report{entry.name, "pe", {}, {}, {}, {}};
-      auto parsed = read_pe(bytes);
+      // Inflated only as far as the reader asks: headers and the sections with the import tables.
+      auto parsed = read_pe(**image);
       if (!parsed) {
         report.findings.push_back(entry.name + ": " + parsed.error().message() +
                                   ": rebuild it (a file the check cannot read is never passed)");
@@ -118,7 +112,7 @@ Result<BinaryCheck> check_wheel_binaries(const ZipReader& reader, const std::vec
       continue;
     }
     BinaryReport report{entry.name, "macho", {}, {}, {}, {}};
-    auto parsed = read_macho(bytes);
+    auto parsed = read_macho(**image);
     if (!parsed) {
       report.findings.push_back(entry.name + ": " + parsed.error().message() +
                                 ": rebuild it (a file the check cannot read is never passed)");

@@ -1,8 +1,10 @@
 // Mach-O reading for the macOS wheel policy: any bytes are "not Mach-O", an integrity error, or
 // the slices with their archs, minimum macOS, dylibs and rpaths; those then go through the policy
 // of a few macOS tags.
-// Invariants: errors are integrity errors; a thin file has one slice, a universal one at most 32
-// with no architecture twice; every path is non-empty printable ASCII; every violation names the file.
+// Invariants: reading only the covered bytes (the rest zero, as a zip entry inflated on request)
+// gives what reading the whole bytes gives; errors are integrity errors; a thin file has one slice, a
+// universal one at most 32 with no architecture twice; every path is non-empty printable ASCII; every
+// violation names the file.
 #include <cstddef>
 #include <cstdint>
 #include <set>
@@ -12,6 +14,7 @@
 #include "packaging/macho.hpp"
 #include "packaging/wheel_macho_policy.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
+#include "tests/packaging/zeroed_image.hpp"
 
 namespace {
 
@@ -27,6 +30,25 @@ void check_path(const std::string& path) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const auto file = pk::read_macho(bytes);
+  relforge::test::ZeroedImage lazy_image{std::string(bytes)};
+  const auto lazy = pk::read_macho(lazy_image);
+  FUZZ_CHECK(static_cast<bool>(lazy) == static_cast<bool>(file),
+             "the lazy read fails exactly when the whole read does");
+  if (lazy && file) {
+    FUZZ_CHECK(lazy->has_value() == file->has_value(), "both reads agree the bytes are Mach-O");
+    if (lazy->has_value()) {
+      FUZZ_CHECK((*lazy)->slices.size() == (*file)->slices.size(), "the lazy read finds the same slices");
+      for (std::size_t i = 0; i < (*file)->slices.size(); ++i) {
+        const auto& a = (*lazy)->slices[i];
+        const auto& b = (*file)->slices[i];
+        FUZZ_CHECK(a.arch == b.arch && a.min_macos == b.min_macos && a.rpaths == b.rpaths &&
+                       a.dylibs.size() == b.dylibs.size(),
+                   "the lazy read finds what the whole read finds");
+        for (std::size_t d = 0; d < a.dylibs.size(); ++d)
+          FUZZ_CHECK(a.dylibs[d].path == b.dylibs[d].path, "the lazy read finds the same dylibs");
+      }
+    }
+  }
   if (!file) {
     FUZZ_CHECK(file.error().category() == relforge::ErrorCategory::integrity,
                "a broken Mach-O file is an integrity error");

@@ -1,7 +1,9 @@
 // PE/COFF reading for the Windows wheel policy: any bytes are "not PE", an integrity error, or
 // the machine and imported DLLs; those then go through the policy of every Windows tag.
-// Invariants: errors are integrity errors; every DLL name is non-empty printable ASCII of at most
-// 260 bytes; every violation names the file; a DLL that is bundled or allowed is never reported.
+// Invariants: reading only the covered bytes (the rest zero, as a zip entry inflated on request)
+// gives what reading the whole bytes gives; errors are integrity errors; every DLL name is non-empty
+// printable ASCII of at most 260 bytes; every violation names the file; a DLL that is bundled or allowed is
+// never reported.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -11,6 +13,7 @@
 #include "packaging/pe.hpp"
 #include "packaging/wheel_pe_policy.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
+#include "tests/packaging/zeroed_image.hpp"
 
 namespace {
 
@@ -26,6 +29,18 @@ void check_name(const std::string& name) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const auto image = pk::read_pe(bytes);
+  relforge::test::ZeroedImage lazy_image{std::string(bytes)};
+  const auto lazy = pk::read_pe(lazy_image);
+  FUZZ_CHECK(static_cast<bool>(lazy) == static_cast<bool>(image),
+             "the lazy read fails exactly when the whole read does");
+  if (lazy && image) {
+    FUZZ_CHECK(lazy->has_value() == image->has_value(), "both reads agree the bytes are PE");
+    if (lazy->has_value()) {
+      FUZZ_CHECK((*lazy)->machine == (*image)->machine && (*lazy)->imports == (*image)->imports &&
+                     (*lazy)->delay_imports == (*image)->delay_imports,
+                 "the lazy read finds what the whole read finds");
+    }
+  }
   if (!image) {
     FUZZ_CHECK(image.error().category() == relforge::ErrorCategory::integrity,
                "a broken PE file is an integrity error");

@@ -9,6 +9,7 @@
 
 #include "packaging/wheel_macho_policy.hpp"
 #include "tests/packaging/foreign_binaries.hpp"
+#include "tests/packaging/zeroed_image.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -102,6 +103,28 @@ TEST_F(MachOReadTest, UniversalWithEitherFatHeaderByteOrder) {
     EXPECT_EQ(file.slices[0].arch, "x86_64");
     EXPECT_EQ(file.slices[1].arch, "arm64");
     EXPECT_EQ(file.slices[1].min_macos->to_string(), "11.0");
+  }
+}
+
+TEST_F(MachOReadTest, LazyReadCoversOnlyHeadersAndLoadCommands) {
+  const auto arm =
+      test::macho_dylib(m_dir, "arm.dylib", "char big[8 << 20] = {1};\nint f(int x) { return big[x]; }\n",
+                        "arm64-apple-macos11");
+  const auto x86 = test::macho_dylib(m_dir, "x86.dylib", k_source, "x86_64-apple-macos10.9");
+  ASSERT_FALSE(arm.empty() || x86.empty());
+  for (const bool big : {true, false}) {
+    const auto fat = test::fat_binary({{test::k_cpu_x86_64, x86}, {test::k_cpu_arm64, arm}}, big);
+    test::ZeroedImage image(fat);
+    const auto lazy = read_macho(image);
+    ASSERT_TRUE(lazy && lazy->has_value());
+    const auto whole = read(fat);
+    ASSERT_EQ((*lazy)->slices.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ((*lazy)->slices[i].arch, whole.slices[i].arch);
+      EXPECT_EQ((*lazy)->slices[i].min_macos, whole.slices[i].min_macos);
+      EXPECT_EQ((*lazy)->slices[i].dylibs.size(), whole.slices[i].dylibs.size());
+    }
+    EXPECT_LT(image.covered(), 64u << 10);
   }
 }
 

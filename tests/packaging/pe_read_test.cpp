@@ -10,6 +10,7 @@
 
 #include "packaging/wheel_pe_policy.hpp"
 #include "tests/packaging/foreign_binaries.hpp"
+#include "tests/packaging/zeroed_image.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -234,6 +235,29 @@ TEST_F(PeReadTest, EveryPrefixOfARealDllIsReadOrRefusedWithoutCrashing) {
   }
   EXPECT_GT(refused, 0u);
   EXPECT_TRUE(read_pe(dll));
+}
+
+TEST_F(PeReadTest, LazyReadCoversHeadersAndImportSectionsOnly) {
+  // 8 MiB of initialised data after the code: the lazy read never needs it.
+  const auto dll =
+      test::mingw_dll(m_dir, "big.dll",
+                      "#include <windows.h>\n__declspec(dllexport) char big[8 << 20] = {1};\n"
+                      "__declspec(dllexport) int f(void) { return (int)GetTickCount() + big[5]; }\n");
+  ASSERT_GT(dll.size(), 8u << 20);
+  const auto whole = read_pe(dll);
+  ASSERT_TRUE(whole && whole->has_value());
+  test::ZeroedImage image(dll);
+  const auto lazy = read_pe(image);
+  ASSERT_TRUE(lazy) << lazy.error().describe();
+  ASSERT_TRUE(lazy->has_value());
+  EXPECT_EQ((*lazy)->imports, (*whole)->imports);
+  EXPECT_EQ((*lazy)->machine, (*whole)->machine);
+  EXPECT_LT(image.covered(), 256u << 10);
+  for (const auto& bytes :
+       {synthetic_pe({"KERNEL32.dll"}, {"nvcuda.dll"}), synthetic_pe({}, {"bar.dll"}, true)}) {
+    test::ZeroedImage synthetic(bytes);
+    EXPECT_EQ((*read_pe(synthetic))->delay_imports, (*read_pe(bytes))->delay_imports);
+  }
 }
 
 TEST(WindowsPolicy, SystemDllsAreTheDocumentedList) {
