@@ -30,6 +30,7 @@
 #include "matrix/config.hpp"
 #include "matrix/expand.hpp"
 #include "matrix/select.hpp"
+#include "packaging/wheel_binary_check.hpp"
 #include "packaging/wheel_repair.hpp"
 #include "platform/digest.hpp"
 #include "platform/process.hpp"
@@ -45,6 +46,7 @@ struct WheelRepairCliOptions {
   std::string plat;
   std::optional<std::string> local;
   std::optional<std::string> version;
+  std::vector<std::string> allow_dlls;
 };
 
 void register_repair_like(CLI::App& group, Runtime& runtime, const std::string& name,
@@ -58,6 +60,9 @@ void register_repair_like(CLI::App& group, Runtime& runtime, const std::string& 
   command->add_option("--local", options->local, "Local version label (cu130, cpu); '' drops it");
   command->add_option("--set-version", options->version, "A new public version (0.3.0.dev20260101)");
   command->add_option("--out", options->out, "Folder for the repaired wheel (default: dist)");
+  command->add_option("--allow-dll", options->allow_dlls,
+                      "A DLL (glob, case-insensitive: 'cudart64_*.dll') a Windows wheel may import without "
+                      "bundling it (repeatable)");
   add_json_flag(*command, runtime);
   command->callback([&runtime, options] {
     packaging::RepairOptions repair;
@@ -66,6 +71,7 @@ void register_repair_like(CLI::App& group, Runtime& runtime, const std::string& 
     if (!options->plat.empty()) repair.platform = options->plat;
     repair.local = options->local;
     repair.version = options->version;
+    repair.allow_dlls = options->allow_dlls;
     const auto result = packaging::repair_wheel(repair);
     if (!result) return report_error(runtime, result.error());
     if (runtime.json) {
@@ -74,38 +80,68 @@ void register_repair_like(CLI::App& group, Runtime& runtime, const std::string& 
                           {"tags", result->tags},
                           {"copied", result->copied},
                           {"rewritten", result->rewritten},
-                          {"elf_files", result->elf_files}}
+                          {"elf_files", result->elf_files},
+                          {"binaries", result->binaries}}
                          .dump(2)
                   << '\n';
     } else {
       runtime.out << result->output.string() << '\n'
                   << "  version " << result->version << ", tags " << core::join(result->tags, ", ") << '\n'
                   << "  " << result->copied << " entries copied compressed, " << result->rewritten
-                  << " rewritten, " << result->elf_files << " ELF files checked\n";
+                  << " rewritten, " << result->elf_files << " ELF files checked";
+      if (result->binaries > 0) runtime.out << ", " << result->binaries << " Windows/macOS binaries checked";
+      runtime.out << '\n';
     }
     finish(runtime, {});
   });
 }
 
+Json binary_json(const packaging::BinaryReport& binary) {
+  return {{"file", binary.file},           {"format", binary.format},   {"archs", binary.archs},
+          {"min_macos", binary.min_macos}, {"imports", binary.imports}, {"findings", binary.findings}};
+}
+
 void register_wheel_verify(CLI::App& group, Runtime& runtime) {
   auto wheel = std::make_shared<std::string>();
+  auto allow_dlls = std::make_shared<std::vector<std::string>>();
   CLI::App* command = group.add_subcommand(
-      "verify", "Check every RECORD hash and size; refuse absolute, '..' and duplicate entries");
+      "verify",
+      "Check every RECORD hash and size; refuse absolute, '..' and duplicate entries; check the DLLs and "
+      "machine of a Windows wheel, the dylibs, architectures and minimum macOS of a macOS wheel");
   command->add_option("wheel", *wheel, "The wheel to verify")->required();
+  command->add_option("--allow-dll", *allow_dlls,
+                      "A DLL (glob, case-insensitive: 'cudart64_*.dll') a Windows wheel may import without "
+                      "bundling it (repeatable)");
   add_json_flag(*command, runtime);
-  command->callback([&runtime, wheel] {
+  command->callback([&runtime, wheel, allow_dlls] {
     const auto result = packaging::verify_wheel(*wheel);
     if (!result) return report_error(runtime, result.error());
-    if (runtime.json)
+    const auto binaries = packaging::check_wheel_binaries(*wheel, {*allow_dlls});
+    if (!binaries) return report_error(runtime, binaries.error());
+    const auto status = packaging::binary_check_status(*wheel, *binaries);
+    // The findings are a report: with --json it goes to stdout whether or not the check passed, and
+    // the exit code (9 on findings) says which.
+    if (runtime.json) {
+      Json listed = Json::array();
+      for (const auto& binary : binaries->binaries) listed.push_back(binary_json(binary));
       runtime.out << Json{{"wheel", *wheel},
                           {"entries", result->entries},
                           {"hashed", result->hashed},
-                          {"bytes", result->bytes}}
+                          {"bytes", result->bytes},
+                          {"platforms", binaries->platforms},
+                          {"binaries", listed},
+                          {"ok", static_cast<bool>(status)}}
                          .dump(2)
                   << '\n';
-    else
-      runtime.out << *wheel << ": OK (" << result->hashed << " entries, " << result->bytes
-                  << " bytes hashed)\n";
+    }
+    if (!status) return report_error(runtime, status.error());
+    if (!runtime.json) {
+      runtime.out << *wheel << ": OK (" << result->hashed << " entries, " << result->bytes << " bytes hashed";
+      if (!binaries->platforms.empty())
+        runtime.out << "; " << binaries->binaries.size() << " binaries pass "
+                    << core::join(binaries->platforms, ", ");
+      runtime.out << ")\n";
+    }
     finish(runtime, {});
   });
 }

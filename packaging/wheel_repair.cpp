@@ -9,6 +9,7 @@
 #include "packaging/tags.hpp"
 #include "packaging/version.hpp"
 #include "packaging/wheel_archive.hpp"
+#include "packaging/wheel_binary_check.hpp"
 #include "packaging/wheel_elf_policy.hpp"
 #include "packaging/wheel_entry_image.hpp"
 #include "packaging/wheel_name.hpp"
@@ -235,6 +236,19 @@ Result<RepairResult> repair_wheel(const RepairOptions& options) {
     if (auto policy = manylinux_policy(*options.platform)) {
       if (auto ok = check_policy(*reader, *policy, result.elf_files); !ok) return tl::unexpected(ok.error());
     }
+  }
+  // Windows and macOS wheels get no bundling here: they pass the same check as `wheel verify` or stay as they
+  // are.
+  const auto platforms =
+      options.platform ? std::vector<std::string>{*options.platform} : name->tag_set.platforms;
+  auto binaries = check_wheel_binaries(*reader, platforms, {options.allow_dlls});
+  if (!binaries) return tl::unexpected(binaries.error());
+  result.binaries = binaries->binaries.size();
+  if (auto ok = binary_check_status(base_name(options.wheel.string()), *binaries); !ok) {
+    return fail(ErrorCategory::integrity,
+                "refusing to repair: " + ok.error().message() +
+                    "\nfix the binaries (or --allow-dll what the user's machine provides), "
+                    "then repair the wheel");
   }
   auto version = new_version(name->version, options);
   if (!version) return tl::unexpected(version.error());

@@ -1,7 +1,7 @@
 #pragma once
 // Wheel repair and verification: set the version (local label, dist-info rename, METADATA and
-// WHEEL rewritten), retag the platform after the manylinux ELF check, rebuild RECORD, and copy
-// every unchanged entry still compressed. `verify_wheel` checks paths, duplicates and RECORD.
+// WHEEL rewritten), retag the platform after the manylinux ELF or Windows/macOS binary check, rebuild RECORD,
+// and copy every unchanged entry still compressed. `verify_wheel` checks paths, duplicates and RECORD.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -21,6 +21,7 @@ struct RepairOptions {
   std::optional<std::string> local;     // "cu130": the version's local label ("" drops it)
   std::optional<std::string> version;   // a new public version ("0.3.0.dev20260101")
   Overwrite overwrite = Overwrite::replace;
+  std::vector<std::string> allow_dlls = {};  // DLL globs a Windows wheel may import unbundled
 };
 
 struct RepairResult {
@@ -30,9 +31,11 @@ struct RepairResult {
   std::size_t copied = 0;     // entries copied compressed
   std::size_t rewritten = 0;  // entries written anew (METADATA, WHEEL, RECORD, ...)
   std::size_t elf_files = 0;  // ELF files checked against the policy
+  std::size_t binaries = 0;   // PE and Mach-O files checked against the Windows/macOS policy
 };
 
-// integrity error listing every policy violation (file and symbol) when the platform is refused.
+// integrity error listing every policy violation (file and symbol) when the platform is refused;
+// a Windows or macOS wheel (by --plat, else by its own tags) passes check_wheel_binaries first.
 Result<RepairResult> repair_wheel(const RepairOptions& options);
 
 struct VerifyResult {

@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang-format ccache strace
   # fuzzing (tests/fuzz: libFuzzer targets built with clang)
   clang libfuzzer-14-dev
+  # real Windows DLLs and macOS dylibs for the wheel verify tests (mingw-w64; clang + ld64.lld)
+  mingw-w64 lld
   # libraries (cmake/Dependencies.cmake)
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libexpected-dev
   libcurl4-openssl-dev libsqlite3-dev libssl-dev libgit2-dev libzip-dev libelf-dev

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Regenerates the seed corpora under tests/fuzz/corpus/ from the project's fixtures and tests.
 
-usage: tests/fuzz/make_corpus.py   (from anywhere; needs python3 and a C/C++ compiler)
+usage: tests/fuzz/make_corpus.py [TARGET...]   (from anywhere; needs python3 and a C/C++ compiler;
+the pe and macho seeds need mingw-w64, clang and lld; with TARGETs only those corpora are rebuilt)
 Each seed is named by the sha1 of its bytes, as libFuzzer names corpus files. The seeds are
 checked in; rerun this when the fixtures change, then look at the size (`du -sh tests/fuzz/corpus`).
 """
@@ -96,6 +97,90 @@ def elves(work):
     return c_lib, cxx_lib
 
 
+def run(*command):
+    subprocess.run(list(command), check=True)
+    return command[command.index("-o") + 1]
+
+
+def synthetic_pe(imports, delayed):
+    """A PE32+ DLL laid out by hand (as tests/packaging/pe_read_test.cpp does) with import and
+    delay-load descriptors, which mingw's linker cannot produce."""
+    import struct
+    raw, rva = 0x200, 0x1000
+    data = bytearray(raw + 0x400)
+    data[0:2] = b"MZ"
+    struct.pack_into("<I", data, 0x3c, 0x80)
+    data[0x80:0x84] = b"PE\0\0"
+    coff, optional = 0x84, 0x98
+    struct.pack_into("<HHIIIHH", data, coff, 0x8664, 1, 0, 0, 0, 240, 0x2022)
+    struct.pack_into("<H", data, optional, 0x20b)
+    struct.pack_into("<Q", data, optional + 24, 0x180000000)
+    struct.pack_into("<I", data, optional + 108, 16)
+    section = optional + 240
+    struct.pack_into("<8sIIII", data, section, b".idata", 0x400, rva, 0x400, raw)
+    delay_at = (len(imports) + 1) * 20
+    name_at = delay_at + (len(delayed) + 1) * 32
+    def name(text):
+        nonlocal name_at
+        data[raw + name_at:raw + name_at + len(text)] = text.encode()
+        at = rva + name_at
+        name_at += len(text) + 1
+        return at
+    for i, dll in enumerate(imports):
+        struct.pack_into("<IIIII", data, raw + i * 20, rva + 0x300, 0, 0, name(dll), rva + 0x300)
+    for i, dll in enumerate(delayed):
+        struct.pack_into("<II", data, raw + delay_at + i * 32, 1, name(dll))
+    struct.pack_into("<II", data, optional + 112 + 8, rva, delay_at)
+    struct.pack_into("<II", data, optional + 112 + 13 * 8, rva + delay_at, (len(delayed) + 1) * 32)
+    return bytes(data)
+
+
+def pes(work):
+    src = os.path.join(work, "win.c")
+    with open(src, "w") as f:
+        f.write("#include <windows.h>\n__declspec(dllexport) int f(void) { return (int)GetTickCount(); }\n")
+    for gcc in ("x86_64-w64-mingw32-gcc", "i686-w64-mingw32-gcc"):
+        put("pe", open(run(gcc, "-shared", "-s", "-Os", "-o", os.path.join(work, gcc + ".dll"), src), "rb").read())
+    put("pe", synthetic_pe(["KERNEL32.dll", "foo.dll"], ["nvcuda.dll", "api-ms-win-core-synch-l1-2-0.dll"]))
+
+
+def fat(slices, big_endian=True):
+    import struct
+    order = ">" if big_endian else "<"
+    header = struct.pack(order + "II", 0xcafebabe, len(slices))
+    body, offset, table = b"", 4096, b""
+    for cputype, data in slices:
+        table += struct.pack(order + "IIIII", cputype, 0, offset, len(data), 12)
+        padded = data + b"\0" * (-len(data) % 4096)
+        body += padded
+        offset += len(padded)
+    return (header + table).ljust(4096, b"\0") + body
+
+
+def machos(work):
+    stub = os.path.join(work, "libSystem.tbd")
+    with open(stub, "w") as f:
+        f.write("--- !tapi-tbd\ntbd-version: 4\ntargets: [ x86_64-macos, arm64-macos ]\n"
+                "install-name: '/usr/lib/libSystem.B.dylib'\ncurrent-version: 1319\nexports:\n"
+                "  - targets: [ x86_64-macos, arm64-macos ]\n    symbols: [ _malloc, dyld_stub_binder ]\n...\n")
+    src = os.path.join(work, "mac.c")
+    with open(src, "w") as f:
+        f.write("int dep(void);\nint f(int x) { return x + dep(); }\n")
+    dep_src = os.path.join(work, "dep.c")
+    with open(dep_src, "w") as f:
+        f.write("int dep(void) { return 1; }\n")
+    def dylib(target, name, *extra):
+        return run("clang", "-target", target, "-shared", "-fuse-ld=lld", "-nostdlib", "-Os", *extra,
+                   "-o", os.path.join(work, name), stub)
+    dep = dylib("arm64-apple-macos11", "libdep.dylib", dep_src, "-Wl,-install_name,@rpath/libdep.dylib")
+    arm = open(dylib("arm64-apple-macos11", "arm.so", src, dep, "-Wl,-rpath,@loader_path/.dylibs"), "rb").read()
+    x86 = open(dylib("x86_64-apple-macos10.9", "x86.so", src, "-Wl,-undefined,dynamic_lookup"), "rb").read()
+    put("macho", arm)
+    put("macho", x86)
+    put("macho", fat([(0x01000007, x86), (0x0100000c, arm)]))
+    put("macho", fat([(0x0100000c, arm)], big_endian=False))
+
+
 def wheel_bytes(files, compression):
     path = tempfile.mktemp(suffix=".whl")
     with zipfile.ZipFile(path, "w", compression) as archive:
@@ -172,9 +257,18 @@ def request_paths():
 
 
 def main():
+    only = sys.argv[1:]
+    if only:
+        with tempfile.TemporaryDirectory() as work:
+            for target in only:
+                shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
+                {"pe": pes, "macho": machos}[target](work)
+        return
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
     with tempfile.TemporaryDirectory() as work:
+        pes(work)
+        machos(work)
         c_lib, _ = elves(work)
         wheels(c_lib)
     versions()
