@@ -1,5 +1,6 @@
 // `relforge release cut|pick|picks|rc|final|patch|status` and `relforge version current`.
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -117,7 +118,115 @@ void print_cut(std::ostream& out, const release::CutResult& cut) {
     for (const auto& change : commit->changes) out << "    " << change.path << ": " << change.summary << '\n';
   }
   for (const auto& spec : cut.pushed) out << "  pushed " << spec << '\n';
-  if (!cut.executed) out << "Nothing was changed; run again without --dry-run to cut.\n";
+}
+
+// Tests kill a command at a named step to prove a re-run finishes it and --abort undoes it.
+// Only builds with tests have the hook: a released binary never reads RELFORGE_TEST_CRASH_AT.
+release::StepHook crash_hook([[maybe_unused]] const Runtime& runtime) {
+#if RELFORGE_TEST_HOOKS
+  auto crash_at = runtime.getenv("RELFORGE_TEST_CRASH_AT");
+  if (!crash_at) return {};
+  return [step = *crash_at](std::string_view reached) {
+    if (reached == step) std::raise(SIGKILL);
+  };
+#else
+  return {};
+#endif
+}
+
+// The flags every mutating command shares: --dry-run, --abort, --push.
+struct TxFlags {
+  bool dry_run = false;
+  bool abort = false;
+  std::string push;
+  release::TxMode mode() const {
+    return abort ? release::TxMode::abort : dry_run ? release::TxMode::dry_run : release::TxMode::run;
+  }
+  std::optional<std::string> push_remote() const {
+    return push.empty() ? std::nullopt : std::optional<std::string>(push);
+  }
+};
+
+void add_tx_flags(CLI::App& command, TxFlags& flags, const char* push_what) {
+  auto* dry = command.add_flag("--dry-run", flags.dry_run, "Show the plan (refs old -> new, files) and stop");
+  auto* abort = command.add_flag("--abort", flags.abort,
+                                 "Roll an interrupted run of this command back to the recorded old refs");
+  dry->excludes(abort);
+  command.add_option("--push", flags.push, push_what);
+}
+
+Json plan_json(const release::Plan& plan) {
+  Json refs = Json::array();
+  for (const auto& step : plan.refs) {
+    refs.push_back({{"ref", step.ref},
+                    {"old", step.old_sha.empty() ? Json(nullptr) : Json(step.old_sha)},
+                    {"new", step.new_sha.empty() ? Json(nullptr) : Json(step.new_sha)},
+                    {"commit", step.commit.empty() ? Json(nullptr) : Json(step.commit)},
+                    {"summary", step.summary}});
+  }
+  Json files = Json::array();
+  for (const auto& file : plan.files) files.push_back({{"path", file.path}, {"change", file.summary}});
+  Json picks = Json::array();
+  for (std::size_t i = 0; i < plan.picks_after.size(); ++i) {
+    const auto& before = plan.picks_before.at(i);
+    const auto& after = plan.picks_after[i];
+    picks.push_back({{"id", after.id},
+                     {"state", {before.state, after.state}},
+                     {"needs_rc", {before.needs_rc, after.needs_rc}}});
+  }
+  return {{"command", plan.command},
+          {"refs", refs},
+          {"files", files},
+          {"picks", picks},
+          {"push_refs", plan.push_refs},
+          {"push_remote", plan.push_remote.empty() ? Json(nullptr) : Json(plan.push_remote)},
+          {"pushed", plan.pushed}};
+}
+
+void print_plan(std::ostream& out, const release::Plan& plan) {
+  for (const auto& step : plan.refs) {
+    out << "  " << (step.old_sha.empty() ? "create " : "move   ") << step.ref << ' '
+        << (step.old_sha.empty() ? "" : short_sha(step.old_sha) + " -> ")
+        << (step.new_sha.empty() ? "(new)" : short_sha(step.new_sha)) << "  " << step.summary << '\n';
+  }
+  for (const auto& file : plan.files) out << "  change " << file.path << ": " << file.summary << '\n';
+  for (std::size_t i = 0; i < plan.picks_after.size(); ++i) {
+    out << "  ledger #" << plan.picks_after[i].id << ": " << plan.picks_before.at(i).state << " -> "
+        << plan.picks_after[i].state << (plan.picks_after[i].needs_rc ? " (needs a new RC)" : "") << '\n';
+  }
+  if (!plan.push_remote.empty()) {
+    out << "  push to " << plan.push_remote << ":";
+    for (const auto& ref : plan.push_refs) out << ' ' << ref;
+    out << '\n';
+  }
+}
+
+// What a dry run, a resumed run or an abort prints before (or instead of) the command's own output.
+bool print_tx_state(Runtime& runtime, const release::Plan& plan, bool executed, bool resumed, bool aborted) {
+  if (runtime.json) {
+    if (executed) return false;
+    runtime.out << Json{{"dry_run", !aborted},
+                        {"aborted", aborted},
+                        {"unfinished", resumed},
+                        {"plan", plan_json(plan)}}
+                       .dump(2)
+                << '\n';
+    return true;
+  }
+  if (aborted) {
+    runtime.out << "Aborted 'release " << plan.command << "': every ref it set is back at its old value\n";
+    print_plan(runtime.out, plan);
+    return true;
+  }
+  if (!executed) {
+    runtime.out << "Plan (dry run) for 'release " << plan.command << "'"
+                << (resumed ? ", interrupted: a re-run finishes it" : "") << '\n';
+    print_plan(runtime.out, plan);
+    runtime.out << "Nothing was changed; run again without --dry-run to apply it.\n";
+    return true;
+  }
+  if (resumed) runtime.out << "Finished the interrupted 'release " << plan.command << "'\n";
+  return false;
 }
 
 // Runs `body` over an opened context (and ledger when `with_ledger`), reporting errors.
@@ -131,23 +240,31 @@ void run_with_context(Runtime& runtime, const CommonOptions& common, Body body) 
 void register_cut(CLI::App& group, Runtime& runtime) {
   auto options = std::make_shared<release::CutOptions>();
   auto common = std::make_shared<CommonOptions>();
-  auto dry_run = std::make_shared<bool>(false);
-  auto push = std::make_shared<std::string>();
+  auto flags = std::make_shared<TxFlags>();
+  auto bump_via = std::make_shared<std::string>();
   CLI::App* command =
       group.add_subcommand("cut", "Cut release/X.Y: release-only commit there, version bump on main");
   command->add_option("series", options->series, "MAJOR.MINOR, e.g. 2.7")->required();
   command->add_option("--from", options->from,
                       "Cut from this ref (default: [release] last_known_good, else main)");
-  command->add_flag("--dry-run", *dry_run, "Show the plan and stop");
-  command->add_option("--push", *push, "Push the new refs to this remote (name or URL)");
+  add_tx_flags(*command, *flags, "Push the new refs to this remote (name or URL), in one push");
+  command->add_option("--bump-via", *bump_via,
+                      "Put main's version bump on this new branch (pushed there) instead of main, for a PR");
   add_common(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, options, common, dry_run, push] {
-    options->dry_run = *dry_run ? release::DryRun::yes : release::DryRun::no;
-    if (!push->empty()) options->push = *push;
+  command->callback([&runtime, options, common, flags, bump_via] {
+    options->dry_run = flags->dry_run ? release::DryRun::yes : release::DryRun::no;
+    options->abort = flags->abort;
+    options->push = flags->push_remote();
+    if (!bump_via->empty()) options->bump_via = *bump_via;
+    options->hook = crash_hook(runtime);
     run_with_context(runtime, *common, [&](Context& context) -> Status {
       auto cut = release::run_release_cut(context.repo, context.config, *options);
       if (!cut) return tl::unexpected(cut.error());
+      if (cut->aborted) {
+        print_tx_state(runtime, cut->plan, false, false, true);
+        return {};
+      }
       if (runtime.json) {
         runtime.out << Json{{"series", cut->series},
                             {"branch", cut->branch},
@@ -159,11 +276,19 @@ void register_cut(CLI::App& group, Runtime& runtime) {
                             {"release_commit", commit_json(cut->release_commit)},
                             {"main_commit", commit_json(cut->main_commit)},
                             {"executed", cut->executed},
-                            {"pushed", cut->pushed}}
+                            {"resumed", cut->resumed},
+                            {"pushed", cut->pushed},
+                            {"plan", plan_json(cut->plan)}}
                            .dump(2)
                     << '\n';
       } else {
+        if (cut->resumed) runtime.out << "Finished the interrupted 'release " << cut->plan.command << "'\n";
         print_cut(runtime.out, *cut);
+        if (!cut->executed) {
+          runtime.out << "Refs:\n";
+          print_plan(runtime.out, cut->plan);
+          runtime.out << "Nothing was changed; run again without --dry-run to cut.\n";
+        }
       }
       return {};
     });
@@ -230,6 +355,7 @@ void register_pick(CLI::App& group, Runtime& runtime) {
   {
     auto options = std::make_shared<release::PickApplyOptions>();
     auto common = std::make_shared<CommonOptions>();
+    auto flags = std::make_shared<TxFlags>();
     auto id = std::make_shared<std::int64_t>(0);
     auto all = std::make_shared<bool>(false);
     CLI::App* command = pick->add_subcommand("apply", "Cherry-pick approved picks onto the release branch");
@@ -237,10 +363,11 @@ void register_pick(CLI::App& group, Runtime& runtime) {
     auto* all_option = command->add_flag("--all-approved", *all, "Apply every approved pick, in id order");
     id_option->excludes(all_option);
     command->add_option("--release", options->series, "X.Y for --all-approved (default: the newest)");
+    add_tx_flags(*command, *flags, "Push the release branch to this remote (name or URL)");
     add_common(*command, *common);
     add_ledger(*command, *common);
     add_json_flag(*command, runtime);
-    command->callback([&runtime, options, common, id, all, id_option] {
+    command->callback([&runtime, options, common, id, all, id_option, flags] {
       if (!*all && id_option->count() == 0) {
         return report_error(runtime,
                             Error(ErrorCategory::invalid_input,
@@ -248,12 +375,20 @@ void register_pick(CLI::App& group, Runtime& runtime) {
       }
       options->scope = *all ? release::ApplyScope::all_approved : release::ApplyScope::one;
       options->id = *id;
+      options->mode = flags->mode();
+      options->push = flags->push_remote();
+      options->hook = crash_hook(runtime);
       run_with_context(runtime, *common, [&](Context& context) -> Status {
         auto ledger = open_ledger(context, *common);
         if (!ledger) return tl::unexpected(ledger.error());
-        auto result = release::run_pick_apply(context.repo, context.config, *ledger, *options);
+        auto result = release::run_pick_apply_tx(context.repo, context.config, *ledger, *options);
         if (!result) return tl::unexpected(result.error());
-        print_picks(runtime, *result);
+        if (print_tx_state(runtime, result->plan, result->executed, result->resumed, result->aborted))
+          return {};
+        print_picks(runtime, result->picks);
+        if (!runtime.json) {
+          for (const auto& spec : result->plan.pushed) runtime.out << "pushed " << spec << '\n';
+        }
         return {};
       });
     });
@@ -282,7 +417,8 @@ void register_picks(CLI::App& group, Runtime& runtime) {
 }
 
 Json tag_json(const release::TagResult& tag) {
-  return {{"tag", tag.tag}, {"commit", tag.commit}, {"version", tag.version}, {"pushed", tag.pushed}};
+  return {{"tag", tag.tag},       {"commit", tag.commit},   {"version", tag.version},
+          {"pushed", tag.pushed}, {"resumed", tag.resumed}, {"plan", plan_json(tag.plan)}};
 }
 
 void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, const char* summary,
@@ -290,22 +426,25 @@ void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, c
   auto options = std::make_shared<release::TagOptions>();
   auto common = std::make_shared<CommonOptions>();
   auto series = std::make_shared<std::string>();
-  auto push = std::make_shared<std::string>();
+  auto flags = std::make_shared<TxFlags>();
   CLI::App* command = group.add_subcommand(name, summary);
   command->add_option("series", *series, "X.Y (default: the newest release branch)");
-  command->add_option("--push", *push, "Push the tag to this remote (name or URL)");
+  add_tx_flags(*command, *flags, "Push the tag to this remote (name or URL)");
   add_common(*command, *common);
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, options, common, series, push, is_final] {
+  command->callback([&runtime, options, common, series, flags, is_final] {
     if (!series->empty()) options->series = *series;
-    if (!push->empty()) options->push = *push;
+    options->push = flags->push_remote();
+    options->mode = flags->mode();
+    options->hook = crash_hook(runtime);
     run_with_context(runtime, *common, [&](Context& context) -> Status {
       auto ledger = open_ledger(context, *common);
       if (!ledger) return tl::unexpected(ledger.error());
       auto tag = is_final ? release::run_release_final(context.repo, context.config, *ledger, *options)
                           : release::run_release_rc(context.repo, context.config, *ledger, *options);
       if (!tag) return tl::unexpected(tag.error());
+      if (print_tx_state(runtime, tag->plan, tag->executed, tag->resumed, tag->aborted)) return {};
       if (runtime.json) {
         runtime.out << tag_json(*tag).dump(2) << '\n';
       } else {
@@ -320,33 +459,57 @@ void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, c
 void register_patch(CLI::App& group, Runtime& runtime) {
   auto options = std::make_shared<release::PatchOptions>();
   auto common = std::make_shared<CommonOptions>();
-  auto push = std::make_shared<std::string>();
+  auto flags = std::make_shared<TxFlags>();
   CLI::App* command =
       group.add_subcommand("patch", "Start a patch cycle: the version file on release/X.Y -> X.Y.Z");
   command->add_option("version", options->version, "X.Y.Z, e.g. 2.7.1")->required();
-  command->add_option("--push", *push, "Push the branch to this remote (name or URL)");
+  add_tx_flags(*command, *flags, "Push the branch to this remote (name or URL)");
   add_common(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, options, common, push] {
-    if (!push->empty()) options->push = *push;
+  command->callback([&runtime, options, common, flags] {
+    options->push = flags->push_remote();
+    options->mode = flags->mode();
+    options->hook = crash_hook(runtime);
     run_with_context(runtime, *common, [&](Context& context) -> Status {
       auto patch = release::run_release_patch(context.repo, context.config, *options);
       if (!patch) return tl::unexpected(patch.error());
+      if (print_tx_state(runtime, patch->plan, patch->executed, patch->resumed, patch->aborted)) return {};
       if (runtime.json) {
-        runtime.out << Json{{"branch", patch->branch},
-                            {"previous_version", patch->previous_version},
-                            {"version", patch->version},
-                            {"commit", patch->commit},
-                            {"pushed", patch->pushed}}
+        runtime.out << Json{{"branch", patch->branch},       {"previous_version", patch->previous_version},
+                            {"version", patch->version},     {"commit", patch->commit},
+                            {"pushed", patch->pushed},       {"resumed", patch->resumed},
+                            {"plan", plan_json(patch->plan)}}
                            .dump(2)
                     << '\n';
       } else {
         runtime.out << patch->branch << ": " << patch->previous_version << " -> " << patch->version << " ("
                     << short_sha(patch->commit) << ")\n";
+        for (const auto& spec : patch->pushed) runtime.out << "pushed " << spec << '\n';
       }
       return {};
     });
   });
+}
+
+std::string remote_state(const release::RemoteRefState& ref) {
+  if (ref.local.empty()) return "missing here (on the remote at " + short_sha(ref.remote) + ")";
+  if (ref.remote.empty()) return "missing on the remote (here at " + short_sha(ref.local) + ")";
+  if (ref.local == ref.remote) return "in sync at " + short_sha(ref.local);
+  if (!ref.known) return "differs (remote at " + short_sha(ref.remote) + ", not fetched here)";
+  return std::to_string(ref.ahead) + " ahead, " + std::to_string(ref.behind) + " behind";
+}
+
+Json remote_json(const std::vector<release::RemoteRefState>& refs) {
+  Json all = Json::array();
+  for (const auto& ref : refs) {
+    all.push_back({{"ref", ref.ref},
+                   {"local", ref.local.empty() ? Json(nullptr) : Json(ref.local)},
+                   {"remote", ref.remote.empty() ? Json(nullptr) : Json(ref.remote)},
+                   {"ahead", ref.known ? Json(ref.ahead) : Json(nullptr)},
+                   {"behind", ref.known ? Json(ref.behind) : Json(nullptr)},
+                   {"state", remote_state(ref)}});
+  }
+  return all;
 }
 
 void register_status(CLI::App& group, Runtime& runtime) {
@@ -354,17 +517,22 @@ void register_status(CLI::App& group, Runtime& runtime) {
   auto common = std::make_shared<CommonOptions>();
   CLI::App* command =
       group.add_subcommand("status", "Branch, head, RCs, picks by state, what blocks the final");
+  auto remote = std::make_shared<std::string>();
   command->add_option("series", *series, "X.Y (default: the newest release branch)");
+  command->add_option(
+      "--remote", *remote,
+      "Compare main, the release branch and its tags with this remote (ahead/behind/missing)");
   add_common(*command, *common);
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, series, common] {
+  command->callback([&runtime, series, common, remote] {
     run_with_context(runtime, *common, [&](Context& context) -> Status {
       auto ledger = open_ledger(context, *common);
       if (!ledger) return tl::unexpected(ledger.error());
       auto status =
           release::run_release_status(context.repo, context.config, *ledger,
-                                      series->empty() ? std::nullopt : std::optional<std::string>(*series));
+                                      series->empty() ? std::nullopt : std::optional<std::string>(*series),
+                                      remote->empty() ? std::nullopt : std::optional<std::string>(*remote));
       if (!status) return tl::unexpected(status.error());
       const auto& s = status->state;
       std::map<std::string, int> by_state;
@@ -384,7 +552,11 @@ void register_status(CLI::App& group, Runtime& runtime) {
                             {"picks_by_state", by_state},
                             {"picks", picks},
                             {"rc_needed", status->rc_needed},
-                            {"blockers", status->blockers}}
+                            {"blockers", status->blockers},
+                            {"unfinished",
+                             status->unfinished ? plan_json(*status->unfinished) : Json(nullptr)},
+                            {"remote", status->remote.empty() ? Json(nullptr) : Json(status->remote)},
+                            {"remote_refs", remote_json(status->remote_refs)}}
                            .dump(2)
                     << '\n';
         return {};
@@ -402,6 +574,14 @@ void register_status(CLI::App& group, Runtime& runtime) {
       if (by_state.empty()) out << " none";
       for (const auto& [state, count] : by_state) out << ' ' << state << "=" << count;
       out << '\n';
+      if (status->unfinished) {
+        out << "unfinished 'release " << status->unfinished->command
+            << "' (interrupted): run it again to finish it, or with --abort\n";
+        print_plan(out, *status->unfinished);
+      }
+      for (const auto& ref : status->remote_refs) {
+        out << "remote   " << ref.ref << ": " << remote_state(ref) << '\n';
+      }
       if (status->blockers.empty()) {
         out << "ready for 'relforge release final'\n";
       } else {

@@ -10,6 +10,7 @@
 #include "release/config.hpp"
 #include "release/git.hpp"
 #include "release/ledger.hpp"
+#include "release/transaction.hpp"
 
 namespace relforge::release {
 
@@ -28,6 +29,17 @@ struct PickApplyOptions {
   ApplyScope scope = ApplyScope::one;
   std::int64_t id = 0;                // with ApplyScope::one
   std::optional<std::string> series;  // with all_approved; default the newest release branch
+  TxMode mode = TxMode::run;          // dry_run: the plan only; abort: roll an interrupted apply back
+  std::optional<std::string> push;    // push the release branch to this remote
+  StepHook hook;
+};
+
+struct PickApplyResult {
+  std::vector<Pick> picks;  // as applied
+  Plan plan;
+  bool executed = false;
+  bool resumed = false;
+  bool aborted = false;
 };
 
 // The conflict of an apply is reported both in the ledger and as this error (category conflict).
@@ -35,7 +47,11 @@ Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& confi
                               const PickRequestOptions& options);
 Result<Pick> run_pick_decide(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                              std::int64_t id, Decision decision);
-// Applies in id order and stops at the first conflict (later picks may depend on it).
+// Applies in id order and stops at the first conflict (later picks may depend on it), as one
+// transaction that moves the release branch once; a pick that would change nothing is refused.
+Result<PickApplyResult> run_pick_apply_tx(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
+                                          const PickApplyOptions& options);
+// The picks of run_pick_apply_tx.
 Result<std::vector<Pick>> run_pick_apply(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                                          const PickApplyOptions& options);
 
