@@ -72,6 +72,25 @@ std::string short_sha(const std::string& sha) {
   return sha.substr(0, 12);
 }
 
+Json audit_json(const std::string& by, const std::string& at) {
+  if (by.empty()) return nullptr;
+  return {{"by", by}, {"at", at}};
+}
+
+// Now, UTC, as RFC 3339 (the ledger's audit times).
+std::string rfc3339_now() {
+  const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  const auto day = std::chrono::floor<std::chrono::days>(now);
+  const std::chrono::year_month_day date{day};
+  const std::chrono::hh_mm_ss time{now - day};
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(date.year()),
+                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+                static_cast<int>(time.seconds().count()));
+  return buffer;
+}
+
 Json pick_json(const release::Pick& pick) {
   return {{"id", pick.id},
           {"series", pick.series},
@@ -82,7 +101,14 @@ Json pick_json(const release::Pick& pick) {
           {"state", pick.state},
           {"applied_sha", pick.applied_sha.empty() ? Json(nullptr) : Json(pick.applied_sha)},
           {"conflict_files", pick.conflict_files},
-          {"needs_rc", pick.needs_rc}};
+          {"needs_rc", pick.needs_rc},
+          {"backport", pick.backport},
+          {"requested", audit_json(pick.requested_by, pick.requested_at)},
+          {"approved", audit_json(pick.approved_by, pick.approved_at)},
+          {"rejected",
+           pick.rejected_by.empty()
+               ? Json(nullptr)
+               : Json{{"by", pick.rejected_by}, {"at", pick.rejected_at}, {"reason", pick.reject_reason}}}};
 }
 
 void print_pick_line(std::ostream& out, const release::Pick& pick) {
@@ -94,6 +120,14 @@ void print_pick_line(std::ostream& out, const release::Pick& pick) {
     for (const auto& file : pick.conflict_files) out << ' ' << file;
   }
   out << '\n';
+  if (!pick.requested_by.empty())
+    out << "    requested by " << pick.requested_by << " at " << pick.requested_at
+        << (pick.backport ? " (backport)" : "") << '\n';
+  if (!pick.approved_by.empty())
+    out << "    approved by " << pick.approved_by << " at " << pick.approved_at << '\n';
+  if (!pick.rejected_by.empty())
+    out << "    rejected by " << pick.rejected_by << " at " << pick.rejected_at << ": " << pick.reject_reason
+        << '\n';
 }
 
 Json commit_json(const release::PlannedCommit& commit) {
@@ -317,10 +351,15 @@ void register_pick(CLI::App& group, Runtime& runtime) {
         ->required();
     command->add_option("--note", options->note, "Why it should go in (the tracker comment)");
     command->add_option("--release", options->series, "X.Y (default: the newest release branch)");
+    command->add_flag("--backport", options->backport,
+                      "The commit is a backport prepared on a branch off the release branch, not on main");
+    command->add_option("--as", options->actor.who,
+                        "Who asks, 'Name <email>' (default: git config user.name/email)");
     add_common(*command, *common);
     add_ledger(*command, *common);
     add_json_flag(*command, runtime);
     command->callback([&runtime, options, common] {
+      options->actor.when = rfc3339_now();
       run_with_context(runtime, *common, [&](Context& context) -> Status {
         auto ledger = open_ledger(context, *common);
         if (!ledger) return tl::unexpected(ledger.error());
@@ -337,15 +376,20 @@ void register_pick(CLI::App& group, Runtime& runtime) {
     const bool approve = decision == release::Decision::approve;
     CLI::App* command = pick->add_subcommand(approve ? "approve" : "reject",
                                              approve ? "Approve a requested pick" : "Reject a pick");
+    auto who = std::make_shared<std::string>();
+    auto reason = std::make_shared<std::string>();
     command->add_option("id", *id, "The pick's id (see 'release picks')")->required();
+    command->add_option("--as", *who, "Who decides, 'Name <email>' (default: git config user.name/email)");
+    if (!approve) command->add_option("--reason", *reason, "Why it stays out (required to reject)");
     add_common(*command, *common);
     add_ledger(*command, *common);
     add_json_flag(*command, runtime);
-    command->callback([&runtime, id, common, decision] {
+    command->callback([&runtime, id, common, decision, who, reason] {
       run_with_context(runtime, *common, [&](Context& context) -> Status {
         auto ledger = open_ledger(context, *common);
         if (!ledger) return tl::unexpected(ledger.error());
-        auto result = release::run_pick_decide(context.repo, context.config, *ledger, *id, decision);
+        auto result = release::run_pick_decide(context.repo, context.config, *ledger, *id, decision,
+                                               release::Actor{*who, rfc3339_now()}, *reason);
         if (!result) return tl::unexpected(result.error());
         print_picks(runtime, {*result});
         return {};

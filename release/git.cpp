@@ -184,6 +184,8 @@ Result<CommitInfo> Repository::commit_info(const std::string& commit) const {
   info.author_email = author->email;
   info.author_time = author->when.time;
   info.author_offset = author->when.offset;
+  for (unsigned i = 0; i < git_commit_parentcount(c->get()); ++i)
+    info.parents.push_back(oid_hex(*git_commit_parent_id(c->get(), i)));
   return info;
 }
 
@@ -510,6 +512,16 @@ Status Repository::sync_worktree(const std::string& ref, const std::string& from
   if (!source) return tl::unexpected(source.error());
   auto target = lookup_commit(m_repo, to);
   if (!target) return tl::unexpected(target.error());
+  git_tree* wanted = nullptr;
+  if (git_commit_tree(&wanted, target->get()) != 0) return git_fail(ErrorCategory::io, "reading tree");
+  TreePtr owned_wanted(wanted);
+  git_diff* diff = nullptr;
+  if (git_diff_tree_to_workdir_with_index(&diff, m_repo, wanted, nullptr) != 0)
+    return git_fail(ErrorCategory::io, "comparing the work tree with " + to.substr(0, 12));
+  const std::size_t differences = git_diff_num_deltas(diff);
+  git_diff_free(diff);
+  // Already there (a resumed run whose checkout had finished): nothing to do.
+  if (differences == 0) return {};
   git_tree* baseline = nullptr;
   if (git_commit_tree(&baseline, source->get()) != 0) return git_fail(ErrorCategory::io, "reading tree");
   TreePtr owned(baseline);
@@ -537,6 +549,28 @@ Result<std::string> Repository::write_tag_object(const std::string& name, const 
   if (git_tag_annotation_create(&tag_id, m_repo, name.c_str(), target, sig->get(), message.c_str()) != 0)
     return git_fail(ErrorCategory::io, "writing tag " + name);
   return oid_hex(tag_id);
+}
+
+Result<std::vector<std::string>> Repository::commits_between(const std::string& head,
+                                                             const std::string& hide) const {
+  auto from = parse_oid(head);
+  auto without = parse_oid(hide);
+  if (!from || !without) return fail(ErrorCategory::internal, "bad object id");
+  git_revwalk* walk = nullptr;
+  if (git_revwalk_new(&walk, m_repo) != 0) return git_fail(ErrorCategory::io, "walking history");
+  Owned<git_revwalk, git_revwalk_free> owned(walk);
+  if (git_revwalk_push(walk, &*from) != 0 || git_revwalk_hide(walk, &*without) != 0)
+    return git_fail(ErrorCategory::io, "walking history");
+  std::vector<std::string> commits;
+  git_oid oid;
+  while (git_revwalk_next(&oid, walk) == 0) commits.push_back(oid_hex(oid));
+  return commits;
+}
+
+Result<std::string> Repository::identity() const {
+  auto sig = default_signature(m_repo);
+  if (!sig) return tl::unexpected(sig.error());
+  return std::string(sig->get()->name) + " <" + sig->get()->email + ">";
 }
 
 Result<std::string> Repository::tree_of(const std::string& commit) const {

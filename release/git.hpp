@@ -35,6 +35,7 @@ struct CommitInfo {
   std::string author_email;
   std::int64_t author_time = 0;
   int author_offset = 0;  // minutes east of UTC
+  std::vector<std::string> parents;
 };
 
 class Repository {
@@ -101,6 +102,10 @@ public:
   // Writes an annotated tag object for `commit` without creating its ref; returns its id.
   Result<std::string> write_tag_object(const std::string& name, const std::string& commit,
                                        const std::string& message) const;
+  // Commits reachable from `head` but not from `hide`, newest first (git rev-list head ^hide).
+  Result<std::vector<std::string>> commits_between(const std::string& head, const std::string& hide) const;
+  // "Name <email>" from git config (user.name, user.email); invalid_input when unset.
+  Result<std::string> identity() const;
   // The tree id of a commit.
   Result<std::string> tree_of(const std::string& commit) const;
   // The patch id of a single-parent commit (what `git patch-id --stable` compares).

@@ -26,12 +26,21 @@ const std::vector<std::string> k_migrations = {
          pick_id INTEGER NOT NULL,
          action TEXT NOT NULL,
          detail TEXT NOT NULL);)",
+    R"(ALTER TABLE picks ADD COLUMN requested_by TEXT NOT NULL DEFAULT '';
+       ALTER TABLE picks ADD COLUMN requested_at TEXT NOT NULL DEFAULT '';
+       ALTER TABLE picks ADD COLUMN approved_by TEXT NOT NULL DEFAULT '';
+       ALTER TABLE picks ADD COLUMN approved_at TEXT NOT NULL DEFAULT '';
+       ALTER TABLE picks ADD COLUMN rejected_by TEXT NOT NULL DEFAULT '';
+       ALTER TABLE picks ADD COLUMN rejected_at TEXT NOT NULL DEFAULT '';
+       ALTER TABLE picks ADD COLUMN reject_reason TEXT NOT NULL DEFAULT '';
+       ALTER TABLE picks ADD COLUMN backport INTEGER NOT NULL DEFAULT 0;)",
 };
 
 constexpr std::array<std::string_view, 5> k_reasons = {"regression", "critical", "fixnewfeature", "docs",
                                                        "release"};
 constexpr std::string_view k_columns =
-    "id, series, sha, subject, reason, note, state, applied_sha, conflict_files, needs_rc";
+    "id, series, sha, subject, reason, note, state, applied_sha, conflict_files, needs_rc, requested_by, "
+    "requested_at, approved_by, approved_at, rejected_by, rejected_at, reject_reason, backport";
 
 Pick read_pick(const platform::Statement& row) {
   Pick pick;
@@ -48,6 +57,14 @@ Pick read_pick(const platform::Statement& row) {
     for (const auto part : core::split(files, '\n')) pick.conflict_files.emplace_back(part);
   }
   pick.needs_rc = row.column_int(9) != 0;
+  pick.requested_by = row.column_text(10);
+  pick.requested_at = row.column_text(11);
+  pick.approved_by = row.column_text(12);
+  pick.approved_at = row.column_text(13);
+  pick.rejected_by = row.column_text(14);
+  pick.rejected_at = row.column_text(15);
+  pick.reject_reason = row.column_text(16);
+  pick.backport = row.column_int(17) != 0;
   return pick;
 }
 
@@ -72,7 +89,8 @@ Result<Ledger> Ledger::open(const std::filesystem::path& path) {
 }
 
 Result<Pick> Ledger::add(const std::string& series, const std::string& sha, const std::string& subject,
-                         const std::string& reason, const std::string& note) {
+                         const std::string& reason, const std::string& note, const Actor& requester,
+                         bool backport) {
   auto existing = m_db.prepare("SELECT id, state FROM picks WHERE series = ?1 AND sha = ?2");
   if (!existing) return tl::unexpected(existing.error());
   existing->bind(1, std::string_view(series)).bind(2, std::string_view(sha));
@@ -84,13 +102,17 @@ Result<Pick> Ledger::add(const std::string& series, const std::string& sha, cons
                                              " (" + existing->column_text(1) + ")");
   }
   auto insert = m_db.prepare(
-      "INSERT INTO picks(series, sha, subject, reason, note, state) VALUES(?1, ?2, ?3, ?4, ?5, 'requested')");
+      "INSERT INTO picks(series, sha, subject, reason, note, state, requested_by, requested_at, backport) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, 'requested', ?6, ?7, ?8)");
   if (!insert) return tl::unexpected(insert.error());
   insert->bind(1, std::string_view(series))
       .bind(2, std::string_view(sha))
       .bind(3, std::string_view(subject))
       .bind(4, std::string_view(reason))
-      .bind(5, std::string_view(note));
+      .bind(5, std::string_view(note))
+      .bind(6, std::string_view(requester.who))
+      .bind(7, std::string_view(requester.when))
+      .bind(8, std::int64_t{backport ? 1 : 0});
   if (auto ok = insert->run(); !ok) return tl::unexpected(ok.error());
   return get(m_db.last_insert_rowid());
 }
@@ -127,14 +149,20 @@ Result<std::vector<Pick>> Ledger::list(const std::optional<std::string>& series)
 
 Status Ledger::update(const Pick& pick) {
   auto statement = m_db.prepare(
-      "UPDATE picks SET state = ?1, applied_sha = ?2, conflict_files = ?3, needs_rc = ?4 WHERE id = ?5");
+      "UPDATE picks SET state = ?1, applied_sha = ?2, conflict_files = ?3, needs_rc = ?4, approved_by = ?6, "
+      "approved_at = ?7, rejected_by = ?8, rejected_at = ?9, reject_reason = ?10 WHERE id = ?5");
   if (!statement) return tl::unexpected(statement.error());
   const std::string files = core::join(pick.conflict_files, "\n");
   statement->bind(1, std::string_view(pick.state))
       .bind(2, std::string_view(pick.applied_sha))
       .bind(3, std::string_view(files))
       .bind(4, std::int64_t{pick.needs_rc ? 1 : 0})
-      .bind(5, pick.id);
+      .bind(5, pick.id)
+      .bind(6, std::string_view(pick.approved_by))
+      .bind(7, std::string_view(pick.approved_at))
+      .bind(8, std::string_view(pick.rejected_by))
+      .bind(9, std::string_view(pick.rejected_at))
+      .bind(10, std::string_view(pick.reject_reason));
   return statement->run();
 }
 

@@ -23,6 +23,17 @@ struct Pick {
   std::string applied_sha;
   std::vector<std::string> conflict_files;
   bool needs_rc = false;  // applied after an RC of its version: a new RC must be tagged
+  // Audit: who ("Name <email>", from git config or --as) and when (RFC 3339, UTC) for each decision.
+  std::string requested_by, requested_at;
+  std::string approved_by, approved_at;
+  std::string rejected_by, rejected_at, reject_reason;
+  bool backport = false;  // prepared on a branch off the release branch, not picked from main
+};
+
+// Who and when, recorded with a request or decision.
+struct Actor {
+  std::string who;   // "Name <email>"
+  std::string when;  // RFC 3339, e.g. 2026-11-30T23:59:01Z
 };
 
 // Validates a criterion; invalid_input names the valid ones.
@@ -34,10 +45,11 @@ public:
 
   // conflict when the same commit is already requested for the series.
   Result<Pick> add(const std::string& series, const std::string& sha, const std::string& subject,
-                   const std::string& reason, const std::string& note);
+                   const std::string& reason, const std::string& note, const Actor& requester = {},
+                   bool backport = false);
   Result<Pick> get(std::int64_t id);
   Result<std::vector<Pick>> list(const std::optional<std::string>& series);
-  Status update(const Pick& pick);  // state, applied_sha, conflict_files, needs_rc
+  Status update(const Pick& pick);  // state, applied_sha, conflict_files, needs_rc, the decisions' audit
   Status clear_needs_rc(const std::string& series);
   Status log(const std::string& series, std::int64_t pick_id, const std::string& action,
              const std::string& detail);

@@ -81,6 +81,44 @@ std::string cherry_pick_message(const std::string& original, const std::string& 
   return message + "\n\n(cherry picked from commit " + sha + ")\n";
 }
 
+namespace {
+
+// The commit on the release branch that already carries `sha`'s change: `sha` itself, a commit
+// recording "(cherry picked from commit sha)", or one with the same patch id; nullopt otherwise.
+Result<std::optional<std::string>> already_on_branch(const Repository& repo, const std::string& head,
+                                                     const std::string& main_head, const std::string& sha) {
+  auto contained = repo.is_descendant_or_equal(head, sha);
+  if (!contained) return tl::unexpected(contained.error());
+  if (*contained) return std::optional<std::string>(sha);
+  auto own = repo.commits_between(head, main_head);
+  if (!own) return tl::unexpected(own.error());
+  auto wanted = repo.patch_id(sha);
+  if (!wanted) return tl::unexpected(wanted.error());
+  const std::string trailer = "(cherry picked from commit " + sha + ")";
+  for (const auto& commit : *own) {
+    auto info = repo.commit_info(commit);
+    if (!info) return tl::unexpected(info.error());
+    if (info->message.find(trailer) != std::string::npos) return std::optional<std::string>(commit);
+    if (info->parents.size() != 1) continue;
+    auto id = repo.patch_id(commit);
+    if (id && *id == *wanted) return std::optional<std::string>(commit);
+  }
+  return std::optional<std::string>();
+}
+
+Result<Actor> resolve_actor(const Repository& repo, Actor actor) {
+  if (actor.who.empty()) {
+    auto who = repo.identity();
+    if (!who)
+      return with_context(Result<Actor>(tl::unexpected(who.error())),
+                          "or name the person with --as 'Name <email>'");
+    actor.who = *who;
+  }
+  return actor;
+}
+
+}  // namespace
+
 Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                               const PickRequestOptions& options) {
   if (auto ok = check_reason(options.reason); !ok) return tl::unexpected(ok.error());
@@ -91,32 +129,62 @@ Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& confi
   auto main_head = repo.ref_target("refs/heads/" + config.main_branch);
   if (!main_head) return tl::unexpected(main_head.error());
   if (!*main_head) return fail(ErrorCategory::not_found, "no branch '" + config.main_branch + "'");
-  auto on_main = repo.is_descendant_or_equal(**main_head, *sha);
-  if (!on_main) return tl::unexpected(on_main.error());
-  if (!*on_main) {
-    return fail(ErrorCategory::invalid_input, "commit " + sha->substr(0, 12) + " is not on " +
-                                                  config.main_branch + ": changes land on " +
-                                                  config.main_branch + " first, then get picked");
-  }
   auto state = branch_state(repo, config, *series);
   if (!state) return tl::unexpected(state.error());
+  auto info = repo.commit_info(*sha);
+  if (!info) return tl::unexpected(info.error());
+  if (info->parents.size() != 1) {
+    return fail(ErrorCategory::invalid_input,
+                "commit " + sha->substr(0, 12) + " is a merge or a root commit: request the single commit");
+  }
+  if (options.backport) {
+    // A backport is prepared on a branch off the release branch: its parent is on that branch.
+    auto off_branch = repo.is_descendant_or_equal(state->head, info->parents[0]);
+    if (!off_branch) return tl::unexpected(off_branch.error());
+    if (!*off_branch) {
+      return fail(ErrorCategory::invalid_input,
+                  "backport " + sha->substr(0, 12) + " is not on a branch off " + series->branch() +
+                      ": its parent " + info->parents[0].substr(0, 12) + " is not on " + series->branch() +
+                      "; rebase it onto " + series->branch());
+    }
+  } else {
+    auto on_main = repo.is_descendant_or_equal(**main_head, *sha);
+    if (!on_main) return tl::unexpected(on_main.error());
+    if (!*on_main) {
+      return fail(ErrorCategory::invalid_input,
+                  "commit " + sha->substr(0, 12) + " is not on " + config.main_branch + ": changes land on " +
+                      config.main_branch +
+                      " first, then get picked (or request a prepared backport with --backport)");
+    }
+  }
+  auto present = already_on_branch(repo, state->head, **main_head, *sha);
+  if (!present) return tl::unexpected(present.error());
+  if (*present) {
+    return fail(ErrorCategory::conflict,
+                "commit " + sha->substr(0, 12) + " is already on " + series->branch() + " as " + **present);
+  }
   Pick probe;
   probe.reason = options.reason;
   if (auto ok = check_phase(*state, config, probe); !ok) return tl::unexpected(ok.error());
-  auto info = repo.commit_info(*sha);
-  if (!info) return tl::unexpected(info.error());
-  auto pick = ledger.add(series->text(), *sha, subject_of(info->message), options.reason, options.note);
+  auto actor = resolve_actor(repo, options.actor);
+  if (!actor) return tl::unexpected(actor.error());
+  auto pick = ledger.add(series->text(), *sha, subject_of(info->message), options.reason, options.note,
+                         *actor, options.backport);
   if (!pick) return pick;
-  if (auto ok = ledger.log(pick->series, pick->id, "requested", options.reason); !ok)
+  if (auto ok = ledger.log(pick->series, pick->id, "requested", options.reason + " by " + actor->who); !ok)
     return tl::unexpected(ok.error());
   return pick;
 }
 
 Result<Pick> run_pick_decide(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
-                             std::int64_t id, Decision decision) {
+                             std::int64_t id, Decision decision, Actor actor, const std::string& reason) {
   auto pick = ledger.get(id);
   if (!pick) return pick;
   const bool approve = decision == Decision::approve;
+  if (!approve && core::trim(reason).empty()) {
+    return fail(ErrorCategory::invalid_input,
+                "rejecting pick #" + std::to_string(id) + " needs a reason: --reason 'why it stays out'");
+  }
   const bool allowed =
       approve ? (pick->state == "requested" || pick->state == "conflict")
               : (pick->state == "requested" || pick->state == "approved" || pick->state == "conflict");
@@ -131,9 +199,22 @@ Result<Pick> run_pick_decide(const Repository& repo, const ReleaseConfig& config
     if (!state) return tl::unexpected(state.error());
     if (auto ok = check_phase(*state, config, *pick); !ok) return tl::unexpected(ok.error());
   }
+  auto who = resolve_actor(repo, std::move(actor));
+  if (!who) return tl::unexpected(who.error());
   pick->state = approve ? "approved" : "rejected";
+  if (approve) {
+    pick->approved_by = who->who;
+    pick->approved_at = who->when;
+  } else {
+    pick->rejected_by = who->who;
+    pick->rejected_at = who->when;
+    pick->reject_reason = std::string(core::trim(reason));
+  }
   if (auto ok = ledger.update(*pick); !ok) return tl::unexpected(ok.error());
-  if (auto ok = ledger.log(pick->series, id, pick->state, ""); !ok) return tl::unexpected(ok.error());
+  if (auto ok =
+          ledger.log(pick->series, id, pick->state, who->who + (approve ? "" : ": " + pick->reject_reason));
+      !ok)
+    return tl::unexpected(ok.error());
   return pick;
 }
 

@@ -19,6 +19,8 @@ struct PickRequestOptions {
   std::string reason;
   std::string note;
   std::optional<std::string> series;  // default: the newest release branch
+  bool backport = false;              // the commit sits on a branch off the release branch, not on main
+  Actor actor;                        // who asks and when (who: default git config's identity)
 };
 
 enum class Decision { approve, reject };
@@ -45,8 +47,12 @@ struct PickApplyResult {
 // The conflict of an apply is reported both in the ledger and as this error (category conflict).
 Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                               const PickRequestOptions& options);
+// A request for a commit already on the branch (the same commit, or one with the same patch id)
+// is refused (conflict) naming it: "already on release/X.Y as <sha>".
+// `reason` is required to reject; `actor.who` defaults to git config's identity.
 Result<Pick> run_pick_decide(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
-                             std::int64_t id, Decision decision);
+                             std::int64_t id, Decision decision, Actor actor = {},
+                             const std::string& reason = {});
 // Applies in id order and stops at the first conflict (later picks may depend on it), as one
 // transaction that moves the release branch once; a pick that would change nothing is refused.
 Result<PickApplyResult> run_pick_apply_tx(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
