@@ -65,7 +65,16 @@ Result<Context> open_context(const CommonOptions& common) {
 Result<release::Ledger> open_ledger(const Context& context, const CommonOptions& common) {
   const fs::path path =
       common.ledger.empty() ? context.repo.git_dir() / "relforge" / "release.db" : fs::path(common.ledger);
-  return release::Ledger::open(path);
+  return release::Ledger::open(context.repo, path);
+}
+
+// --push REMOTE on the ledger commands: share the ledger right after the change.
+Status sync_ledger(Runtime& runtime, release::Ledger& ledger, const std::string& remote) {
+  if (remote.empty()) return {};
+  auto report = ledger.sync(remote);
+  if (!report) return with_context(Status(tl::unexpected(report.error())), "the change is recorded here");
+  for (const auto& note : report->notes) runtime.err << "relforge: merged: " << note << '\n';
+  return {};
 }
 
 std::string short_sha(const std::string& sha) {
@@ -381,17 +390,56 @@ void register_pick(CLI::App& group, Runtime& runtime) {
     command->add_option("id", *id, "The pick's id (see 'release picks')")->required();
     command->add_option("--as", *who, "Who decides, 'Name <email>' (default: git config user.name/email)");
     if (!approve) command->add_option("--reason", *reason, "Why it stays out (required to reject)");
+    auto push = std::make_shared<std::string>();
+    command->add_option("--push", *push, "Then share the ledger with this remote (fetch, merge, push)");
     add_common(*command, *common);
     add_ledger(*command, *common);
     add_json_flag(*command, runtime);
-    command->callback([&runtime, id, common, decision, who, reason] {
+    command->callback([&runtime, id, common, decision, who, reason, push] {
       run_with_context(runtime, *common, [&](Context& context) -> Status {
         auto ledger = open_ledger(context, *common);
         if (!ledger) return tl::unexpected(ledger.error());
+        if (!push->empty()) {
+          if (auto ok = sync_ledger(runtime, *ledger, *push); !ok) return ok;
+        }
         auto result = release::run_pick_decide(context.repo, context.config, *ledger, *id, decision,
                                                release::Actor{*who, rfc3339_now()}, *reason);
         if (!result) return tl::unexpected(result.error());
+        if (auto ok = sync_ledger(runtime, *ledger, *push); !ok) return ok;
         print_picks(runtime, {*result});
+        return {};
+      });
+    });
+  }
+  {
+    auto remote = std::make_shared<std::string>();
+    auto common = std::make_shared<CommonOptions>();
+    CLI::App* command = pick->add_subcommand(
+        "sync", "Share the ledger (refs/relforge/releases): fetch the remote's, merge, push the result");
+    command->add_option("remote", *remote, "A remote name or URL")->required();
+    add_common(*command, *common);
+    add_ledger(*command, *common);
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, remote, common] {
+      run_with_context(runtime, *common, [&](Context& context) -> Status {
+        auto ledger = open_ledger(context, *common);
+        if (!ledger) return tl::unexpected(ledger.error());
+        auto report = ledger->sync(*remote);
+        if (!report) return tl::unexpected(report.error());
+        if (runtime.json) {
+          runtime.out << Json{{"remote", *remote},
+                              {"before", report->before.empty() ? Json(nullptr) : Json(report->before)},
+                              {"after", report->after.empty() ? Json(nullptr) : Json(report->after)},
+                              {"fetched", report->fetched},
+                              {"pushed", report->pushed},
+                              {"merged", report->notes}}
+                             .dump(2)
+                      << '\n';
+          return {};
+        }
+        for (const auto& note : report->notes) runtime.out << "merged: " << note << '\n';
+        runtime.out << "ledger " << (report->after.empty() ? "empty" : short_sha(report->after))
+                    << (report->pushed ? ", pushed to " : ", in sync with ") << *remote << '\n';
         return {};
       });
     });
@@ -439,10 +487,11 @@ void register_pick(CLI::App& group, Runtime& runtime) {
   }
 }
 
-void register_picks(CLI::App& group, Runtime& runtime) {
+void register_picks(CLI::App& group, Runtime& runtime, const char* name) {
   auto series = std::make_shared<std::string>();
   auto common = std::make_shared<CommonOptions>();
-  CLI::App* command = group.add_subcommand("picks", "List the cherry-pick ledger");
+  CLI::App* command =
+      group.add_subcommand(name, "List the cherry-pick ledger, with who decided what and when");
   command->add_option("--release", *series, "Only picks for X.Y");
   add_common(*command, *common);
   add_ledger(*command, *common);
@@ -651,7 +700,8 @@ std::string utc_today() {
 void register_release(CLI::App& group, Runtime& runtime) {
   register_cut(group, runtime);
   register_pick(group, runtime);
-  register_picks(group, runtime);
+  register_picks(group, runtime, "picks");
+  register_picks(*group.get_subcommand("pick"), runtime, "list");
   register_tag_command(group, runtime, "rc",
                        "Tag the release branch head vX.Y.Z-rcN (annotated, N = last + 1)", false);
   register_tag_command(group, runtime, "final", "Tag vX.Y.Z on the commit of the last RC", true);

@@ -573,6 +573,76 @@ Result<std::string> Repository::identity() const {
   return std::string(sig->get()->name) + " <" + sig->get()->email + ">";
 }
 
+Result<std::map<std::string, std::string>> Repository::read_top_files(const std::string& commit) const {
+  auto c = lookup_commit(m_repo, commit);
+  if (!c) return tl::unexpected(c.error());
+  git_tree* tree = nullptr;
+  if (git_commit_tree(&tree, c->get()) != 0) return git_fail(ErrorCategory::io, "reading tree of " + commit);
+  TreePtr owned(tree);
+  std::map<std::string, std::string> files;
+  for (std::size_t i = 0; i < git_tree_entrycount(tree); ++i) {
+    const git_tree_entry* entry = git_tree_entry_byindex(tree, i);
+    if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) continue;
+    git_blob* blob = nullptr;
+    if (git_blob_lookup(&blob, m_repo, git_tree_entry_id(entry)) != 0)
+      return git_fail(ErrorCategory::io, git_tree_entry_name(entry));
+    Owned<git_blob, git_blob_free> owned_blob(blob);
+    files[git_tree_entry_name(entry)] = std::string(static_cast<const char*>(git_blob_rawcontent(blob)),
+                                                    static_cast<std::size_t>(git_blob_rawsize(blob)));
+  }
+  return files;
+}
+
+Result<std::string> Repository::write_tree_commit(const std::vector<std::string>& parents,
+                                                  const std::map<std::string, std::string>& files,
+                                                  const std::string& message) const {
+  git_treebuilder* builder = nullptr;
+  if (git_treebuilder_new(&builder, m_repo, nullptr) != 0)
+    return git_fail(ErrorCategory::io, "building a tree");
+  Owned<git_treebuilder, git_treebuilder_free> owned_builder(builder);
+  for (const auto& [name, content] : files) {
+    git_oid blob;
+    if (git_blob_create_from_buffer(&blob, m_repo, content.data(), content.size()) != 0)
+      return git_fail(ErrorCategory::io, "writing " + name);
+    if (git_treebuilder_insert(nullptr, builder, name.c_str(), &blob, GIT_FILEMODE_BLOB) != 0)
+      return git_fail(ErrorCategory::io, "adding " + name);
+  }
+  git_oid tree_id;
+  if (git_treebuilder_write(&tree_id, builder) != 0) return git_fail(ErrorCategory::io, "writing tree");
+  git_tree* tree = nullptr;
+  if (git_tree_lookup(&tree, m_repo, &tree_id) != 0) return git_fail(ErrorCategory::io, "reading tree");
+  TreePtr owned_tree(tree);
+  std::vector<CommitPtr> owned_parents;
+  std::vector<const git_commit*> parent_ptrs;
+  for (const auto& parent : parents) {
+    auto c = lookup_commit(m_repo, parent);
+    if (!c) return tl::unexpected(c.error());
+    parent_ptrs.push_back(c->get());
+    owned_parents.push_back(std::move(*c));
+  }
+  auto sig = default_signature(m_repo);
+  if (!sig) return tl::unexpected(sig.error());
+  git_oid id;
+  if (git_commit_create(&id, m_repo, nullptr, sig->get(), sig->get(), nullptr, message.c_str(), tree,
+                        parent_ptrs.size(), parent_ptrs.data()) != 0)
+    return git_fail(ErrorCategory::io, "writing commit");
+  return oid_hex(id);
+}
+
+Status Repository::fetch_ref(const std::string& remote_name, const std::string& remote_ref,
+                             const std::string& local_ref) const {
+  auto remote = open_remote(m_repo, remote_name);
+  if (!remote) return tl::unexpected(remote.error());
+  const std::string spec = "+" + remote_ref + ":" + local_ref;
+  char* specs[] = {const_cast<char*>(spec.c_str())};
+  git_strarray array{specs, 1};
+  git_fetch_options options;
+  git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION);
+  if (git_remote_fetch(remote->get(), &array, &options, "relforge: fetch the release ledger") != 0)
+    return git_fail(ErrorCategory::network, "fetching " + remote_ref + " from '" + remote_name + "'");
+  return {};
+}
+
 Result<std::string> Repository::tree_of(const std::string& commit) const {
   auto c = lookup_commit(m_repo, commit);
   if (!c) return tl::unexpected(c.error());

@@ -106,6 +106,16 @@ public:
   Result<std::vector<std::string>> commits_between(const std::string& head, const std::string& hide) const;
   // "Name <email>" from git config (user.name, user.email); invalid_input when unset.
   Result<std::string> identity() const;
+  // The top-level files (blobs) of a commit's tree: name → content.
+  Result<std::map<std::string, std::string>> read_top_files(const std::string& commit) const;
+  // Writes a commit whose tree holds exactly `files` (top level), with `parents` (none: a root
+  // commit), signed with git config's identity; no ref moves.
+  Result<std::string> write_tree_commit(const std::vector<std::string>& parents,
+                                        const std::map<std::string, std::string>& files,
+                                        const std::string& message) const;
+  // Fetches `remote_ref` from `remote` into `local_ref` (forced: it is a scratch copy).
+  Status fetch_ref(const std::string& remote, const std::string& remote_ref,
+                   const std::string& local_ref) const;
   // The tree id of a commit.
   Result<std::string> tree_of(const std::string& commit) const;
   // The patch id of a single-parent commit (what `git patch-id --stable` compares).

@@ -4,14 +4,12 @@
 
 #include "platform/file_lock.hpp"
 #include "platform/fs.hpp"
+#include "release/pick_json.hpp"
 
 namespace relforge::release {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FileChange, path, summary)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RefUpdate, ref, old_sha, new_sha, commit, summary)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pick, id, series, sha, subject, reason, note, state, applied_sha,
-                                   conflict_files, needs_rc, requested_by, requested_at, approved_by,
-                                   approved_at, rejected_by, rejected_at, reject_reason, backport)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Plan, command, refs, files, picks_before, picks_after, push_refs,
                                    push_remote, pushed, result)
 

@@ -34,7 +34,9 @@ void ok(const TempRepo& temp, const std::string& args) {
 // its kind, and the trees and subjects of its history; HEAD; the work tree; the ledger.
 std::string shape(const TempRepo& temp) {
   std::string out = "HEAD " + temp.git("symbolic-ref -q HEAD") + "\n";
-  const std::string refs = temp.git("for-each-ref --format='%(refname)'");
+  // The ledger (refs/relforge/releases) is compared by its content, the picks below: it is an
+  // audit history, and an abort records the restored entries as a new ledger commit.
+  const std::string refs = temp.git("for-each-ref --format='%(refname)' refs/heads refs/tags");
   std::size_t start = 0;
   while (start < refs.size()) {
     auto end = refs.find('\n', start);
@@ -58,7 +60,7 @@ std::string shape(const TempRepo& temp) {
 
 // Exact refs (by object id), work tree and ledger: what --abort must restore.
 std::string exact(const TempRepo& temp) {
-  return temp.git("for-each-ref --format='%(refname) %(objectname)'") + "\nHEAD " +
+  return temp.git("for-each-ref --format='%(refname) %(objectname)' refs/heads refs/tags") + "\nHEAD " +
          temp.git("symbolic-ref -q HEAD") + "\nstatus [" + temp.git("status --porcelain") + "]\n" +
          relforge_in(temp, "release picks --json").out;
 }

@@ -21,7 +21,7 @@ protected:
     auto parsed = parse_release_config(temp.read("relforge.toml"), "relforge.toml");
     ASSERT_TRUE(parsed);
     config = *parsed;
-    auto opened_ledger = Ledger::open(temp.root / "ledger.db");
+    auto opened_ledger = Ledger::open(*repo);
     ASSERT_TRUE(opened_ledger);
     ledger.emplace(std::move(*opened_ledger));
   }
