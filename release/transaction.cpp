@@ -146,7 +146,12 @@ Result<std::optional<Plan>> read_journal(const Repository& repo) {
   auto text = platform::read_file(path);
   if (!text) return tl::unexpected(text.error());
   auto plan = plan_from_json(*text);
-  if (!plan) return with_context(Result<std::optional<Plan>>(tl::unexpected(plan.error())), path.string());
+  if (!plan) {
+    return with_context(Result<std::optional<Plan>>(tl::unexpected(plan.error())),
+                        path.string() +
+                            " (the record of an interrupted release command: repair it, or check "
+                            "the refs it names and remove it)");
+  }
   return std::optional<Plan>(std::move(*plan));
 }
 

@@ -224,4 +224,26 @@ TEST(ReleaseCrash, ARefMovedByAnotherWriterIsNotOverwritten) {
   EXPECT_EQ(temp.git("rev-parse main"), other);
 }
 
+TEST(ReleaseCrash, TwoConcurrentRunsCannotBothWin) {
+  TempRepo temp;
+  cut(temp);
+  const std::string binary =
+      shell_quote(RELFORGE_BINARY) + " release rc --repo " + shell_quote(temp.work.string());
+  // Both start together; one tags rc1, the other finds the head tagged and refuses.
+  const RunResult both = relforge::test::run_shell(
+      "env -u GITHUB_REF " + binary + " > " + shell_quote((temp.root / "a.out").string()) +
+      " 2>&1 & env -u "
+      "GITHUB_REF " +
+      binary + " > " + shell_quote((temp.root / "b.out").string()) + " 2>&1 & wait");
+  EXPECT_EQ(both.exit_code, 0);
+  const std::string a = relforge::test::slurp(temp.root / "a.out");
+  const std::string b = relforge::test::slurp(temp.root / "b.out");
+  const bool a_won = a.find("tagged v2.7.0-rc1") != std::string::npos;
+  const bool b_won = b.find("tagged v2.7.0-rc1") != std::string::npos;
+  EXPECT_NE(a_won, b_won) << a << "\n---\n" << b;
+  EXPECT_NE((a_won ? b : a).find("already tags the head"), std::string::npos) << a << "\n---\n" << b;
+  EXPECT_EQ(temp.git("tag --list 'v2.7.0-rc*'"), "v2.7.0-rc1");
+  expect_fsck_clean(temp, "after two concurrent runs");
+}
+
 }  // namespace

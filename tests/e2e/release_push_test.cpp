@@ -170,6 +170,16 @@ TEST(ReleasePush, ARejectedPushIsNamedAndTheCutStaysResumableSlow) {
     }
   }
   EXPECT_TRUE(saw_tag) << compared.dump();
+  // pick apply --push sends the release branch it moved.
+  temp.write("src/fix2.txt", "fixed again\n");
+  const std::string fix2 = temp.commit_all("Fix a crash in the allocator");
+  ASSERT_EQ(relforge_in(temp, "release pick request " + fix2 + " --reason critical").exit_code, 0);
+  ASSERT_EQ(relforge_in(temp, "release pick approve 2").exit_code, 0);
+  const RunResult applied = relforge_in(temp, "release pick apply 2 --push " + server.url);
+  EXPECT_EQ(applied.exit_code, 0) << applied.err;
+  EXPECT_NE(applied.out.find("pushed refs/heads/release/2.7:refs/heads/release/2.7"), std::string::npos)
+      << applied.out;
+  EXPECT_EQ(server.rev("refs/heads/release/2.7"), temp.git("rev-parse release/2.7"));
 }
 
 TEST(ReleasePush, BumpViaSendsMainsBumpToABranchForAPullRequest) {

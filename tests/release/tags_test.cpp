@@ -177,3 +177,21 @@ TEST_F(TagTest, PushToABareRemoteAndARejectedPush) {
 
 }  // namespace
 }  // namespace relforge::release
+
+namespace relforge::release {
+namespace {
+
+TEST_F(TagTest, ABrokenJournalIsAnIntegrityErrorNamingItsFile) {
+  cut();
+  std::filesystem::create_directories(temp.work / ".git" / "relforge");
+  std::ofstream(temp.work / ".git" / "relforge" / "journal.json") << "{ half written";
+  const std::string before = temp.git("show-ref");
+  auto rc = run_release_rc(*repo, config, *ledger, TagOptions{});
+  ASSERT_FALSE(rc);
+  EXPECT_EQ(rc.error().category(), ErrorCategory::integrity);
+  EXPECT_NE(rc.error().describe().find("journal.json"), std::string::npos) << rc.error().describe();
+  EXPECT_EQ(temp.git("show-ref"), before);
+}
+
+}  // namespace
+}  // namespace relforge::release
