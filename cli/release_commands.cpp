@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 struct CommonOptions {
   std::string repo = ".";
   std::string config;  // default: relforge.toml at the repository root, when it exists
-  std::string ledger;  // default: <git dir>/relforge/release.db
+  std::string ledger;  // a former SQLite ledger to migrate; default: <git dir>/relforge/release.db
 };
 
 struct Context {
@@ -43,7 +43,9 @@ void add_common(CLI::App& command, CommonOptions& common) {
 }
 
 void add_ledger(CLI::App& command, CommonOptions& common) {
-  command.add_option("--ledger", common.ledger, "The pick ledger (default: .git/relforge/release.db)");
+  command.add_option("--ledger", common.ledger,
+                     "A former SQLite pick ledger to migrate once into refs/relforge/releases "
+                     "(default: .git/relforge/release.db, when it exists)");
 }
 
 Result<release::ReleaseConfig> load_config(const fs::path& workdir, const std::string& explicit_path) {

@@ -84,7 +84,7 @@ Result<StatusResult> run_release_status(const Repository& repo, const ReleaseCon
     auto theirs = repo.remote_refs(*remote);
     if (!theirs) return tl::unexpected(theirs.error());
     std::vector<std::string> refs = {"refs/heads/" + config.main_branch, series->branch_ref(),
-                                     "refs/heads/orig/" + series->branch()};
+                                     "refs/heads/orig/" + series->branch(), Ledger::k_ref};
     for (const auto& tag : repo.list_refs("refs/tags/v" + series->text() + ".*")) refs.push_back(tag);
     for (const auto& [name, sha] : *theirs) {
       if (name.starts_with("refs/tags/v" + series->text() + ".") &&

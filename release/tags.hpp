@@ -76,7 +76,8 @@ Result<TagResult> run_release_final(const Repository& repo, const ReleaseConfig&
                                     const TagOptions& options);
 Result<PatchResult> run_release_patch(const Repository& repo, const ReleaseConfig& config,
                                       const PatchOptions& options);
-// With `remote`, also compares the release branch, its tags and main with the remote's refs.
+// With `remote`, also compares main, the release branch, its tags and the pick ledger's ref with
+// the remote's.
 Result<StatusResult> run_release_status(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                                         const std::optional<std::string>& series,
                                         const std::optional<std::string>& remote = std::nullopt);
