@@ -1,5 +1,6 @@
 // `relforge release cut|pick|picks|rc|final|patch|status` and `relforge version current`.
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -27,7 +28,7 @@ namespace fs = std::filesystem;
 struct CommonOptions {
   std::string repo = ".";
   std::string config;  // default: relforge.toml at the repository root, when it exists
-  std::string ledger;  // default: <git dir>/relforge/release.db
+  std::string ledger;  // a former SQLite ledger to migrate; default: <git dir>/relforge/release.db
 };
 
 struct Context {
@@ -42,7 +43,9 @@ void add_common(CLI::App& command, CommonOptions& common) {
 }
 
 void add_ledger(CLI::App& command, CommonOptions& common) {
-  command.add_option("--ledger", common.ledger, "The pick ledger (default: .git/relforge/release.db)");
+  command.add_option("--ledger", common.ledger,
+                     "A former SQLite pick ledger to migrate once into refs/relforge/releases "
+                     "(default: .git/relforge/release.db, when it exists)");
 }
 
 Result<release::ReleaseConfig> load_config(const fs::path& workdir, const std::string& explicit_path) {
@@ -64,11 +67,39 @@ Result<Context> open_context(const CommonOptions& common) {
 Result<release::Ledger> open_ledger(const Context& context, const CommonOptions& common) {
   const fs::path path =
       common.ledger.empty() ? context.repo.git_dir() / "relforge" / "release.db" : fs::path(common.ledger);
-  return release::Ledger::open(path);
+  return release::Ledger::open(context.repo, path);
+}
+
+// --push REMOTE on the ledger commands: share the ledger right after the change.
+Status sync_ledger(Runtime& runtime, release::Ledger& ledger, const std::string& remote) {
+  if (remote.empty()) return {};
+  auto report = ledger.sync(remote);
+  if (!report) return with_context(Status(tl::unexpected(report.error())), "the change is recorded here");
+  for (const auto& note : report->notes) runtime.err << "relforge: merged: " << note << '\n';
+  return {};
 }
 
 std::string short_sha(const std::string& sha) {
   return sha.substr(0, 12);
+}
+
+Json audit_json(const std::string& by, const std::string& at) {
+  if (by.empty()) return nullptr;
+  return {{"by", by}, {"at", at}};
+}
+
+// Now, UTC, as RFC 3339 (the ledger's audit times).
+std::string rfc3339_now() {
+  const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  const auto day = std::chrono::floor<std::chrono::days>(now);
+  const std::chrono::year_month_day date{day};
+  const std::chrono::hh_mm_ss time{now - day};
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(date.year()),
+                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+                static_cast<int>(time.seconds().count()));
+  return buffer;
 }
 
 Json pick_json(const release::Pick& pick) {
@@ -81,7 +112,14 @@ Json pick_json(const release::Pick& pick) {
           {"state", pick.state},
           {"applied_sha", pick.applied_sha.empty() ? Json(nullptr) : Json(pick.applied_sha)},
           {"conflict_files", pick.conflict_files},
-          {"needs_rc", pick.needs_rc}};
+          {"needs_rc", pick.needs_rc},
+          {"backport", pick.backport},
+          {"requested", audit_json(pick.requested_by, pick.requested_at)},
+          {"approved", audit_json(pick.approved_by, pick.approved_at)},
+          {"rejected",
+           pick.rejected_by.empty()
+               ? Json(nullptr)
+               : Json{{"by", pick.rejected_by}, {"at", pick.rejected_at}, {"reason", pick.reject_reason}}}};
 }
 
 void print_pick_line(std::ostream& out, const release::Pick& pick) {
@@ -93,6 +131,14 @@ void print_pick_line(std::ostream& out, const release::Pick& pick) {
     for (const auto& file : pick.conflict_files) out << ' ' << file;
   }
   out << '\n';
+  if (!pick.requested_by.empty())
+    out << "    requested by " << pick.requested_by << " at " << pick.requested_at
+        << (pick.backport ? " (backport)" : "") << '\n';
+  if (!pick.approved_by.empty())
+    out << "    approved by " << pick.approved_by << " at " << pick.approved_at << '\n';
+  if (!pick.rejected_by.empty())
+    out << "    rejected by " << pick.rejected_by << " at " << pick.rejected_at << ": " << pick.reject_reason
+        << '\n';
 }
 
 Json commit_json(const release::PlannedCommit& commit) {
@@ -117,7 +163,115 @@ void print_cut(std::ostream& out, const release::CutResult& cut) {
     for (const auto& change : commit->changes) out << "    " << change.path << ": " << change.summary << '\n';
   }
   for (const auto& spec : cut.pushed) out << "  pushed " << spec << '\n';
-  if (!cut.executed) out << "Nothing was changed; run again without --dry-run to cut.\n";
+}
+
+// Tests kill a command at a named step to prove a re-run finishes it and --abort undoes it.
+// Only builds with tests have the hook: a released binary never reads RELFORGE_TEST_CRASH_AT.
+release::StepHook crash_hook([[maybe_unused]] const Runtime& runtime) {
+#if RELFORGE_TEST_HOOKS
+  auto crash_at = runtime.getenv("RELFORGE_TEST_CRASH_AT");
+  if (!crash_at) return {};
+  return [step = *crash_at](std::string_view reached) {
+    if (reached == step) std::raise(SIGKILL);
+  };
+#else
+  return {};
+#endif
+}
+
+// The flags every mutating command shares: --dry-run, --abort, --push.
+struct TxFlags {
+  bool dry_run = false;
+  bool abort = false;
+  std::string push;
+  release::TxMode mode() const {
+    return abort ? release::TxMode::abort : dry_run ? release::TxMode::dry_run : release::TxMode::run;
+  }
+  std::optional<std::string> push_remote() const {
+    return push.empty() ? std::nullopt : std::optional<std::string>(push);
+  }
+};
+
+void add_tx_flags(CLI::App& command, TxFlags& flags, const char* push_what) {
+  auto* dry = command.add_flag("--dry-run", flags.dry_run, "Show the plan (refs old -> new, files) and stop");
+  auto* abort = command.add_flag("--abort", flags.abort,
+                                 "Roll an interrupted run of this command back to the recorded old refs");
+  dry->excludes(abort);
+  command.add_option("--push", flags.push, push_what);
+}
+
+Json plan_json(const release::Plan& plan) {
+  Json refs = Json::array();
+  for (const auto& step : plan.refs) {
+    refs.push_back({{"ref", step.ref},
+                    {"old", step.old_sha.empty() ? Json(nullptr) : Json(step.old_sha)},
+                    {"new", step.new_sha.empty() ? Json(nullptr) : Json(step.new_sha)},
+                    {"commit", step.commit.empty() ? Json(nullptr) : Json(step.commit)},
+                    {"summary", step.summary}});
+  }
+  Json files = Json::array();
+  for (const auto& file : plan.files) files.push_back({{"path", file.path}, {"change", file.summary}});
+  Json picks = Json::array();
+  for (std::size_t i = 0; i < plan.picks_after.size(); ++i) {
+    const auto& before = plan.picks_before.at(i);
+    const auto& after = plan.picks_after[i];
+    picks.push_back({{"id", after.id},
+                     {"state", {before.state, after.state}},
+                     {"needs_rc", {before.needs_rc, after.needs_rc}}});
+  }
+  return {{"command", plan.command},
+          {"refs", refs},
+          {"files", files},
+          {"picks", picks},
+          {"push_refs", plan.push_refs},
+          {"push_remote", plan.push_remote.empty() ? Json(nullptr) : Json(plan.push_remote)},
+          {"pushed", plan.pushed}};
+}
+
+void print_plan(std::ostream& out, const release::Plan& plan) {
+  for (const auto& step : plan.refs) {
+    out << "  " << (step.old_sha.empty() ? "create " : "move   ") << step.ref << ' '
+        << (step.old_sha.empty() ? "" : short_sha(step.old_sha) + " -> ")
+        << (step.new_sha.empty() ? "(new)" : short_sha(step.new_sha)) << "  " << step.summary << '\n';
+  }
+  for (const auto& file : plan.files) out << "  change " << file.path << ": " << file.summary << '\n';
+  for (std::size_t i = 0; i < plan.picks_after.size(); ++i) {
+    out << "  ledger #" << plan.picks_after[i].id << ": " << plan.picks_before.at(i).state << " -> "
+        << plan.picks_after[i].state << (plan.picks_after[i].needs_rc ? " (needs a new RC)" : "") << '\n';
+  }
+  if (!plan.push_remote.empty()) {
+    out << "  push to " << plan.push_remote << ":";
+    for (const auto& ref : plan.push_refs) out << ' ' << ref;
+    out << '\n';
+  }
+}
+
+// What a dry run, a resumed run or an abort prints before (or instead of) the command's own output.
+bool print_tx_state(Runtime& runtime, const release::Plan& plan, bool executed, bool resumed, bool aborted) {
+  if (runtime.json) {
+    if (executed) return false;
+    runtime.out << Json{{"dry_run", !aborted},
+                        {"aborted", aborted},
+                        {"unfinished", resumed},
+                        {"plan", plan_json(plan)}}
+                       .dump(2)
+                << '\n';
+    return true;
+  }
+  if (aborted) {
+    runtime.out << "Aborted 'release " << plan.command << "': every ref it set is back at its old value\n";
+    print_plan(runtime.out, plan);
+    return true;
+  }
+  if (!executed) {
+    runtime.out << "Plan (dry run) for 'release " << plan.command << "'"
+                << (resumed ? ", interrupted: a re-run finishes it" : "") << '\n';
+    print_plan(runtime.out, plan);
+    runtime.out << "Nothing was changed; run again without --dry-run to apply it.\n";
+    return true;
+  }
+  if (resumed) runtime.out << "Finished the interrupted 'release " << plan.command << "'\n";
+  return false;
 }
 
 // Runs `body` over an opened context (and ledger when `with_ledger`), reporting errors.
@@ -131,23 +285,31 @@ void run_with_context(Runtime& runtime, const CommonOptions& common, Body body) 
 void register_cut(CLI::App& group, Runtime& runtime) {
   auto options = std::make_shared<release::CutOptions>();
   auto common = std::make_shared<CommonOptions>();
-  auto dry_run = std::make_shared<bool>(false);
-  auto push = std::make_shared<std::string>();
+  auto flags = std::make_shared<TxFlags>();
+  auto bump_via = std::make_shared<std::string>();
   CLI::App* command =
       group.add_subcommand("cut", "Cut release/X.Y: release-only commit there, version bump on main");
   command->add_option("series", options->series, "MAJOR.MINOR, e.g. 2.7")->required();
   command->add_option("--from", options->from,
                       "Cut from this ref (default: [release] last_known_good, else main)");
-  command->add_flag("--dry-run", *dry_run, "Show the plan and stop");
-  command->add_option("--push", *push, "Push the new refs to this remote (name or URL)");
+  add_tx_flags(*command, *flags, "Push the new refs to this remote (name or URL), in one push");
+  command->add_option("--bump-via", *bump_via,
+                      "Put main's version bump on this new branch (pushed there) instead of main, for a PR");
   add_common(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, options, common, dry_run, push] {
-    options->dry_run = *dry_run ? release::DryRun::yes : release::DryRun::no;
-    if (!push->empty()) options->push = *push;
+  command->callback([&runtime, options, common, flags, bump_via] {
+    options->dry_run = flags->dry_run ? release::DryRun::yes : release::DryRun::no;
+    options->abort = flags->abort;
+    options->push = flags->push_remote();
+    if (!bump_via->empty()) options->bump_via = *bump_via;
+    options->hook = crash_hook(runtime);
     run_with_context(runtime, *common, [&](Context& context) -> Status {
       auto cut = release::run_release_cut(context.repo, context.config, *options);
       if (!cut) return tl::unexpected(cut.error());
+      if (cut->aborted) {
+        print_tx_state(runtime, cut->plan, false, false, true);
+        return {};
+      }
       if (runtime.json) {
         runtime.out << Json{{"series", cut->series},
                             {"branch", cut->branch},
@@ -159,11 +321,19 @@ void register_cut(CLI::App& group, Runtime& runtime) {
                             {"release_commit", commit_json(cut->release_commit)},
                             {"main_commit", commit_json(cut->main_commit)},
                             {"executed", cut->executed},
-                            {"pushed", cut->pushed}}
+                            {"resumed", cut->resumed},
+                            {"pushed", cut->pushed},
+                            {"plan", plan_json(cut->plan)}}
                            .dump(2)
                     << '\n';
       } else {
+        if (cut->resumed) runtime.out << "Finished the interrupted 'release " << cut->plan.command << "'\n";
         print_cut(runtime.out, *cut);
+        if (!cut->executed) {
+          runtime.out << "Refs:\n";
+          print_plan(runtime.out, cut->plan);
+          runtime.out << "Nothing was changed; run again without --dry-run to cut.\n";
+        }
       }
       return {};
     });
@@ -192,10 +362,15 @@ void register_pick(CLI::App& group, Runtime& runtime) {
         ->required();
     command->add_option("--note", options->note, "Why it should go in (the tracker comment)");
     command->add_option("--release", options->series, "X.Y (default: the newest release branch)");
+    command->add_flag("--backport", options->backport,
+                      "The commit is a backport prepared on a branch off the release branch, not on main");
+    command->add_option("--as", options->actor.who,
+                        "Who asks, 'Name <email>' (default: git config user.name/email)");
     add_common(*command, *common);
     add_ledger(*command, *common);
     add_json_flag(*command, runtime);
     command->callback([&runtime, options, common] {
+      options->actor.when = rfc3339_now();
       run_with_context(runtime, *common, [&](Context& context) -> Status {
         auto ledger = open_ledger(context, *common);
         if (!ledger) return tl::unexpected(ledger.error());
@@ -212,17 +387,61 @@ void register_pick(CLI::App& group, Runtime& runtime) {
     const bool approve = decision == release::Decision::approve;
     CLI::App* command = pick->add_subcommand(approve ? "approve" : "reject",
                                              approve ? "Approve a requested pick" : "Reject a pick");
+    auto who = std::make_shared<std::string>();
+    auto reason = std::make_shared<std::string>();
     command->add_option("id", *id, "The pick's id (see 'release picks')")->required();
+    command->add_option("--as", *who, "Who decides, 'Name <email>' (default: git config user.name/email)");
+    if (!approve) command->add_option("--reason", *reason, "Why it stays out (required to reject)");
+    auto push = std::make_shared<std::string>();
+    command->add_option("--push", *push, "Then share the ledger with this remote (fetch, merge, push)");
     add_common(*command, *common);
     add_ledger(*command, *common);
     add_json_flag(*command, runtime);
-    command->callback([&runtime, id, common, decision] {
+    command->callback([&runtime, id, common, decision, who, reason, push] {
       run_with_context(runtime, *common, [&](Context& context) -> Status {
         auto ledger = open_ledger(context, *common);
         if (!ledger) return tl::unexpected(ledger.error());
-        auto result = release::run_pick_decide(context.repo, context.config, *ledger, *id, decision);
+        if (!push->empty()) {
+          if (auto ok = sync_ledger(runtime, *ledger, *push); !ok) return ok;
+        }
+        auto result = release::run_pick_decide(context.repo, context.config, *ledger, *id, decision,
+                                               release::Actor{*who, rfc3339_now()}, *reason);
         if (!result) return tl::unexpected(result.error());
+        if (auto ok = sync_ledger(runtime, *ledger, *push); !ok) return ok;
         print_picks(runtime, {*result});
+        return {};
+      });
+    });
+  }
+  {
+    auto remote = std::make_shared<std::string>();
+    auto common = std::make_shared<CommonOptions>();
+    CLI::App* command = pick->add_subcommand(
+        "sync", "Share the ledger (refs/relforge/releases): fetch the remote's, merge, push the result");
+    command->add_option("remote", *remote, "A remote name or URL")->required();
+    add_common(*command, *common);
+    add_ledger(*command, *common);
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, remote, common] {
+      run_with_context(runtime, *common, [&](Context& context) -> Status {
+        auto ledger = open_ledger(context, *common);
+        if (!ledger) return tl::unexpected(ledger.error());
+        auto report = ledger->sync(*remote);
+        if (!report) return tl::unexpected(report.error());
+        if (runtime.json) {
+          runtime.out << Json{{"remote", *remote},
+                              {"before", report->before.empty() ? Json(nullptr) : Json(report->before)},
+                              {"after", report->after.empty() ? Json(nullptr) : Json(report->after)},
+                              {"fetched", report->fetched},
+                              {"pushed", report->pushed},
+                              {"merged", report->notes}}
+                             .dump(2)
+                      << '\n';
+          return {};
+        }
+        for (const auto& note : report->notes) runtime.out << "merged: " << note << '\n';
+        runtime.out << "ledger " << (report->after.empty() ? "empty" : short_sha(report->after))
+                    << (report->pushed ? ", pushed to " : ", in sync with ") << *remote << '\n';
         return {};
       });
     });
@@ -230,6 +449,7 @@ void register_pick(CLI::App& group, Runtime& runtime) {
   {
     auto options = std::make_shared<release::PickApplyOptions>();
     auto common = std::make_shared<CommonOptions>();
+    auto flags = std::make_shared<TxFlags>();
     auto id = std::make_shared<std::int64_t>(0);
     auto all = std::make_shared<bool>(false);
     CLI::App* command = pick->add_subcommand("apply", "Cherry-pick approved picks onto the release branch");
@@ -237,10 +457,11 @@ void register_pick(CLI::App& group, Runtime& runtime) {
     auto* all_option = command->add_flag("--all-approved", *all, "Apply every approved pick, in id order");
     id_option->excludes(all_option);
     command->add_option("--release", options->series, "X.Y for --all-approved (default: the newest)");
+    add_tx_flags(*command, *flags, "Push the release branch to this remote (name or URL)");
     add_common(*command, *common);
     add_ledger(*command, *common);
     add_json_flag(*command, runtime);
-    command->callback([&runtime, options, common, id, all, id_option] {
+    command->callback([&runtime, options, common, id, all, id_option, flags] {
       if (!*all && id_option->count() == 0) {
         return report_error(runtime,
                             Error(ErrorCategory::invalid_input,
@@ -248,22 +469,31 @@ void register_pick(CLI::App& group, Runtime& runtime) {
       }
       options->scope = *all ? release::ApplyScope::all_approved : release::ApplyScope::one;
       options->id = *id;
+      options->mode = flags->mode();
+      options->push = flags->push_remote();
+      options->hook = crash_hook(runtime);
       run_with_context(runtime, *common, [&](Context& context) -> Status {
         auto ledger = open_ledger(context, *common);
         if (!ledger) return tl::unexpected(ledger.error());
-        auto result = release::run_pick_apply(context.repo, context.config, *ledger, *options);
+        auto result = release::run_pick_apply_tx(context.repo, context.config, *ledger, *options);
         if (!result) return tl::unexpected(result.error());
-        print_picks(runtime, *result);
+        if (print_tx_state(runtime, result->plan, result->executed, result->resumed, result->aborted))
+          return {};
+        print_picks(runtime, result->picks);
+        if (!runtime.json) {
+          for (const auto& spec : result->plan.pushed) runtime.out << "pushed " << spec << '\n';
+        }
         return {};
       });
     });
   }
 }
 
-void register_picks(CLI::App& group, Runtime& runtime) {
+void register_picks(CLI::App& group, Runtime& runtime, const char* name) {
   auto series = std::make_shared<std::string>();
   auto common = std::make_shared<CommonOptions>();
-  CLI::App* command = group.add_subcommand("picks", "List the cherry-pick ledger");
+  CLI::App* command =
+      group.add_subcommand(name, "List the cherry-pick ledger, with who decided what and when");
   command->add_option("--release", *series, "Only picks for X.Y");
   add_common(*command, *common);
   add_ledger(*command, *common);
@@ -282,7 +512,8 @@ void register_picks(CLI::App& group, Runtime& runtime) {
 }
 
 Json tag_json(const release::TagResult& tag) {
-  return {{"tag", tag.tag}, {"commit", tag.commit}, {"version", tag.version}, {"pushed", tag.pushed}};
+  return {{"tag", tag.tag},       {"commit", tag.commit},   {"version", tag.version},
+          {"pushed", tag.pushed}, {"resumed", tag.resumed}, {"plan", plan_json(tag.plan)}};
 }
 
 void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, const char* summary,
@@ -290,22 +521,25 @@ void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, c
   auto options = std::make_shared<release::TagOptions>();
   auto common = std::make_shared<CommonOptions>();
   auto series = std::make_shared<std::string>();
-  auto push = std::make_shared<std::string>();
+  auto flags = std::make_shared<TxFlags>();
   CLI::App* command = group.add_subcommand(name, summary);
   command->add_option("series", *series, "X.Y (default: the newest release branch)");
-  command->add_option("--push", *push, "Push the tag to this remote (name or URL)");
+  add_tx_flags(*command, *flags, "Push the tag to this remote (name or URL)");
   add_common(*command, *common);
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, options, common, series, push, is_final] {
+  command->callback([&runtime, options, common, series, flags, is_final] {
     if (!series->empty()) options->series = *series;
-    if (!push->empty()) options->push = *push;
+    options->push = flags->push_remote();
+    options->mode = flags->mode();
+    options->hook = crash_hook(runtime);
     run_with_context(runtime, *common, [&](Context& context) -> Status {
       auto ledger = open_ledger(context, *common);
       if (!ledger) return tl::unexpected(ledger.error());
       auto tag = is_final ? release::run_release_final(context.repo, context.config, *ledger, *options)
                           : release::run_release_rc(context.repo, context.config, *ledger, *options);
       if (!tag) return tl::unexpected(tag.error());
+      if (print_tx_state(runtime, tag->plan, tag->executed, tag->resumed, tag->aborted)) return {};
       if (runtime.json) {
         runtime.out << tag_json(*tag).dump(2) << '\n';
       } else {
@@ -320,33 +554,57 @@ void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, c
 void register_patch(CLI::App& group, Runtime& runtime) {
   auto options = std::make_shared<release::PatchOptions>();
   auto common = std::make_shared<CommonOptions>();
-  auto push = std::make_shared<std::string>();
+  auto flags = std::make_shared<TxFlags>();
   CLI::App* command =
       group.add_subcommand("patch", "Start a patch cycle: the version file on release/X.Y -> X.Y.Z");
   command->add_option("version", options->version, "X.Y.Z, e.g. 2.7.1")->required();
-  command->add_option("--push", *push, "Push the branch to this remote (name or URL)");
+  add_tx_flags(*command, *flags, "Push the branch to this remote (name or URL)");
   add_common(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, options, common, push] {
-    if (!push->empty()) options->push = *push;
+  command->callback([&runtime, options, common, flags] {
+    options->push = flags->push_remote();
+    options->mode = flags->mode();
+    options->hook = crash_hook(runtime);
     run_with_context(runtime, *common, [&](Context& context) -> Status {
       auto patch = release::run_release_patch(context.repo, context.config, *options);
       if (!patch) return tl::unexpected(patch.error());
+      if (print_tx_state(runtime, patch->plan, patch->executed, patch->resumed, patch->aborted)) return {};
       if (runtime.json) {
-        runtime.out << Json{{"branch", patch->branch},
-                            {"previous_version", patch->previous_version},
-                            {"version", patch->version},
-                            {"commit", patch->commit},
-                            {"pushed", patch->pushed}}
+        runtime.out << Json{{"branch", patch->branch},       {"previous_version", patch->previous_version},
+                            {"version", patch->version},     {"commit", patch->commit},
+                            {"pushed", patch->pushed},       {"resumed", patch->resumed},
+                            {"plan", plan_json(patch->plan)}}
                            .dump(2)
                     << '\n';
       } else {
         runtime.out << patch->branch << ": " << patch->previous_version << " -> " << patch->version << " ("
                     << short_sha(patch->commit) << ")\n";
+        for (const auto& spec : patch->pushed) runtime.out << "pushed " << spec << '\n';
       }
       return {};
     });
   });
+}
+
+std::string remote_state(const release::RemoteRefState& ref) {
+  if (ref.local.empty()) return "missing here (on the remote at " + short_sha(ref.remote) + ")";
+  if (ref.remote.empty()) return "missing on the remote (here at " + short_sha(ref.local) + ")";
+  if (ref.local == ref.remote) return "in sync at " + short_sha(ref.local);
+  if (!ref.known) return "differs (remote at " + short_sha(ref.remote) + ", not fetched here)";
+  return std::to_string(ref.ahead) + " ahead, " + std::to_string(ref.behind) + " behind";
+}
+
+Json remote_json(const std::vector<release::RemoteRefState>& refs) {
+  Json all = Json::array();
+  for (const auto& ref : refs) {
+    all.push_back({{"ref", ref.ref},
+                   {"local", ref.local.empty() ? Json(nullptr) : Json(ref.local)},
+                   {"remote", ref.remote.empty() ? Json(nullptr) : Json(ref.remote)},
+                   {"ahead", ref.known ? Json(ref.ahead) : Json(nullptr)},
+                   {"behind", ref.known ? Json(ref.behind) : Json(nullptr)},
+                   {"state", remote_state(ref)}});
+  }
+  return all;
 }
 
 void register_status(CLI::App& group, Runtime& runtime) {
@@ -354,17 +612,22 @@ void register_status(CLI::App& group, Runtime& runtime) {
   auto common = std::make_shared<CommonOptions>();
   CLI::App* command =
       group.add_subcommand("status", "Branch, head, RCs, picks by state, what blocks the final");
+  auto remote = std::make_shared<std::string>();
   command->add_option("series", *series, "X.Y (default: the newest release branch)");
+  command->add_option(
+      "--remote", *remote,
+      "Compare main, the release branch and its tags with this remote (ahead/behind/missing)");
   add_common(*command, *common);
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, series, common] {
+  command->callback([&runtime, series, common, remote] {
     run_with_context(runtime, *common, [&](Context& context) -> Status {
       auto ledger = open_ledger(context, *common);
       if (!ledger) return tl::unexpected(ledger.error());
       auto status =
           release::run_release_status(context.repo, context.config, *ledger,
-                                      series->empty() ? std::nullopt : std::optional<std::string>(*series));
+                                      series->empty() ? std::nullopt : std::optional<std::string>(*series),
+                                      remote->empty() ? std::nullopt : std::optional<std::string>(*remote));
       if (!status) return tl::unexpected(status.error());
       const auto& s = status->state;
       std::map<std::string, int> by_state;
@@ -384,7 +647,11 @@ void register_status(CLI::App& group, Runtime& runtime) {
                             {"picks_by_state", by_state},
                             {"picks", picks},
                             {"rc_needed", status->rc_needed},
-                            {"blockers", status->blockers}}
+                            {"blockers", status->blockers},
+                            {"unfinished",
+                             status->unfinished ? plan_json(*status->unfinished) : Json(nullptr)},
+                            {"remote", status->remote.empty() ? Json(nullptr) : Json(status->remote)},
+                            {"remote_refs", remote_json(status->remote_refs)}}
                            .dump(2)
                     << '\n';
         return {};
@@ -402,6 +669,14 @@ void register_status(CLI::App& group, Runtime& runtime) {
       if (by_state.empty()) out << " none";
       for (const auto& [state, count] : by_state) out << ' ' << state << "=" << count;
       out << '\n';
+      if (status->unfinished) {
+        out << "unfinished 'release " << status->unfinished->command
+            << "' (interrupted): run it again to finish it, or with --abort\n";
+        print_plan(out, *status->unfinished);
+      }
+      for (const auto& ref : status->remote_refs) {
+        out << "remote   " << ref.ref << ": " << remote_state(ref) << '\n';
+      }
       if (status->blockers.empty()) {
         out << "ready for 'relforge release final'\n";
       } else {
@@ -427,7 +702,8 @@ std::string utc_today() {
 void register_release(CLI::App& group, Runtime& runtime) {
   register_cut(group, runtime);
   register_pick(group, runtime);
-  register_picks(group, runtime);
+  register_picks(group, runtime, "picks");
+  register_picks(*group.get_subcommand("pick"), runtime, "list");
   register_tag_command(group, runtime, "rc",
                        "Tag the release branch head vX.Y.Z-rcN (annotated, N = last + 1)", false);
   register_tag_command(group, runtime, "final", "Tag vX.Y.Z on the commit of the last RC", true);

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "core/text.hpp"
 #include "release/state.hpp"
 
@@ -73,26 +75,36 @@ Result<std::map<std::string, std::string>> release_only_files(const Repository& 
 
 }  // namespace
 
-Result<CutResult> run_release_cut(const Repository& repo, const ReleaseConfig& config,
-                                  const CutOptions& options) {
-  auto series = parse_series(options.series);
-  if (!series) return tl::unexpected(series.error());
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FileChange, path, summary)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PlannedCommit, branch, parent, message, changes, sha)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CutResult, series, branch, orig_ref, from_ref, from_sha, release_version,
+                                   main_version, release_commit, main_commit)
+
+namespace {
+
+// Everything the cut checks and computes before a ref moves; objects only when `write_objects`.
+Result<CutResult> plan_cut(const Repository& repo, const ReleaseConfig& config, const CutOptions& options,
+                           const Series& series, bool write_objects, Plan& plan) {
   CutResult result;
-  result.series = series->text();
-  result.branch = series->branch();
-  result.orig_ref = "refs/heads/orig/" + series->branch();
+  result.series = series.text();
+  result.branch = series.branch();
+  result.orig_ref = "refs/heads/orig/" + series.branch();
   if (options.dry_run == DryRun::no) {
     if (auto ok = require_clean(repo, "cut " + result.branch); !ok) return tl::unexpected(ok.error());
   }
-  for (const auto& ref : {series->branch_ref(), result.orig_ref}) {
+  std::vector<std::string> must_not_exist = {series.branch_ref(), result.orig_ref};
+  if (options.bump_via) must_not_exist.push_back("refs/heads/" + *options.bump_via);
+  for (const auto& ref : must_not_exist) {
     auto existing = repo.ref_target(ref);
     if (!existing) return tl::unexpected(existing.error());
     if (*existing) {
-      return fail(ErrorCategory::conflict, ref + " already exists (at " + existing->value().substr(0, 12) +
-                                               "): release " + result.series +
-                                               " was already cut; use 'relforge "
-                                               "release status " +
-                                               result.series + "'");
+      const bool is_bump = options.bump_via && ref == "refs/heads/" + *options.bump_via;
+      return fail(
+          ErrorCategory::conflict,
+          ref + " already exists (at " + existing->value().substr(0, 12) + "): " +
+              (is_bump ? "choose another --bump-via branch"
+                       : "release " + result.series + " was already cut; use 'relforge release status " +
+                             result.series + "'"));
     }
   }
   const std::string main_ref = "refs/heads/" + config.main_branch;
@@ -113,7 +125,7 @@ Result<CutResult> run_release_cut(const Repository& repo, const ReleaseConfig& c
   auto main_version = version_at(repo, config, **main_head, config.main_branch);
   if (!main_version) return tl::unexpected(main_version.error());
   result.release_version = result.series + ".0";
-  result.main_version = std::to_string(series->major) + "." + std::to_string(series->minor + 1) + ".0a0";
+  result.main_version = std::to_string(series.major) + "." + std::to_string(series.minor + 1) + ".0a0";
   auto release_version = packaging::parse_version(result.release_version);
   if (*release_version < *main_version) {
     return fail(ErrorCategory::invalid_input, "cutting " + result.series +
@@ -127,39 +139,61 @@ Result<CutResult> run_release_cut(const Repository& repo, const ReleaseConfig& c
   rc.branch = result.branch;
   rc.parent = result.from_sha;
   rc.message = "[RELEASE-ONLY CHANGES] Branch Cut for Release " + result.series + "\n";
-  auto files = release_only_files(repo, config, result.from_sha, *series, result.release_version, rc.changes);
+  auto files = release_only_files(repo, config, result.from_sha, series, result.release_version, rc.changes);
   if (!files) return tl::unexpected(files.error());
   auto& mc = result.main_commit;
-  mc.branch = config.main_branch;
+  mc.branch = options.bump_via ? *options.bump_via : config.main_branch;
   mc.parent = **main_head;
   mc.message = "Bump version to " + result.main_version + "\n";
   mc.changes.push_back({config.version_file, main_version->to_string() + " -> " + result.main_version});
-  if (options.dry_run == DryRun::yes) return result;
-
-  // Objects first (harmless if a later step fails), refs last.
-  auto release_sha = repo.write_commit(rc.parent, *files, rc.message);
-  if (!release_sha) return tl::unexpected(release_sha.error());
-  auto main_sha =
-      repo.write_commit(mc.parent, {{config.version_file, result.main_version + "\n"}}, mc.message);
-  if (!main_sha) return tl::unexpected(main_sha.error());
-  const std::string log = "relforge release cut " + result.series;
-  if (auto ok = repo.create_ref(result.orig_ref, result.from_sha, log); !ok)
-    return tl::unexpected(ok.error());
-  if (auto ok = repo.create_ref(series->branch_ref(), *release_sha, log); !ok)
-    return tl::unexpected(ok.error());
-  if (auto ok = repo.advance_branch(main_ref, mc.parent, *main_sha, log); !ok)
-    return tl::unexpected(ok.error());
-  rc.sha = *release_sha;
-  mc.sha = *main_sha;
-  result.executed = true;
-  if (options.push) {
-    const std::vector<std::string> specs = {series->branch_ref() + ":" + series->branch_ref(),
-                                            result.orig_ref + ":" + result.orig_ref,
-                                            main_ref + ":" + main_ref};
-    if (auto ok = repo.push(*options.push, specs); !ok)
-      return with_context(Result<CutResult>(tl::unexpected(ok.error())), "the cut is done locally");
-    result.pushed = specs;
+  if (write_objects) {
+    auto release_sha = repo.write_commit(rc.parent, *files, rc.message);
+    if (!release_sha) return tl::unexpected(release_sha.error());
+    auto main_sha =
+        repo.write_commit(mc.parent, {{config.version_file, result.main_version + "\n"}}, mc.message);
+    if (!main_sha) return tl::unexpected(main_sha.error());
+    rc.sha = *release_sha;
+    mc.sha = *main_sha;
   }
+  const auto subject = [](const PlannedCommit& c) { return c.message.substr(0, c.message.find('\n')); };
+  const std::string bump_ref = "refs/heads/" + mc.branch;
+  plan.refs.push_back(
+      {result.orig_ref, "", result.from_sha, result.from_sha, "backup of " + result.from_ref});
+  plan.refs.push_back({series.branch_ref(), "", rc.sha, rc.sha,
+                       "new commit on " + rc.parent.substr(0, 12) + ": " + subject(rc)});
+  plan.refs.push_back({bump_ref, options.bump_via ? "" : mc.parent, mc.sha, mc.sha,
+                       "new commit on " + mc.parent.substr(0, 12) + ": " + subject(mc)});
+  for (const auto& change : rc.changes) plan.files.push_back({rc.branch + ":" + change.path, change.summary});
+  for (const auto& change : mc.changes) plan.files.push_back({mc.branch + ":" + change.path, change.summary});
+  // The release branch and its backup, and main's bump (or the --bump-via branch), in one push.
+  plan.push_refs = {series.branch_ref(), result.orig_ref, bump_ref};
+  return result;
+}
+
+}  // namespace
+
+Result<CutResult> run_release_cut(const Repository& repo, const ReleaseConfig& config,
+                                  const CutOptions& options) {
+  auto series = parse_series(options.series);
+  if (!series) return tl::unexpected(series.error());
+  TxOptions tx;
+  tx.mode = options.abort ? TxMode::abort : options.dry_run == DryRun::yes ? TxMode::dry_run : TxMode::run;
+  tx.hook = options.hook;
+  auto outcome = run_transaction(repo, nullptr, "cut " + series->text(), tx, options.push.value_or(""),
+                                 [&](bool write_objects) -> Result<Plan> {
+                                   Plan plan;
+                                   auto cut = plan_cut(repo, config, options, *series, write_objects, plan);
+                                   if (!cut) return tl::unexpected(cut.error());
+                                   plan.result = nlohmann::json(*cut).dump();
+                                   return plan;
+                                 });
+  if (!outcome) return tl::unexpected(outcome.error());
+  CutResult result = nlohmann::json::parse(outcome->plan.result).get<CutResult>();
+  result.executed = outcome->executed;
+  result.pushed = outcome->plan.pushed;
+  result.resumed = outcome->resumed;
+  result.aborted = outcome->aborted;
+  result.plan = std::move(outcome->plan);
   return result;
 }
 

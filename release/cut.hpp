@@ -1,6 +1,7 @@
 #pragma once
 // `release cut X.Y`: plan and create release/X.Y (plus orig/release/X.Y) with the release-only
-// changes committed on it, and bump main to X.(Y+1).0a0; --dry-run stops after the plan.
+// changes committed on it, and bump main to X.(Y+1).0a0, as one transaction (transaction.hpp);
+// --dry-run stops after the plan.
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "core/error.hpp"
 #include "release/config.hpp"
 #include "release/git.hpp"
+#include "release/transaction.hpp"
 
 namespace relforge::release {
 
@@ -18,11 +20,10 @@ struct CutOptions {
   std::optional<std::string> from;  // default: config.last_known_good if it exists, else main
   DryRun dry_run = DryRun::no;
   std::optional<std::string> push;  // a remote name or URL
-};
-
-struct FileChange {
-  std::string path;
-  std::string summary;  // "2.7.0a0 -> 2.7.0", "2 x '@main' -> '@release/2.7'"
+  // Main's version bump goes to this new branch (locally and on --push) instead of main, for a PR.
+  std::optional<std::string> bump_via;
+  bool abort = false;  // roll an interrupted cut back to its recorded old refs
+  StepHook hook;
 };
 
 struct PlannedCommit {
@@ -45,6 +46,9 @@ struct CutResult {
   PlannedCommit main_commit;
   bool executed = false;
   std::vector<std::string> pushed;  // refspecs pushed
+  Plan plan;                        // the transaction (refs old -> new, files); not part of `result` JSON
+  bool resumed = false;             // an interrupted cut was finished
+  bool aborted = false;
 };
 
 Result<CutResult> run_release_cut(const Repository& repo, const ReleaseConfig& config,

@@ -184,6 +184,8 @@ Result<CommitInfo> Repository::commit_info(const std::string& commit) const {
   info.author_email = author->email;
   info.author_time = author->when.time;
   info.author_offset = author->when.offset;
+  for (unsigned i = 0; i < git_commit_parentcount(c->get()); ++i)
+    info.parents.push_back(oid_hex(*git_commit_parent_id(c->get(), i)));
   return info;
 }
 
@@ -396,41 +398,303 @@ Status Repository::create_annotated_tag(const std::string& name, const std::stri
 
 namespace {
 int on_push_update(const char* refname, const char* status, void* data) {
+  auto* report = static_cast<PushReport*>(data);
   if (status != nullptr)
-    static_cast<std::vector<std::string>*>(data)->push_back(std::string(refname) + ": " + status);
+    report->rejected.emplace_back(refname, status);
+  else
+    report->accepted.emplace_back(refname);
   return 0;
+}
+
+Result<RemotePtr> open_remote(git_repository* repo, const std::string& name) {
+  git_remote* remote = nullptr;
+  if (git_remote_lookup(&remote, repo, name.c_str()) != 0 &&
+      git_remote_create_anonymous(&remote, repo, name.c_str()) != 0)
+    return git_fail(ErrorCategory::invalid_input, "unknown remote '" + name + "'");
+  return RemotePtr(remote);
 }
 }  // namespace
 
-Status Repository::push(const std::string& remote_name, const std::vector<std::string>& refspecs) const {
-  git_remote* remote = nullptr;
-  if (git_remote_lookup(&remote, m_repo, remote_name.c_str()) != 0 &&
-      git_remote_create_anonymous(&remote, m_repo, remote_name.c_str()) != 0)
-    return git_fail(ErrorCategory::invalid_input, "unknown remote '" + remote_name + "'");
-  RemotePtr owned(remote);
+Result<PushReport> Repository::push_report(const std::string& remote_name,
+                                           const std::vector<std::string>& refspecs) const {
+  auto remote = open_remote(m_repo, remote_name);
+  if (!remote) return tl::unexpected(remote.error());
   std::vector<char*> specs;
   for (const auto& spec : refspecs) specs.push_back(const_cast<char*>(spec.c_str()));
   git_strarray array{specs.data(), specs.size()};
-  std::vector<std::string> rejected;
+  PushReport report;
   git_push_options options;
   git_push_options_init(&options, GIT_PUSH_OPTIONS_VERSION);
   options.callbacks.push_update_reference = on_push_update;
-  options.callbacks.payload = &rejected;
-  if (const int rc = git_remote_push(remote, &array, &options); rc != 0) {
+  options.callbacks.payload = &report;
+  // One push: every refspec goes in a single receive-pack request (libgit2 does not ask for the
+  // atomic capability; a pre-receive hook still accepts or refuses the request as a whole).
+  if (const int rc = git_remote_push(remote->get(), &array, &options); rc != 0) {
     const std::string why = last_error();
     // The remote has commits we lack (not a fast-forward): a conflict, not a transport failure.
     const bool rejected_ref = rc == GIT_ENONFASTFORWARD || why.find("fast") != std::string::npos ||
-                              why.find("not present locally") != std::string::npos;
+                              why.find("not present locally") != std::string::npos ||
+                              why.find("hook") != std::string::npos;
     const auto category = rejected_ref ? ErrorCategory::conflict : ErrorCategory::network;
-    return fail(category, "pushing to '" + remote_name + "' failed: " + why +
-                              "; nothing was changed locally; fetch and reconcile, then push again");
+    return fail(category, "pushing to '" + remote_name + "' failed: " + why);
   }
-  if (!rejected.empty()) {
+  return report;
+}
+
+Status Repository::push(const std::string& remote_name, const std::vector<std::string>& refspecs) const {
+  auto report = push_report(remote_name, refspecs);
+  if (!report) return with_context(Status(tl::unexpected(report.error())), "nothing was changed locally");
+  if (!report->rejected.empty()) {
     std::string list;
-    for (const auto& r : rejected) list += (list.empty() ? "" : "; ") + r;
+    for (const auto& [ref, why] : report->rejected) list += (list.empty() ? "" : "; ") + ref + ": " + why;
     return fail(ErrorCategory::conflict, "the remote '" + remote_name + "' rejected: " + list);
   }
   return {};
+}
+
+Result<std::map<std::string, std::string>> Repository::remote_refs(const std::string& remote_name) const {
+  auto remote = open_remote(m_repo, remote_name);
+  if (!remote) return tl::unexpected(remote.error());
+  git_remote_callbacks callbacks;
+  git_remote_init_callbacks(&callbacks, GIT_REMOTE_CALLBACKS_VERSION);
+  if (git_remote_connect(remote->get(), GIT_DIRECTION_FETCH, &callbacks, nullptr, nullptr) != 0)
+    return git_fail(ErrorCategory::network, "connecting to '" + remote_name + "'");
+  const git_remote_head** heads = nullptr;
+  std::size_t count = 0;
+  if (git_remote_ls(&heads, &count, remote->get()) != 0)
+    return git_fail(ErrorCategory::network, "listing refs of '" + remote_name + "'");
+  std::map<std::string, std::string> refs;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string name = heads[i]->name;
+    if (name.ends_with("^{}")) continue;
+    if (name.starts_with("refs/heads/") || name.starts_with("refs/tags/") ||
+        name.starts_with("refs/relforge/"))
+      refs[name] = oid_hex(heads[i]->oid);
+  }
+  git_remote_disconnect(remote->get());
+  return refs;
+}
+
+Result<std::pair<std::size_t, std::size_t>> Repository::ahead_behind(const std::string& local,
+                                                                     const std::string& remote) const {
+  auto a = parse_oid(local);
+  auto b = parse_oid(remote);
+  if (!a || !b) return fail(ErrorCategory::internal, "bad object id");
+  std::size_t ahead = 0, behind = 0;
+  if (git_graph_ahead_behind(&ahead, &behind, m_repo, &*a, &*b) != 0)
+    return git_fail(ErrorCategory::not_found, "comparing " + local + " with " + remote);
+  return std::pair{ahead, behind};
+}
+
+Result<std::optional<std::string>> Repository::ref_object(const std::string& ref) const {
+  git_oid oid;
+  const int rc = git_reference_name_to_id(&oid, m_repo, ref.c_str());
+  if (rc == GIT_ENOTFOUND) return std::optional<std::string>();
+  if (rc != 0) return git_fail(ErrorCategory::io, "reading ref " + ref);
+  return std::optional<std::string>(oid_hex(oid));
+}
+
+Status Repository::update_ref(const std::string& ref, const std::string& expected, const std::string& target,
+                              const std::string& log) const {
+  const auto moved = [&] {
+    auto now = ref_object(ref);
+    const std::string at = now && *now ? now->value().substr(0, 12) : "nothing";
+    return fail(ErrorCategory::conflict, ref + " is at " + at + ", not at " +
+                                             (expected.empty() ? "nothing" : expected.substr(0, 12)) +
+                                             " as planned: another run or a push moved it meanwhile");
+  };
+  if (target.empty()) {
+    git_reference* found = nullptr;
+    if (git_reference_lookup(&found, m_repo, ref.c_str()) != 0) return moved();
+    RefPtr owned(found);
+    const git_oid* at = git_reference_target(found);
+    if (at == nullptr || oid_hex(*at) != expected) return moved();
+    // git_reference_delete refuses when the ref changed since the lookup above.
+    if (git_reference_delete(found) != 0) return moved();
+    return {};
+  }
+  auto new_oid = parse_oid(target);
+  if (!new_oid) return tl::unexpected(new_oid.error());
+  git_reference* updated = nullptr;
+  int rc = 0;
+  if (expected.empty()) {
+    rc = git_reference_create(&updated, m_repo, ref.c_str(), &*new_oid, 0, log.c_str());
+  } else {
+    auto old_oid = parse_oid(expected);
+    if (!old_oid) return tl::unexpected(old_oid.error());
+    rc = git_reference_create_matching(&updated, m_repo, ref.c_str(), &*new_oid, 1, &*old_oid, log.c_str());
+  }
+  if (rc == GIT_EEXISTS || rc == GIT_EMODIFIED) return moved();
+  if (rc != 0) return git_fail(ErrorCategory::io, "updating " + ref);
+  git_reference_free(updated);
+  return {};
+}
+
+Status Repository::sync_worktree(const std::string& ref, const std::string& from,
+                                 const std::string& to) const {
+  const auto head = head_branch();
+  if (!head || "refs/heads/" + *head != ref || from.empty() || to.empty()) return {};
+  auto source = lookup_commit(m_repo, from);
+  if (!source) return tl::unexpected(source.error());
+  auto target = lookup_commit(m_repo, to);
+  if (!target) return tl::unexpected(target.error());
+  git_tree* wanted = nullptr;
+  if (git_commit_tree(&wanted, target->get()) != 0) return git_fail(ErrorCategory::io, "reading tree");
+  TreePtr owned_wanted(wanted);
+  git_diff* diff = nullptr;
+  if (git_diff_tree_to_workdir_with_index(&diff, m_repo, wanted, nullptr) != 0)
+    return git_fail(ErrorCategory::io, "comparing the work tree with " + to.substr(0, 12));
+  const std::size_t differences = git_diff_num_deltas(diff);
+  git_diff_free(diff);
+  // Already there (a resumed run whose checkout had finished): nothing to do.
+  if (differences == 0) return {};
+  git_tree* baseline = nullptr;
+  if (git_commit_tree(&baseline, source->get()) != 0) return git_fail(ErrorCategory::io, "reading tree");
+  TreePtr owned(baseline);
+  git_checkout_options options;
+  git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION);
+  options.checkout_strategy = GIT_CHECKOUT_SAFE;
+  // Baseline `from`: files still at `from` (before) or already at `to` (a resumed run) both pass.
+  options.baseline = baseline;
+  if (git_checkout_tree(m_repo, reinterpret_cast<const git_object*>(target->get()), &options) != 0)
+    return git_fail(ErrorCategory::conflict, "updating the work tree of " + ref + " to " + to.substr(0, 12));
+  return {};
+}
+
+Result<std::string> Repository::write_tag_object(const std::string& name, const std::string& commit,
+                                                 const std::string& message) const {
+  git_object* target = nullptr;
+  auto oid = parse_oid(commit);
+  if (!oid) return tl::unexpected(oid.error());
+  if (git_object_lookup(&target, m_repo, &*oid, GIT_OBJECT_COMMIT) != 0)
+    return git_fail(ErrorCategory::not_found, commit);
+  ObjectPtr owned(target);
+  auto sig = default_signature(m_repo);
+  if (!sig) return tl::unexpected(sig.error());
+  git_oid tag_id;
+  if (git_tag_annotation_create(&tag_id, m_repo, name.c_str(), target, sig->get(), message.c_str()) != 0)
+    return git_fail(ErrorCategory::io, "writing tag " + name);
+  return oid_hex(tag_id);
+}
+
+Result<std::vector<std::string>> Repository::commits_between(const std::string& head,
+                                                             const std::string& hide) const {
+  auto from = parse_oid(head);
+  auto without = parse_oid(hide);
+  if (!from || !without) return fail(ErrorCategory::internal, "bad object id");
+  git_revwalk* walk = nullptr;
+  if (git_revwalk_new(&walk, m_repo) != 0) return git_fail(ErrorCategory::io, "walking history");
+  Owned<git_revwalk, git_revwalk_free> owned(walk);
+  if (git_revwalk_push(walk, &*from) != 0 || git_revwalk_hide(walk, &*without) != 0)
+    return git_fail(ErrorCategory::io, "walking history");
+  std::vector<std::string> commits;
+  git_oid oid;
+  while (git_revwalk_next(&oid, walk) == 0) commits.push_back(oid_hex(oid));
+  return commits;
+}
+
+Result<std::string> Repository::identity() const {
+  auto sig = default_signature(m_repo);
+  if (!sig) return tl::unexpected(sig.error());
+  return std::string(sig->get()->name) + " <" + sig->get()->email + ">";
+}
+
+Result<std::map<std::string, std::string>> Repository::read_top_files(const std::string& commit) const {
+  auto c = lookup_commit(m_repo, commit);
+  if (!c) return tl::unexpected(c.error());
+  git_tree* tree = nullptr;
+  if (git_commit_tree(&tree, c->get()) != 0) return git_fail(ErrorCategory::io, "reading tree of " + commit);
+  TreePtr owned(tree);
+  std::map<std::string, std::string> files;
+  for (std::size_t i = 0; i < git_tree_entrycount(tree); ++i) {
+    const git_tree_entry* entry = git_tree_entry_byindex(tree, i);
+    if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) continue;
+    git_blob* blob = nullptr;
+    if (git_blob_lookup(&blob, m_repo, git_tree_entry_id(entry)) != 0)
+      return git_fail(ErrorCategory::io, git_tree_entry_name(entry));
+    Owned<git_blob, git_blob_free> owned_blob(blob);
+    files[git_tree_entry_name(entry)] = std::string(static_cast<const char*>(git_blob_rawcontent(blob)),
+                                                    static_cast<std::size_t>(git_blob_rawsize(blob)));
+  }
+  return files;
+}
+
+Result<std::string> Repository::write_tree_commit(const std::vector<std::string>& parents,
+                                                  const std::map<std::string, std::string>& files,
+                                                  const std::string& message) const {
+  git_treebuilder* builder = nullptr;
+  if (git_treebuilder_new(&builder, m_repo, nullptr) != 0)
+    return git_fail(ErrorCategory::io, "building a tree");
+  Owned<git_treebuilder, git_treebuilder_free> owned_builder(builder);
+  for (const auto& [name, content] : files) {
+    git_oid blob;
+    if (git_blob_create_from_buffer(&blob, m_repo, content.data(), content.size()) != 0)
+      return git_fail(ErrorCategory::io, "writing " + name);
+    if (git_treebuilder_insert(nullptr, builder, name.c_str(), &blob, GIT_FILEMODE_BLOB) != 0)
+      return git_fail(ErrorCategory::io, "adding " + name);
+  }
+  git_oid tree_id;
+  if (git_treebuilder_write(&tree_id, builder) != 0) return git_fail(ErrorCategory::io, "writing tree");
+  git_tree* tree = nullptr;
+  if (git_tree_lookup(&tree, m_repo, &tree_id) != 0) return git_fail(ErrorCategory::io, "reading tree");
+  TreePtr owned_tree(tree);
+  std::vector<CommitPtr> owned_parents;
+  std::vector<const git_commit*> parent_ptrs;
+  for (const auto& parent : parents) {
+    auto c = lookup_commit(m_repo, parent);
+    if (!c) return tl::unexpected(c.error());
+    parent_ptrs.push_back(c->get());
+    owned_parents.push_back(std::move(*c));
+  }
+  auto sig = default_signature(m_repo);
+  if (!sig) return tl::unexpected(sig.error());
+  git_oid id;
+  if (git_commit_create(&id, m_repo, nullptr, sig->get(), sig->get(), nullptr, message.c_str(), tree,
+                        parent_ptrs.size(), parent_ptrs.data()) != 0)
+    return git_fail(ErrorCategory::io, "writing commit");
+  return oid_hex(id);
+}
+
+Status Repository::fetch_ref(const std::string& remote_name, const std::string& remote_ref,
+                             const std::string& local_ref) const {
+  auto remote = open_remote(m_repo, remote_name);
+  if (!remote) return tl::unexpected(remote.error());
+  const std::string spec = "+" + remote_ref + ":" + local_ref;
+  char* specs[] = {const_cast<char*>(spec.c_str())};
+  git_strarray array{specs, 1};
+  git_fetch_options options;
+  git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION);
+  if (git_remote_fetch(remote->get(), &array, &options, "relforge: fetch the release ledger") != 0)
+    return git_fail(ErrorCategory::network, "fetching " + remote_ref + " from '" + remote_name + "'");
+  return {};
+}
+
+Result<std::string> Repository::tree_of(const std::string& commit) const {
+  auto c = lookup_commit(m_repo, commit);
+  if (!c) return tl::unexpected(c.error());
+  return oid_hex(*git_commit_tree_id(c->get()));
+}
+
+Result<std::string> Repository::patch_id(const std::string& commit) const {
+  auto c = lookup_commit(m_repo, commit);
+  if (!c) return tl::unexpected(c.error());
+  if (git_commit_parentcount(c->get()) != 1)
+    return fail(ErrorCategory::invalid_input, "commit " + commit + " has no single parent");
+  git_commit* parent = nullptr;
+  if (git_commit_parent(&parent, c->get(), 0) != 0) return git_fail(ErrorCategory::io, "reading parent");
+  CommitPtr owned_parent(parent);
+  git_tree *old_tree = nullptr, *new_tree = nullptr;
+  if (git_commit_tree(&old_tree, parent) != 0) return git_fail(ErrorCategory::io, "reading tree");
+  TreePtr owned_old(old_tree);
+  if (git_commit_tree(&new_tree, c->get()) != 0) return git_fail(ErrorCategory::io, "reading tree");
+  TreePtr owned_new(new_tree);
+  git_diff* diff = nullptr;
+  if (git_diff_tree_to_tree(&diff, m_repo, old_tree, new_tree, nullptr) != 0)
+    return git_fail(ErrorCategory::io, "diffing " + commit);
+  Owned<git_diff, git_diff_free> owned_diff(diff);
+  git_oid id;
+  if (git_diff_patchid(&id, diff, nullptr) != 0) return git_fail(ErrorCategory::io, "patch id of " + commit);
+  return oid_hex(id);
 }
 
 }  // namespace relforge::release

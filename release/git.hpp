@@ -22,6 +22,12 @@ struct CherryPick {
   std::vector<std::string> conflicts;  // paths with conflicts (sorted) otherwise
 };
 
+// What a remote said of each ref in one push.
+struct PushReport {
+  std::vector<std::string> accepted;                          // refs the remote updated
+  std::vector<std::pair<std::string, std::string>> rejected;  // ref, the remote's reason
+};
+
 struct CommitInfo {
   std::string sha;
   std::string message;
@@ -29,6 +35,7 @@ struct CommitInfo {
   std::string author_email;
   std::int64_t author_time = 0;
   int author_offset = 0;  // minutes east of UTC
+  std::vector<std::string> parents;
 };
 
 class Repository {
@@ -75,8 +82,46 @@ public:
                         const std::string& log) const;
   Status create_annotated_tag(const std::string& name, const std::string& commit,
                               const std::string& message) const;
-  // Pushes `refspecs` to a remote name or URL; conflict when the remote rejects a ref.
+  // Pushes `refspecs` to a remote name or URL in one push; conflict when the remote rejects a ref.
   Status push(const std::string& remote, const std::vector<std::string>& refspecs) const;
+  // The same push, reporting per ref what the remote accepted and rejected (no error for a rejection).
+  Result<PushReport> push_report(const std::string& remote, const std::vector<std::string>& refspecs) const;
+  // What `remote` has now (one connection; refs/heads/*, refs/tags/*, refs/relforge/*): ref → object id.
+  Result<std::map<std::string, std::string>> remote_refs(const std::string& remote) const;
+  // Counts commits in `local` not in `remote` (ahead) and the reverse (behind); both must exist here.
+  Result<std::pair<std::size_t, std::size_t>> ahead_behind(const std::string& local,
+                                                           const std::string& remote) const;
+
+  // The object id `ref` points at, unpeeled (a tag object for an annotated tag); nullopt if absent.
+  Result<std::optional<std::string>> ref_object(const std::string& ref) const;
+  // Compare-and-swap: moves `ref` from `expected` (empty: it must not exist) to `target` (empty:
+  // delete it); conflict when the ref is not at `expected`, so two racing writers cannot both win.
+  Status update_ref(const std::string& ref, const std::string& expected, const std::string& target,
+                    const std::string& log) const;
+  // When HEAD is on branch `ref`, brings index and work tree from commit `from` to commit `to`
+  // (safe: a file matching either side is updated, any other local edit is a conflict).
+  Status sync_worktree(const std::string& ref, const std::string& from, const std::string& to) const;
+  // Writes an annotated tag object for `commit` without creating its ref; returns its id.
+  Result<std::string> write_tag_object(const std::string& name, const std::string& commit,
+                                       const std::string& message) const;
+  // Commits reachable from `head` but not from `hide`, newest first (git rev-list head ^hide).
+  Result<std::vector<std::string>> commits_between(const std::string& head, const std::string& hide) const;
+  // "Name <email>" from git config (user.name, user.email); invalid_input when unset.
+  Result<std::string> identity() const;
+  // The top-level files (blobs) of a commit's tree: name → content.
+  Result<std::map<std::string, std::string>> read_top_files(const std::string& commit) const;
+  // Writes a commit whose tree holds exactly `files` (top level), with `parents` (none: a root
+  // commit), signed with git config's identity; no ref moves.
+  Result<std::string> write_tree_commit(const std::vector<std::string>& parents,
+                                        const std::map<std::string, std::string>& files,
+                                        const std::string& message) const;
+  // Fetches `remote_ref` from `remote` into `local_ref` (forced: it is a scratch copy).
+  Status fetch_ref(const std::string& remote, const std::string& remote_ref,
+                   const std::string& local_ref) const;
+  // The tree id of a commit.
+  Result<std::string> tree_of(const std::string& commit) const;
+  // The patch id of a single-parent commit (what `git patch-id --stable` compares).
+  Result<std::string> patch_id(const std::string& commit) const;
 
 private:
   explicit Repository(git_repository* repo) : m_repo(repo) {}

@@ -1,17 +1,18 @@
 #pragma once
-// The cherry-pick ledger (SQLite): every pick request with its criterion, its state
-// (requested → approved|rejected → applied|conflict) and an append-only event log.
+// The cherry-pick ledger, kept in the repository on refs/relforge/releases: a commit chain whose
+// tree holds one JSON file per release (<X.Y>.json: its picks and event log), written through
+// libgit2 by compare-and-swap, so git fetch/push share it and `sync` merges concurrent edits.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
-#include "platform/sqlite.hpp"
+#include "release/git.hpp"
 
 namespace relforge::release {
-
 struct Pick {
   std::int64_t id = 0;
   std::string series;  // "2.7"
@@ -23,6 +24,43 @@ struct Pick {
   std::string applied_sha;
   std::vector<std::string> conflict_files;
   bool needs_rc = false;  // applied after an RC of its version: a new RC must be tagged
+  // Audit: who ("Name <email>", from git config or --as) and when (RFC 3339, UTC) for each decision.
+  std::string requested_by, requested_at;
+  std::string approved_by, approved_at;
+  std::string rejected_by, rejected_at, reject_reason;
+  bool backport = false;  // prepared on a branch off the release branch, not picked from main
+};
+
+// Who and when, recorded with a request or decision.
+struct Actor {
+  std::string who;   // "Name <email>"
+  std::string when;  // RFC 3339, e.g. 2026-11-30T23:59:01Z
+};
+
+// One release's part of the ledger (the file <X.Y>.json).
+struct LedgerEvent {
+  std::int64_t pick = 0;  // 0: the release itself (an RC, the final)
+  std::string action;
+  std::string detail;
+};
+
+struct SeriesLedger {
+  std::vector<Pick> picks;  // by id
+  std::vector<LedgerEvent> events;
+};
+
+using LedgerData = std::map<std::string, SeriesLedger>;  // series → its ledger
+
+// Merges the remote's ledger and ours. Entries are keyed by release and commit: the remote keeps
+// its ids, a pick only we have whose id the remote uses for another commit gets the next free id;
+// when both sides changed one pick, the further state wins (requested < approved < conflict <
+// rejected < applied). `notes` says what was renumbered or resolved.
+LedgerData merge_ledgers(const LedgerData& ours, const LedgerData& theirs, std::vector<std::string>& notes);
+
+struct SyncReport {
+  std::string before, after;  // our ledger commit before and after (empty: none)
+  bool fetched = false, pushed = false;
+  std::vector<std::string> notes;  // from merge_ledgers
 };
 
 // Validates a criterion; invalid_input names the valid ones.
@@ -30,21 +68,33 @@ Status check_reason(const std::string& reason);
 
 class Ledger {
 public:
-  static Result<Ledger> open(const std::filesystem::path& path);
+  static constexpr const char* k_ref = "refs/relforge/releases";
+
+  // The ledger of `repo` (which must outlive it). A SQLite ledger at `legacy` (the former
+  // .git/relforge/release.db) is read once into the ref and renamed to <legacy>.migrated.
+  static Result<Ledger> open(const Repository& repo, const std::filesystem::path& legacy = {});
 
   // conflict when the same commit is already requested for the series.
   Result<Pick> add(const std::string& series, const std::string& sha, const std::string& subject,
-                   const std::string& reason, const std::string& note);
+                   const std::string& reason, const std::string& note, const Actor& requester = {},
+                   bool backport = false);
   Result<Pick> get(std::int64_t id);
   Result<std::vector<Pick>> list(const std::optional<std::string>& series);
-  Status update(const Pick& pick);  // state, applied_sha, conflict_files, needs_rc
+  Status update(const Pick& pick);  // every field of the pick with this id
   Status clear_needs_rc(const std::string& series);
   Status log(const std::string& series, std::int64_t pick_id, const std::string& action,
              const std::string& detail);
+  // Fetches the remote's ledger, merges it with ours, and pushes the result (retrying when the
+  // remote moved meanwhile).
+  Result<SyncReport> sync(const std::string& remote);
+  Result<LedgerData> read() const;
 
 private:
-  explicit Ledger(platform::Database db) : m_db(std::move(db)) {}
-  platform::Database m_db;
+  explicit Ledger(const Repository& repo) : m_repo(&repo) {}
+  // Read, change, write as one compare-and-swap of the ref (retried when another writer won).
+  template <typename Change>
+  Status change(const std::string& what, Change&& mutate);
+  const Repository* m_repo;
 };
 
 }  // namespace relforge::release

@@ -28,51 +28,49 @@ Status check_phase(const BranchState& state, const ReleaseConfig& config, const 
   return {};
 }
 
-Result<Pick> apply_one(const Repository& repo, const ReleaseConfig& config, Ledger& ledger, Pick pick) {
+// Plans one pick on top of `onto` (the branch head, or the previous pick of the same run): the
+// commit is written (objects only) and `pick` returned as it will be once the branch moves.
+Result<Pick> plan_one(const Repository& repo, const ReleaseConfig& config, const BranchState& state,
+                      const std::string& onto, Pick pick) {
   if (pick.state != "approved") {
     return fail(ErrorCategory::conflict, "pick #" + std::to_string(pick.id) + " is '" + pick.state +
                                              "': only approved picks can be applied");
   }
-  auto series = parse_series(pick.series);
-  if (!series) return tl::unexpected(series.error());
-  auto state = branch_state(repo, config, *series);
-  if (!state) return tl::unexpected(state.error());
-  if (auto ok = check_phase(*state, config, pick); !ok) return tl::unexpected(ok.error());
-  const auto head_branch = repo.head_branch();
-  if (head_branch && *head_branch == series->branch()) {
-    if (auto ok = require_clean(repo, "apply pick #" + std::to_string(pick.id)); !ok)
-      return tl::unexpected(ok.error());
-  }
-  auto picked = repo.cherry_pick(pick.sha, state->head);
+  if (auto ok = check_phase(state, config, pick); !ok) return tl::unexpected(ok.error());
+  auto picked = repo.cherry_pick(pick.sha, onto);
   if (!picked) return tl::unexpected(picked.error());
   if (!picked->tree) {
     pick.state = "conflict";
     pick.conflict_files = picked->conflicts;
-    if (auto ok = ledger.update(pick); !ok) return tl::unexpected(ok.error());
-    (void)ledger.log(pick.series, pick.id, "conflict", core::join(pick.conflict_files, ","));
-    return fail(ErrorCategory::conflict,
-                "pick #" + std::to_string(pick.id) + " (" + pick.sha.substr(0, 12) + ") conflicts with " +
-                    series->branch() + " in " + core::join(picked->conflicts, ", ") +
-                    "; nothing was changed. Land a backport that applies cleanly, request "
-                    "it, and reject #" +
-                    std::to_string(pick.id));
+    return pick;
+  }
+  auto onto_tree = repo.tree_of(onto);
+  if (!onto_tree) return tl::unexpected(onto_tree.error());
+  if (*picked->tree == *onto_tree) {
+    // Never an empty commit: the change is already on the branch.
+    return fail(ErrorCategory::conflict, "pick #" + std::to_string(pick.id) + " (" + pick.sha.substr(0, 12) +
+                                             ") changes nothing on " + state.series.branch() +
+                                             ": it is already there; reject it");
   }
   auto info = repo.commit_info(pick.sha);
   if (!info) return tl::unexpected(info.error());
-  auto commit = repo.write_commit_with_tree(state->head, *picked->tree, pick.sha,
+  auto commit = repo.write_commit_with_tree(onto, *picked->tree, pick.sha,
                                             cherry_pick_message(info->message, pick.sha));
   if (!commit) return tl::unexpected(commit.error());
-  if (auto ok = repo.advance_branch(series->branch_ref(), state->head, *commit,
-                                    "relforge release pick apply #" + std::to_string(pick.id));
-      !ok)
-    return tl::unexpected(ok.error());
   pick.state = "applied";
   pick.applied_sha = *commit;
   pick.conflict_files.clear();
-  pick.needs_rc = !state->rcs.empty();
-  if (auto ok = ledger.update(pick); !ok) return tl::unexpected(ok.error());
-  if (auto ok = ledger.log(pick.series, pick.id, "applied", *commit); !ok) return tl::unexpected(ok.error());
+  pick.needs_rc = !state.rcs.empty();
   return pick;
+}
+
+Error conflict_error(const Pick& pick, const Series& series) {
+  return Error(ErrorCategory::conflict,
+               "pick #" + std::to_string(pick.id) + " (" + pick.sha.substr(0, 12) + ") conflicts with " +
+                   series.branch() + " in " + core::join(pick.conflict_files, ", ") +
+                   "; nothing was changed. Land a backport that applies cleanly, request "
+                   "it, and reject #" +
+                   std::to_string(pick.id));
 }
 
 }  // namespace
@@ -82,6 +80,44 @@ std::string cherry_pick_message(const std::string& original, const std::string& 
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   return message + "\n\n(cherry picked from commit " + sha + ")\n";
 }
+
+namespace {
+
+// The commit on the release branch that already carries `sha`'s change: `sha` itself, a commit
+// recording "(cherry picked from commit sha)", or one with the same patch id; nullopt otherwise.
+Result<std::optional<std::string>> already_on_branch(const Repository& repo, const std::string& head,
+                                                     const std::string& main_head, const std::string& sha) {
+  auto contained = repo.is_descendant_or_equal(head, sha);
+  if (!contained) return tl::unexpected(contained.error());
+  if (*contained) return std::optional<std::string>(sha);
+  auto own = repo.commits_between(head, main_head);
+  if (!own) return tl::unexpected(own.error());
+  auto wanted = repo.patch_id(sha);
+  if (!wanted) return tl::unexpected(wanted.error());
+  const std::string trailer = "(cherry picked from commit " + sha + ")";
+  for (const auto& commit : *own) {
+    auto info = repo.commit_info(commit);
+    if (!info) return tl::unexpected(info.error());
+    if (info->message.find(trailer) != std::string::npos) return std::optional<std::string>(commit);
+    if (info->parents.size() != 1) continue;
+    auto id = repo.patch_id(commit);
+    if (id && *id == *wanted) return std::optional<std::string>(commit);
+  }
+  return std::optional<std::string>();
+}
+
+Result<Actor> resolve_actor(const Repository& repo, Actor actor) {
+  if (actor.who.empty()) {
+    auto who = repo.identity();
+    if (!who)
+      return with_context(Result<Actor>(tl::unexpected(who.error())),
+                          "or name the person with --as 'Name <email>'");
+    actor.who = *who;
+  }
+  return actor;
+}
+
+}  // namespace
 
 Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                               const PickRequestOptions& options) {
@@ -93,32 +129,62 @@ Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& confi
   auto main_head = repo.ref_target("refs/heads/" + config.main_branch);
   if (!main_head) return tl::unexpected(main_head.error());
   if (!*main_head) return fail(ErrorCategory::not_found, "no branch '" + config.main_branch + "'");
-  auto on_main = repo.is_descendant_or_equal(**main_head, *sha);
-  if (!on_main) return tl::unexpected(on_main.error());
-  if (!*on_main) {
-    return fail(ErrorCategory::invalid_input, "commit " + sha->substr(0, 12) + " is not on " +
-                                                  config.main_branch + ": changes land on " +
-                                                  config.main_branch + " first, then get picked");
-  }
   auto state = branch_state(repo, config, *series);
   if (!state) return tl::unexpected(state.error());
+  auto info = repo.commit_info(*sha);
+  if (!info) return tl::unexpected(info.error());
+  if (info->parents.size() != 1) {
+    return fail(ErrorCategory::invalid_input,
+                "commit " + sha->substr(0, 12) + " is a merge or a root commit: request the single commit");
+  }
+  if (options.backport) {
+    // A backport is prepared on a branch off the release branch: its parent is on that branch.
+    auto off_branch = repo.is_descendant_or_equal(state->head, info->parents[0]);
+    if (!off_branch) return tl::unexpected(off_branch.error());
+    if (!*off_branch) {
+      return fail(ErrorCategory::invalid_input,
+                  "backport " + sha->substr(0, 12) + " is not on a branch off " + series->branch() +
+                      ": its parent " + info->parents[0].substr(0, 12) + " is not on " + series->branch() +
+                      "; rebase it onto " + series->branch());
+    }
+  } else {
+    auto on_main = repo.is_descendant_or_equal(**main_head, *sha);
+    if (!on_main) return tl::unexpected(on_main.error());
+    if (!*on_main) {
+      return fail(ErrorCategory::invalid_input,
+                  "commit " + sha->substr(0, 12) + " is not on " + config.main_branch + ": changes land on " +
+                      config.main_branch +
+                      " first, then get picked (or request a prepared backport with --backport)");
+    }
+  }
+  auto present = already_on_branch(repo, state->head, **main_head, *sha);
+  if (!present) return tl::unexpected(present.error());
+  if (*present) {
+    return fail(ErrorCategory::conflict,
+                "commit " + sha->substr(0, 12) + " is already on " + series->branch() + " as " + **present);
+  }
   Pick probe;
   probe.reason = options.reason;
   if (auto ok = check_phase(*state, config, probe); !ok) return tl::unexpected(ok.error());
-  auto info = repo.commit_info(*sha);
-  if (!info) return tl::unexpected(info.error());
-  auto pick = ledger.add(series->text(), *sha, subject_of(info->message), options.reason, options.note);
+  auto actor = resolve_actor(repo, options.actor);
+  if (!actor) return tl::unexpected(actor.error());
+  auto pick = ledger.add(series->text(), *sha, subject_of(info->message), options.reason, options.note,
+                         *actor, options.backport);
   if (!pick) return pick;
-  if (auto ok = ledger.log(pick->series, pick->id, "requested", options.reason); !ok)
+  if (auto ok = ledger.log(pick->series, pick->id, "requested", options.reason + " by " + actor->who); !ok)
     return tl::unexpected(ok.error());
   return pick;
 }
 
 Result<Pick> run_pick_decide(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
-                             std::int64_t id, Decision decision) {
+                             std::int64_t id, Decision decision, Actor actor, const std::string& reason) {
   auto pick = ledger.get(id);
   if (!pick) return pick;
   const bool approve = decision == Decision::approve;
+  if (!approve && core::trim(reason).empty()) {
+    return fail(ErrorCategory::invalid_input,
+                "rejecting pick #" + std::to_string(id) + " needs a reason: --reason 'why it stays out'");
+  }
   const bool allowed =
       approve ? (pick->state == "requested" || pick->state == "conflict")
               : (pick->state == "requested" || pick->state == "approved" || pick->state == "conflict");
@@ -133,44 +199,140 @@ Result<Pick> run_pick_decide(const Repository& repo, const ReleaseConfig& config
     if (!state) return tl::unexpected(state.error());
     if (auto ok = check_phase(*state, config, *pick); !ok) return tl::unexpected(ok.error());
   }
+  auto who = resolve_actor(repo, std::move(actor));
+  if (!who) return tl::unexpected(who.error());
   pick->state = approve ? "approved" : "rejected";
+  if (approve) {
+    pick->approved_by = who->who;
+    pick->approved_at = who->when;
+  } else {
+    pick->rejected_by = who->who;
+    pick->rejected_at = who->when;
+    pick->reject_reason = std::string(core::trim(reason));
+  }
   if (auto ok = ledger.update(*pick); !ok) return tl::unexpected(ok.error());
-  if (auto ok = ledger.log(pick->series, id, pick->state, ""); !ok) return tl::unexpected(ok.error());
+  if (auto ok =
+          ledger.log(pick->series, id, pick->state, who->who + (approve ? "" : ": " + pick->reject_reason));
+      !ok)
+    return tl::unexpected(ok.error());
   return pick;
+}
+
+Result<PickApplyResult> run_pick_apply_tx(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
+                                          const PickApplyOptions& options) {
+  std::vector<Pick> selected;
+  std::optional<Series> series;
+  if (options.scope == ApplyScope::one) {
+    auto pick = ledger.get(options.id);
+    if (!pick) return tl::unexpected(pick.error());
+    auto parsed = parse_series(pick->series);
+    if (!parsed) return tl::unexpected(parsed.error());
+    series = *parsed;
+    selected.push_back(std::move(*pick));
+  } else {
+    auto newest = series_or_newest(repo, options.series);
+    if (!newest) return tl::unexpected(newest.error());
+    series = *newest;
+  }
+  const std::string command = options.scope == ApplyScope::one
+                                  ? "pick apply " + std::to_string(options.id)
+                                  : "pick apply --all-approved " + series->text();
+  std::optional<Pick> conflicted;
+  TxOptions tx;
+  tx.mode = options.mode;
+  tx.hook = options.hook;
+  auto outcome =
+      run_transaction(repo, &ledger, command, tx, options.push.value_or(""), [&](bool) -> Result<Plan> {
+        if (options.scope == ApplyScope::all_approved) {
+          auto picks = ledger.list(series->text());
+          if (!picks) return tl::unexpected(picks.error());
+          for (auto& pick : *picks) {
+            if (pick.state == "approved") selected.push_back(pick);
+          }
+          if (selected.empty()) {
+            return fail(ErrorCategory::nothing_selected,
+                        "no approved picks for " + series->text() +
+                            ": approve one with 'relforge release pick approve ID'");
+          }
+        }
+        auto state = branch_state(repo, config, *series);
+        if (!state) return tl::unexpected(state.error());
+        if (auto head = repo.head_branch();
+            head && *head == series->branch() && options.mode == TxMode::run) {
+          if (auto ok = require_clean(repo, "apply pick #" + std::to_string(selected.front().id)); !ok)
+            return tl::unexpected(ok.error());
+        }
+        // Objects are written even for a dry run: each pick applies on the commit of the one before.
+        Plan plan;
+        std::string onto = state->head;
+        for (const auto& pick : selected) {
+          auto planned = plan_one(repo, config, *state, onto, pick);
+          if (!planned) {
+            std::vector<std::string> ids;
+            for (const auto& done : plan.picks_after) ids.push_back("#" + std::to_string(done.id));
+            return with_context(Result<Plan>(tl::unexpected(planned.error())),
+                                ids.empty()
+                                    ? "no pick was applied"
+                                    : "nothing applied (also planned: " + core::join(ids, ", ") + ")");
+          }
+          if (planned->state == "conflict") {
+            conflicted = *planned;
+            break;
+          }
+          plan.picks_before.push_back(pick);
+          plan.picks_after.push_back(*planned);
+          plan.files.push_back({series->branch() + ": cherry-pick " + pick.sha.substr(0, 12),
+                                "#" + std::to_string(pick.id) + " " + pick.subject});
+          onto = planned->applied_sha;
+        }
+        if (plan.picks_after.empty()) {
+          // Only a conflict: nothing to move, the ledger records it below.
+          return fail(ErrorCategory::conflict, "no pick was applied");
+        }
+        plan.refs.push_back(
+            {series->branch_ref(), state->head, onto, onto,
+             std::to_string(plan.picks_after.size()) + " cherry-pick(s) on " + state->head.substr(0, 12)});
+        plan.push_refs = {series->branch_ref()};
+        plan.result = "[]";
+        return plan;
+      });
+  if (!outcome) {
+    if (conflicted) {
+      if (options.mode == TxMode::run) {
+        if (auto ok = ledger.update(*conflicted); !ok) return tl::unexpected(ok.error());
+        (void)ledger.log(conflicted->series, conflicted->id, "conflict",
+                         core::join(conflicted->conflict_files, ","));
+      }
+      return tl::unexpected(conflict_error(*conflicted, *series));
+    }
+    return tl::unexpected(outcome.error());
+  }
+  PickApplyResult result;
+  result.executed = outcome->executed;
+  result.resumed = outcome->resumed;
+  result.aborted = outcome->aborted;
+  result.picks = outcome->aborted ? outcome->plan.picks_before : outcome->plan.picks_after;
+  result.plan = std::move(outcome->plan);
+  if (result.executed) {
+    for (const auto& pick : result.picks) (void)ledger.log(pick.series, pick.id, "applied", pick.applied_sha);
+  }
+  if (conflicted && options.mode == TxMode::run) {
+    if (auto ok = ledger.update(*conflicted); !ok) return tl::unexpected(ok.error());
+    (void)ledger.log(conflicted->series, conflicted->id, "conflict",
+                     core::join(conflicted->conflict_files, ","));
+    std::vector<std::string> ids;
+    for (const auto& done : result.picks) ids.push_back("#" + std::to_string(done.id));
+    return tl::unexpected(std::move(
+        conflict_error(*conflicted, *series).with_context("applied " + core::join(ids, ", ") + " first")));
+  }
+  return result;
 }
 
 Result<std::vector<Pick>> run_pick_apply(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                                          const PickApplyOptions& options) {
-  std::vector<Pick> applied;
-  if (options.scope == ApplyScope::one) {
-    auto pick = ledger.get(options.id);
-    if (!pick) return tl::unexpected(pick.error());
-    auto done = apply_one(repo, config, ledger, std::move(*pick));
-    if (!done) return tl::unexpected(done.error());
-    applied.push_back(std::move(*done));
-    return applied;
-  }
-  auto series = series_or_newest(repo, options.series);
-  if (!series) return tl::unexpected(series.error());
-  auto picks = ledger.list(series->text());
-  if (!picks) return tl::unexpected(picks.error());
-  for (auto& pick : *picks) {
-    if (pick.state != "approved") continue;
-    auto done = apply_one(repo, config, ledger, pick);
-    if (!done) {
-      std::vector<std::string> ids;
-      for (const auto& a : applied) ids.push_back("#" + std::to_string(a.id));
-      return with_context(
-          Result<std::vector<Pick>>(tl::unexpected(done.error())),
-          ids.empty() ? "no pick was applied" : "applied " + core::join(ids, ", ") + " first");
-    }
-    applied.push_back(std::move(*done));
-  }
-  if (applied.empty()) {
-    return fail(ErrorCategory::nothing_selected, "no approved picks for " + series->text() +
-                                                     ": approve one with 'relforge release pick approve ID'");
-  }
-  return applied;
+  auto result = run_pick_apply_tx(repo, config, ledger, options);
+  if (!result) return tl::unexpected(result.error());
+  return std::move(result->picks);
 }
 
 }  // namespace relforge::release

@@ -101,7 +101,7 @@ TEST(ReleaseCycle, CutPicksRcsFinalPatchAgainstABareRemoteSlow) {
   EXPECT_EQ(picks[1]["conflict_files"], Json::array({"src/a.txt"}));
   const std::string table = cli.ok("release picks");
   EXPECT_NE(table.find("#2  conflict"), std::string::npos) << table;
-  cli.ok("release pick reject 2");
+  cli.ok("release pick reject 2 --reason 'conflicts: land a backport'");
 
   // rc1, then the final phase: only critical picks, each forcing a new RC.
   EXPECT_EQ(cli.ok("release rc --push origin"), "tagged v2.7.0-rc1 at " + picked.substr(0, 12) +

@@ -32,7 +32,7 @@ protected:
     step = temp.commit_all("Rework line two");
     temp.write("src/a.txt", "one\ntwo-c\nthree\n");
     follow_up = temp.commit_all("Polish line two");
-    auto opened_ledger = Ledger::open(temp.root / "ledger.db");
+    auto opened_ledger = Ledger::open(*repo);
     ASSERT_TRUE(opened_ledger) << opened_ledger.error().describe();
     ledger.emplace(std::move(*opened_ledger));
   }
@@ -89,14 +89,15 @@ TEST_F(PickTest, ApplyIsARealCherryPickWithTheOriginRecorded) {
 TEST_F(PickTest, ConflictLeavesTheRepositoryExactlyAsBefore) {
   const Pick pick = request(follow_up, "regression");
   ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, pick.id, Decision::approve));
-  const std::string refs_before = temp.git("show-ref");
+  const std::string refs_before = temp.git("show-ref --heads --tags");
   const std::string head_before = temp.git("rev-parse HEAD");
   const std::string index_before = temp.git("ls-files -s");
   auto result = apply(pick.id);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().category(), ErrorCategory::conflict);
   EXPECT_NE(result.error().message().find("src/a.txt"), std::string::npos);
-  EXPECT_EQ(temp.git("show-ref"), refs_before);
+  // No branch or tag moves; only the ledger (refs/relforge/releases) records the conflict.
+  EXPECT_EQ(temp.git("show-ref --heads --tags"), refs_before);
   EXPECT_EQ(temp.git("rev-parse HEAD"), head_before);
   EXPECT_EQ(temp.git("ls-files -s"), index_before);
   EXPECT_EQ(temp.git("status --porcelain"), "");
@@ -107,7 +108,102 @@ TEST_F(PickTest, ConflictLeavesTheRepositoryExactlyAsBefore) {
   EXPECT_EQ(stored->conflict_files, std::vector<std::string>{"src/a.txt"});
   // A conflicted pick can be rejected, not applied.
   EXPECT_FALSE(apply(pick.id));
-  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, pick.id, Decision::reject));
+  // Rejecting needs a reason, and records who and when.
+  auto no_reason = run_pick_decide(*repo, config, *ledger, pick.id, Decision::reject);
+  ASSERT_FALSE(no_reason);
+  EXPECT_EQ(no_reason.error().category(), ErrorCategory::invalid_input);
+  auto rejected = run_pick_decide(*repo, config, *ledger, pick.id, Decision::reject,
+                                  Actor{"Rel Eng <releng@example.com>", "2026-11-30T10:00:00Z"}, "conflicts");
+  ASSERT_TRUE(rejected) << rejected.error().describe();
+  auto stored_rejection = ledger->get(pick.id);
+  ASSERT_TRUE(stored_rejection);
+  EXPECT_EQ(stored_rejection->state, "rejected");
+  EXPECT_EQ(stored_rejection->rejected_by, "Rel Eng <releng@example.com>");
+  EXPECT_EQ(stored_rejection->rejected_at, "2026-11-30T10:00:00Z");
+  EXPECT_EQ(stored_rejection->reject_reason, "conflicts");
+}
+
+TEST_F(PickTest, AuditFieldsComeFromGitConfigOrAs) {
+  PickRequestOptions options;
+  options.sha = fix;
+  options.reason = "regression";
+  options.actor.when = "2026-11-30T09:00:00Z";
+  auto pick = run_pick_request(*repo, config, *ledger, options);
+  ASSERT_TRUE(pick) << pick.error().describe();
+  EXPECT_EQ(pick->requested_by, "Release Tester <release@example.com>");
+  EXPECT_EQ(pick->requested_at, "2026-11-30T09:00:00Z");
+  auto approved = run_pick_decide(*repo, config, *ledger, pick->id, Decision::approve,
+                                  Actor{"Alice <alice@example.com>", "2026-11-30T09:30:00Z"});
+  ASSERT_TRUE(approved);
+  auto stored = ledger->get(pick->id);
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->approved_by, "Alice <alice@example.com>");
+  EXPECT_EQ(stored->approved_at, "2026-11-30T09:30:00Z");
+  EXPECT_EQ(stored->requested_by, "Release Tester <release@example.com>");
+}
+
+TEST_F(PickTest, ACommitAlreadyOnTheBranchIsRefusedAndNeverPickedEmpty) {
+  const Pick pick = request(fix, "regression");
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, pick.id, Decision::approve));
+  auto applied = apply(pick.id);
+  ASSERT_TRUE(applied) << applied.error().describe();
+  const std::string picked = (*applied)[0].applied_sha;
+  // The same commit again (caught before the ledger's own duplicate check).
+  PickRequestOptions again;
+  again.sha = fix;
+  again.reason = "regression";
+  auto twice = run_pick_request(*repo, config, *ledger, again);
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().message().find("already on release/2.7 as " + picked), std::string::npos)
+      << twice.error().message();
+  // The same change re-landed on main as another commit: the same patch id.
+  temp.git("rm -q src/fix.txt");
+  temp.git("commit -q -m 'Revert the fix'");
+  temp.write("src/fix.txt", "fixed\n");
+  const std::string relanded = temp.commit_all("Reland the fix");
+  again.sha = relanded;
+  auto same_patch = run_pick_request(*repo, config, *ledger, again);
+  ASSERT_FALSE(same_patch);
+  EXPECT_EQ(same_patch.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(same_patch.error().message().find("already on release/2.7 as " + picked), std::string::npos)
+      << same_patch.error().message();
+  // A change put on the branch by hand after the request: applying it would be an empty commit.
+  const Pick step_pick = request(step, "regression");
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, step_pick.id, Decision::approve));
+  temp.git("checkout -q release/2.7");
+  temp.git("cherry-pick " + step);
+  const std::string head = temp.git("rev-parse HEAD");
+  auto empty = apply(step_pick.id);
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().message().find("changes nothing on release/2.7"), std::string::npos)
+      << empty.error().message();
+  EXPECT_EQ(temp.git("rev-parse release/2.7"), head);
+}
+
+TEST_F(PickTest, ABackportIsACommitOnABranchOffTheReleaseBranch) {
+  temp.git("checkout -q -b backport/fix release/2.7");
+  temp.write("src/a.txt", "one\ntwo-backport\nthree\n");
+  const std::string backport = temp.commit_all("Backport: polish line two");
+  PickRequestOptions options;
+  options.sha = backport;
+  options.reason = "regression";
+  auto off_main = run_pick_request(*repo, config, *ledger, options);
+  ASSERT_FALSE(off_main);
+  EXPECT_NE(off_main.error().message().find("--backport"), std::string::npos);
+  options.backport = true;
+  auto requested = run_pick_request(*repo, config, *ledger, options);
+  ASSERT_TRUE(requested) << requested.error().describe();
+  EXPECT_TRUE(requested->backport);
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, requested->id, Decision::approve));
+  auto applied = apply(requested->id);
+  ASSERT_TRUE(applied) << applied.error().describe();
+  EXPECT_EQ(temp.git("show release/2.7:src/a.txt"), "one\ntwo-backport\nthree");
+  // A commit on main is not a backport.
+  options.sha = fix;
+  auto not_backport = run_pick_request(*repo, config, *ledger, options);
+  ASSERT_FALSE(not_backport);
+  EXPECT_NE(not_backport.error().message().find("not on a branch off release/2.7"), std::string::npos)
+      << not_backport.error().message();
 }
 
 TEST_F(PickTest, ConflictWhileOnTheReleaseBranchKeepsTheWorkTree) {

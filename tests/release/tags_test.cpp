@@ -21,7 +21,7 @@ protected:
     auto parsed = parse_release_config(temp.read("relforge.toml"), "relforge.toml");
     ASSERT_TRUE(parsed);
     config = *parsed;
-    auto opened_ledger = Ledger::open(temp.root / "ledger.db");
+    auto opened_ledger = Ledger::open(*repo);
     ASSERT_TRUE(opened_ledger);
     ledger.emplace(std::move(*opened_ledger));
   }
@@ -159,7 +159,38 @@ TEST_F(TagTest, PushToABareRemoteAndARejectedPush) {
   auto rejected = run_release_patch(*repo, config, patch);
   ASSERT_FALSE(rejected);
   EXPECT_EQ(rejected.error().category(), ErrorCategory::conflict) << rejected.error().describe();
-  EXPECT_NE(rejected.error().describe().find("exists locally"), std::string::npos);
+  // The local patch commit is complete and the command stays resumable (its journal is kept).
+  EXPECT_NE(rejected.error().describe().find("the local refs are complete"), std::string::npos)
+      << rejected.error().describe();
+  EXPECT_NE(rejected.error().describe().find("nothing was pushed"), std::string::npos)
+      << rejected.error().describe();
+  auto journal = read_journal(*repo);
+  ASSERT_TRUE(journal);
+  ASSERT_TRUE(*journal);
+  EXPECT_EQ((*journal)->command, "patch 2.7.1");
+  const std::string before_patch = (*journal)->refs[0].old_sha;
+  patch.mode = TxMode::abort;
+  ASSERT_TRUE(run_release_patch(*repo, config, patch));
+  EXPECT_EQ(temp.git("rev-parse release/2.7"), before_patch);
+  EXPECT_FALSE(*read_journal(*repo));
+}
+
+}  // namespace
+}  // namespace relforge::release
+
+namespace relforge::release {
+namespace {
+
+TEST_F(TagTest, ABrokenJournalIsAnIntegrityErrorNamingItsFile) {
+  cut();
+  std::filesystem::create_directories(temp.work / ".git" / "relforge");
+  std::ofstream(temp.work / ".git" / "relforge" / "journal.json") << "{ half written";
+  const std::string before = temp.git("show-ref");
+  auto rc = run_release_rc(*repo, config, *ledger, TagOptions{});
+  ASSERT_FALSE(rc);
+  EXPECT_EQ(rc.error().category(), ErrorCategory::integrity);
+  EXPECT_NE(rc.error().describe().find("journal.json"), std::string::npos) << rc.error().describe();
+  EXPECT_EQ(temp.git("show-ref"), before);
 }
 
 }  // namespace

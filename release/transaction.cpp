@@ -1,0 +1,214 @@
+#include "release/transaction.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "platform/file_lock.hpp"
+#include "platform/fs.hpp"
+#include "release/pick_json.hpp"
+
+namespace relforge::release {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FileChange, path, summary)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RefUpdate, ref, old_sha, new_sha, commit, summary)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Plan, command, refs, files, picks_before, picks_after, push_refs,
+                                   push_remote, pushed, result)
+
+namespace {
+
+using Json = nlohmann::json;
+
+void reached(const TxOptions& options, std::string_view step) {
+  if (options.hook) options.hook(step);
+}
+
+Status write_journal(const Repository& repo, const Plan& plan) {
+  return platform::write_file_atomic(journal_path(repo), plan_to_json(plan));
+}
+
+Status remove_journal(const Repository& repo) {
+  std::error_code error;
+  std::filesystem::remove(journal_path(repo), error);
+  if (error)
+    return fail(ErrorCategory::io, "removing " + journal_path(repo).string() + ": " + error.message());
+  return {};
+}
+
+// A step is done when the ref holds its new value; pending when it still holds the old one.
+Status apply_refs(const Repository& repo, const Plan& plan, const TxOptions& options) {
+  const std::string log = "relforge release " + plan.command;
+  for (std::size_t i = 0; i < plan.refs.size(); ++i) {
+    const auto& step = plan.refs[i];
+    auto now = repo.ref_object(step.ref);
+    if (!now) return tl::unexpected(now.error());
+    const std::string at = now->value_or("");
+    if (at != step.new_sha) {
+      if (auto ok = repo.update_ref(step.ref, step.old_sha, step.new_sha, log); !ok)
+        return tl::unexpected(ok.error());
+    }
+    // Idempotent: also repairs a work tree left behind by a run killed after the ref moved.
+    if (auto ok = repo.sync_worktree(step.ref, step.old_sha, step.commit); !ok)
+      return tl::unexpected(ok.error());
+    reached(options, "ref-" + std::to_string(i + 1));
+  }
+  return {};
+}
+
+Status write_picks(Ledger* ledger, const std::vector<Pick>& picks) {
+  if (ledger == nullptr) return {};
+  for (const auto& pick : picks) {
+    if (auto ok = ledger->update(pick); !ok) return ok;
+  }
+  return {};
+}
+
+Status rollback(const Repository& repo, Ledger* ledger, const Plan& plan) {
+  const std::string log = "relforge release " + plan.command + " --abort";
+  for (auto step = plan.refs.rbegin(); step != plan.refs.rend(); ++step) {
+    auto now = repo.ref_object(step->ref);
+    if (!now) return tl::unexpected(now.error());
+    const std::string at = now->value_or("");
+    // Not at the value this command set: it never got there, or someone moved it since; either
+    // way it is not ours to move back.
+    if (at != step->new_sha) continue;
+    if (auto ok = repo.update_ref(step->ref, step->new_sha, step->old_sha, log); !ok) return ok;
+    if (auto ok = repo.sync_worktree(step->ref, step->commit, step->old_sha.empty() ? "" : step->old_sha);
+        !ok)
+      return ok;
+  }
+  return write_picks(ledger, plan.picks_before);
+}
+
+Status push_plan(const Repository& repo, Plan& plan, const TxOptions& options) {
+  if (plan.push_remote.empty() || plan.push_refs.empty()) return {};
+  std::vector<std::string> specs;
+  for (const auto& ref : plan.push_refs) {
+    // "local:remote" when the plan names a different remote ref (cut --bump-via).
+    specs.push_back(ref.find(':') == std::string::npos ? ref + ":" + ref : ref);
+  }
+  auto report = repo.push_report(plan.push_remote, specs);
+  const std::string retry =
+      "the local refs are complete; run the same command again to retry the push, or "
+      "with --abort to undo it locally";
+  if (!report) return with_context(Status(tl::unexpected(report.error())), "nothing was pushed; " + retry);
+  if (!report->rejected.empty()) {
+    std::string rejected, accepted;
+    for (const auto& [ref, why] : report->rejected)
+      rejected += (rejected.empty() ? "" : ", ") + ref + " (" + why + ")";
+    for (const auto& ref : report->accepted) accepted += (accepted.empty() ? "" : ", ") + ref;
+    return fail(ErrorCategory::conflict, "push to '" + plan.push_remote + "' rejected: not pushed " +
+                                             rejected + "; pushed " +
+                                             (accepted.empty() ? "nothing" : accepted) + "; " + retry);
+  }
+  plan.pushed = specs;
+  reached(options, "pushed");
+  return {};
+}
+
+Result<TxOutcome> finish(const Repository& repo, Ledger* ledger, Plan plan, const TxOptions& options,
+                         bool resumed) {
+  if (auto ok = apply_refs(repo, plan, options); !ok) return tl::unexpected(ok.error());
+  if (auto ok = write_picks(ledger, plan.picks_after); !ok) return tl::unexpected(ok.error());
+  reached(options, "ledger-written");
+  if (auto ok = push_plan(repo, plan, options); !ok) return tl::unexpected(ok.error());
+  if (auto ok = remove_journal(repo); !ok) return tl::unexpected(ok.error());
+  TxOutcome outcome;
+  outcome.plan = std::move(plan);
+  outcome.executed = true;
+  outcome.resumed = resumed;
+  return outcome;
+}
+
+}  // namespace
+
+std::string plan_to_json(const Plan& plan) {
+  return Json(plan).dump(2) + "\n";
+}
+
+Result<Plan> plan_from_json(const std::string& text) {
+  const Json json = Json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object())
+    return fail(ErrorCategory::integrity, "the release journal is not valid JSON");
+  try {
+    return json.get<Plan>();
+  } catch (const Json::exception& error) {
+    return fail(ErrorCategory::integrity, std::string("the release journal is malformed: ") + error.what());
+  }
+}
+
+std::filesystem::path journal_path(const Repository& repo) {
+  return repo.git_dir() / "relforge" / "journal.json";
+}
+
+Result<std::optional<Plan>> read_journal(const Repository& repo) {
+  const auto path = journal_path(repo);
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return std::optional<Plan>();
+  auto text = platform::read_file(path);
+  if (!text) return tl::unexpected(text.error());
+  auto plan = plan_from_json(*text);
+  if (!plan) {
+    return with_context(Result<std::optional<Plan>>(tl::unexpected(plan.error())),
+                        path.string() +
+                            " (the record of an interrupted release command: repair it, or check "
+                            "the refs it names and remove it)");
+  }
+  return std::optional<Plan>(std::move(*plan));
+}
+
+Result<TxOutcome> run_transaction(const Repository& repo, Ledger* ledger, const std::string& command,
+                                  const TxOptions& options, const std::string& push,
+                                  const std::function<Result<Plan>(bool write_objects)>& make_plan) {
+  std::error_code error;
+  std::filesystem::create_directories(repo.git_dir() / "relforge", error);
+  if (error) return fail(ErrorCategory::io, "creating " + (repo.git_dir() / "relforge").string());
+  // One release command at a time per repository; refs are compare-and-swap besides.
+  auto lock = platform::FileLock::acquire(repo.git_dir() / "relforge" / "release.lock");
+  if (!lock) return tl::unexpected(lock.error());
+  auto journal = read_journal(repo);
+  if (!journal) return tl::unexpected(journal.error());
+  if (*journal && (*journal)->command != command) {
+    return fail(ErrorCategory::conflict, "an interrupted 'relforge release " + (*journal)->command +
+                                             "' is unfinished (" + journal_path(repo).string() +
+                                             "): run it again to finish it, or again with --abort");
+  }
+  if (options.mode == TxMode::abort) {
+    if (!*journal)
+      return fail(ErrorCategory::not_found,
+                  "nothing to abort: no unfinished 'relforge release " + command + "'");
+    if (auto ok = rollback(repo, ledger, **journal); !ok) return tl::unexpected(ok.error());
+    if (auto ok = remove_journal(repo); !ok) return tl::unexpected(ok.error());
+    TxOutcome outcome;
+    outcome.plan = std::move(**journal);
+    outcome.aborted = true;
+    return outcome;
+  }
+  if (*journal) {
+    Plan plan = std::move(**journal);
+    if (options.mode == TxMode::dry_run) {
+      TxOutcome outcome;
+      outcome.plan = std::move(plan);
+      outcome.resumed = true;
+      return outcome;
+    }
+    if (!push.empty() && push != plan.push_remote) {
+      plan.push_remote = push;
+      if (auto ok = write_journal(repo, plan); !ok) return tl::unexpected(ok.error());
+    }
+    return finish(repo, ledger, std::move(plan), options, true);
+  }
+  const bool dry = options.mode == TxMode::dry_run;
+  auto plan = make_plan(!dry);
+  if (!plan) return tl::unexpected(plan.error());
+  plan->command = command;
+  plan->push_remote = push;
+  if (dry) {
+    TxOutcome outcome;
+    outcome.plan = std::move(*plan);
+    return outcome;
+  }
+  if (auto ok = write_journal(repo, *plan); !ok) return tl::unexpected(ok.error());
+  reached(options, "journal-written");
+  return finish(repo, ledger, std::move(*plan), options, false);
+}
+
+}  // namespace relforge::release

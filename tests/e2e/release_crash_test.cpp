@@ -1,0 +1,249 @@
+// Every mutating release command is a transaction: killed (SIGKILL, through the test-only
+// RELFORGE_TEST_CRASH_AT hook) after each step, the repository stays sound (git fsck), a re-run of
+// the same command finishes it to what an uninterrupted run gives, and --abort restores the refs,
+// work tree and ledger exactly as they were before.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/release/repo_fixture.hpp"
+#include "tests/support/run.hpp"
+
+namespace {
+
+using relforge::test::RunResult;
+using relforge::test::shell_quote;
+using relforge::test::TempRepo;
+using Json = nlohmann::json;
+
+RunResult relforge_in(const TempRepo& temp, const std::string& args, const std::string& env = "") {
+  return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " + env + " " +
+                                   shell_quote(RELFORGE_BINARY) + " " + args + " --repo " +
+                                   shell_quote(temp.work.string()));
+}
+
+void ok(const TempRepo& temp, const std::string& args) {
+  const RunResult result = relforge_in(temp, args);
+  ASSERT_EQ(result.exit_code, 0) << args << "\n" << result.err;
+}
+
+// The state of the repository that does not depend on when commits were written: every ref with
+// its kind, and the trees and subjects of its history; HEAD; the work tree; the ledger.
+std::string shape(const TempRepo& temp) {
+  std::string out = "HEAD " + temp.git("symbolic-ref -q HEAD") + "\n";
+  // The ledger (refs/relforge/releases) is compared by its content, the picks below: it is an
+  // audit history, and an abort records the restored entries as a new ledger commit.
+  const std::string refs = temp.git("for-each-ref --format='%(refname)' refs/heads refs/tags");
+  std::size_t start = 0;
+  while (start < refs.size()) {
+    auto end = refs.find('\n', start);
+    if (end == std::string::npos) end = refs.size();
+    const std::string ref = refs.substr(start, end - start);
+    start = end + 1;
+    out += ref + " " + temp.git("cat-file -t " + ref) + "\n" + temp.git("log --format='%T %s' " + ref) + "\n";
+  }
+  out += "status [" + temp.git("status --porcelain") + "]\n";
+  Json picks = Json::parse(relforge_in(temp, "release picks --json").out, nullptr, false);
+  // Commit ids and audit times differ between two repositories built at different times.
+  for (auto& pick : picks) {
+    if (!pick["applied_sha"].is_null()) pick["applied_sha"] = "set";
+    pick.erase("sha");
+    for (const char* field : {"requested", "approved", "rejected"}) {
+      if (pick[field].is_object()) pick[field].erase("at");
+    }
+  }
+  return out + picks.dump() + "\n";
+}
+
+// Exact refs (by object id), work tree and ledger: what --abort must restore.
+std::string exact(const TempRepo& temp) {
+  return temp.git("for-each-ref --format='%(refname) %(objectname)' refs/heads refs/tags") + "\nHEAD " +
+         temp.git("symbolic-ref -q HEAD") + "\nstatus [" + temp.git("status --porcelain") + "]\n" +
+         relforge_in(temp, "release picks --json").out;
+}
+
+void expect_fsck_clean(const TempRepo& temp, const std::string& where) {
+  const RunResult fsck = temp.git_result("fsck --no-dangling --no-progress");
+  EXPECT_EQ(fsck.exit_code, 0) << where << "\n" << fsck.err;
+  EXPECT_EQ(fsck.out, "") << where;
+}
+
+struct Scenario {
+  std::string name;
+  std::function<void(const TempRepo&)> setup;
+  std::string command;
+  std::vector<std::string> steps;
+};
+
+void cut(const TempRepo& temp) {
+  temp.seed_project();
+  ok(temp, "release cut 2.7");
+}
+
+void fix_requested(const TempRepo& temp, const std::string& reason) {
+  temp.git("checkout -q main");
+  temp.write("src/fix.txt", "fixed\n");
+  const std::string fix = temp.commit_all("Fix a crash");
+  ok(temp, "release pick request " + fix + " --reason " + reason);
+}
+
+std::vector<Scenario> scenarios() {
+  const std::vector<std::string> one_ref = {"journal-written", "ref-1", "ledger-written"};
+  return {
+      {"cut",
+       [](const TempRepo& temp) { temp.seed_project(); },
+       "release cut 2.7",
+       {"journal-written", "ref-1", "ref-2", "ref-3", "ledger-written"}},
+      {"pick apply",
+       [](const TempRepo& temp) {
+         cut(temp);
+         fix_requested(temp, "regression");
+         ok(temp, "release pick approve 1");
+         // On the release branch, so the work tree must follow the branch.
+         temp.git("checkout -q release/2.7");
+       },
+       "release pick apply 1", one_ref},
+      {"rc",
+       [](const TempRepo& temp) {
+         cut(temp);
+         ok(temp, "release rc");
+         fix_requested(temp, "critical");
+         ok(temp, "release pick approve 1");
+         ok(temp, "release pick apply 1");  // needs a new RC: rc2 clears that in the ledger
+       },
+       "release rc", one_ref},
+      {"final",
+       [](const TempRepo& temp) {
+         cut(temp);
+         ok(temp, "release rc");
+       },
+       "release final", one_ref},
+      {"patch",
+       [](const TempRepo& temp) {
+         cut(temp);
+         ok(temp, "release rc");
+         ok(temp, "release final");
+         temp.git("checkout -q release/2.7");
+       },
+       "release patch 2.7.1", one_ref},
+  };
+}
+
+TEST(ReleaseCrash, EveryStepOfEveryCommandResumesAndAbortsSlow) {
+  for (const auto& scenario : scenarios()) {
+    // What an uninterrupted run gives.
+    TempRepo reference;
+    scenario.setup(reference);
+    const Json plan =
+        Json::parse(relforge_in(reference, scenario.command + " --dry-run --json").out, nullptr, false);
+    ASSERT_TRUE(plan.is_object()) << scenario.name;
+    // The steps named above are the plan's: one per ref it moves.
+    const std::size_t refs = plan.contains("plan") ? plan["plan"]["refs"].size() : 0;
+    EXPECT_EQ(refs + 2, scenario.steps.size()) << scenario.name;
+    ok(reference, scenario.command);
+    const std::string expected = shape(reference);
+
+    for (const auto& step : scenario.steps) {
+      const std::string where = scenario.name + " killed after " + step;
+      for (const bool abort : {false, true}) {
+        TempRepo temp;
+        scenario.setup(temp);
+        const std::string before = exact(temp);
+        const RunResult crashed = relforge_in(temp, scenario.command, "RELFORGE_TEST_CRASH_AT=" + step);
+        EXPECT_NE(crashed.exit_code, 0) << where;
+        expect_fsck_clean(temp, where);
+        const RunResult status = relforge_in(temp, "release status");
+        EXPECT_NE((status.out + status.err).find("unfinished"), std::string::npos) << where << "\n"
+                                                                                   << status.out;
+        // Another mutating command refuses while this one is unfinished.
+        const RunResult other = relforge_in(temp, "release patch 9.9.9");
+        EXPECT_EQ(other.exit_code, 5) << where << "\n" << other.err;
+        EXPECT_NE(other.err.find("interrupted 'relforge release " + scenario.command.substr(8)),
+                  std::string::npos)
+            << where << "\n"
+            << other.err;
+        if (abort) {
+          const RunResult aborted = relforge_in(temp, scenario.command + " --abort");
+          EXPECT_EQ(aborted.exit_code, 0) << where << "\n" << aborted.err;
+          EXPECT_EQ(exact(temp), before) << where << " then --abort";
+          EXPECT_EQ(relforge_in(temp, scenario.command + " --abort").exit_code, 4) << where;
+        } else {
+          const RunResult resumed = relforge_in(temp, scenario.command);
+          EXPECT_EQ(resumed.exit_code, 0) << where << "\n" << resumed.err;
+          EXPECT_EQ(resumed.err, "") << where;
+          EXPECT_EQ(shape(temp), expected) << where << " then re-run";
+          const RunResult after = relforge_in(temp, "release status");
+          EXPECT_EQ(after.out.find("unfinished"), std::string::npos) << where << "\n" << after.out;
+        }
+        expect_fsck_clean(temp, where);
+      }
+    }
+  }
+}
+
+TEST(ReleaseCrash, DryRunShowsThePlanAndChangesNothing) {
+  TempRepo temp;
+  cut(temp);
+  const std::string before = exact(temp);
+  const RunResult text = relforge_in(temp, "release rc --dry-run");
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("create refs/tags/v2.7.0-rc1"), std::string::npos) << text.out;
+  const Json json =
+      Json::parse(relforge_in(temp, "release patch 2.7.1 --dry-run --json").out, nullptr, false);
+  EXPECT_EQ(exact(temp), before);
+  const Json cut_plan =
+      Json::parse(relforge_in(temp, "release cut 2.8 --dry-run --json").out, nullptr, false);
+  ASSERT_TRUE(cut_plan.is_object());
+  ASSERT_EQ(cut_plan["plan"]["refs"].size(), 3u);
+  EXPECT_EQ(cut_plan["plan"]["refs"][2]["ref"], "refs/heads/main");
+  EXPECT_EQ(cut_plan["plan"]["refs"][2]["old"], temp.git("rev-parse main"));
+  EXPECT_TRUE(cut_plan["plan"]["refs"][0]["old"].is_null());
+  EXPECT_EQ(exact(temp), before);
+}
+
+TEST(ReleaseCrash, ARefMovedByAnotherWriterIsNotOverwritten) {
+  TempRepo temp;
+  temp.seed_project();
+  const RunResult crashed = relforge_in(temp, "release cut 2.7", "RELFORGE_TEST_CRASH_AT=ref-2");
+  EXPECT_NE(crashed.exit_code, 0);
+  // Someone else moves main before the re-run: the compare-and-swap refuses to clobber it.
+  temp.write("src/other.txt", "other\n");
+  const std::string other = temp.commit_all("Someone else's commit");
+  const RunResult resumed = relforge_in(temp, "release cut 2.7");
+  EXPECT_EQ(resumed.exit_code, 5) << resumed.err;
+  EXPECT_NE(resumed.err.find("refs/heads/main is at " + other.substr(0, 12)), std::string::npos)
+      << resumed.err;
+  EXPECT_EQ(temp.git("rev-parse main"), other);
+  // --abort undoes the cut's own refs and leaves the moved one alone.
+  const RunResult aborted = relforge_in(temp, "release cut 2.7 --abort");
+  EXPECT_EQ(aborted.exit_code, 0) << aborted.err;
+  EXPECT_EQ(temp.git("branch --list 'release/*' 'orig/*'"), "");
+  EXPECT_EQ(temp.git("rev-parse main"), other);
+}
+
+TEST(ReleaseCrash, TwoConcurrentRunsCannotBothWin) {
+  TempRepo temp;
+  cut(temp);
+  const std::string binary =
+      shell_quote(RELFORGE_BINARY) + " release rc --repo " + shell_quote(temp.work.string());
+  // Both start together; one tags rc1, the other finds the head tagged and refuses.
+  const RunResult both = relforge::test::run_shell(
+      "env -u GITHUB_REF " + binary + " > " + shell_quote((temp.root / "a.out").string()) +
+      " 2>&1 & env -u "
+      "GITHUB_REF " +
+      binary + " > " + shell_quote((temp.root / "b.out").string()) + " 2>&1 & wait");
+  EXPECT_EQ(both.exit_code, 0);
+  const std::string a = relforge::test::slurp(temp.root / "a.out");
+  const std::string b = relforge::test::slurp(temp.root / "b.out");
+  const bool a_won = a.find("tagged v2.7.0-rc1") != std::string::npos;
+  const bool b_won = b.find("tagged v2.7.0-rc1") != std::string::npos;
+  EXPECT_NE(a_won, b_won) << a << "\n---\n" << b;
+  EXPECT_NE((a_won ? b : a).find("already tags the head"), std::string::npos) << a << "\n---\n" << b;
+  EXPECT_EQ(temp.git("tag --list 'v2.7.0-rc*'"), "v2.7.0-rc1");
+  expect_fsck_clean(temp, "after two concurrent runs");
+}
+
+}  // namespace
