@@ -2,8 +2,8 @@
 // build and test chatter, a few real failures) classified by the real `relforge triage classify`
 // with the built-in rules, against ripgrep (`rg -c -f patterns`) and GNU `grep -E -c -f patterns`
 // over the same file and the same patterns, each pinned to one core, in the same run.
-// Usage: triage_classify_bench [path/to/relforge] [--mb N] (default 1024 MB). Reports MB/s, the
-// ratios to rg and grep, and relforge's peak RSS (target: at least rg's speed, under 100 MB).
+// Usage: triage_classify_bench [path/to/relforge] [--mb N] (default 1024 MB) [--write-log FILE]. Reports
+// MB/s, the ratios to rg and grep, and relforge's peak RSS (target: at least rg's speed, under 100 MB).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -161,9 +161,12 @@ int main(int argc, char** argv) {
   std::size_t megabytes = 1024;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--mb" && i + 1 < argc)
+    if (arg == "--mb" && i + 1 < argc) {
       megabytes = std::stoul(argv[++i]);
-    else if (arg.rfind("--", 0) != 0)
+    } else if (arg == "--write-log" && i + 1 < argc) {  // the input alone, for profiling
+      write_log(argv[++i], megabytes);
+      return 0;
+    } else if (arg.rfind("--", 0) != 0)
       relforge = arg;
   }
   const fs::path dir = fs::temp_directory_path() / ("relforge-triage-bench-" + std::to_string(getpid()));

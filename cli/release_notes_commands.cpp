@@ -73,15 +73,21 @@ Result<release::ReleaseNotes> run_release_notes(const NotesOptions& options, Run
   if (!from_commit) return tl::unexpected(from_commit.error().with_context("the range's first tag " + from));
   auto to_commit = repo->resolve_commit(to + "^{commit}");
   if (!to_commit) return tl::unexpected(to_commit.error().with_context("the range's second tag " + to));
-  auto commits = repo->commits_between(*from_commit, *to_commit);
-  if (!commits) return tl::unexpected(commits.error());
+  auto shas = repo->commits_between(*to_commit, *from_commit);
+  if (!shas) return tl::unexpected(shas.error());
+  std::vector<release::CommitInfo> commits;
+  for (const auto& sha : *shas) {
+    auto info = repo->commit_info(sha);
+    if (!info) return tl::unexpected(info.error());
+    commits.push_back(std::move(*info));
+  }
   if (options.labels && options.github_repo.empty())
     return fail(ErrorCategory::invalid_input,
                 "--labels reads PR labels from GitHub: pass --github-repo owner/name");
   const auto api = api_of(options, runtime);
   std::map<int, std::vector<std::string>> labels;  // a PR can own several commits (merge commits)
   std::vector<release::NoteCommit> notes;
-  for (const auto& commit : *commits) {
+  for (const auto& commit : commits) {
     release::NoteCommit note{commit.sha, commit.message, commit.author_name, {}};
     const auto pr = release::pr_number(commit.message);
     if (options.labels && pr) {

@@ -13,6 +13,10 @@ pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)     # PkgConfig::LIBZI
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)     # PkgConfig::LIBELF
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)  # PkgConfig::HTTPLIB (header-only)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)           # PkgConfig::RE2
+# Hyperscan (x86-64 only): triage's multi-pattern prefilter; elsewhere triage uses RE2::Set alone.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  pkg_check_modules(LIBHS REQUIRED IMPORTED_TARGET libhs)     # PkgConfig::LIBHS
+endif()
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)                 # Threads::Threads
 

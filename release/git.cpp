@@ -200,32 +200,6 @@ Result<bool> Repository::is_descendant_or_equal(const std::string& commit,
   return rc == 1;
 }
 
-Result<std::vector<CommitInfo>> Repository::commits_between(const std::string& from,
-                                                            const std::string& to) const {
-  auto a = parse_oid(from);
-  auto b = parse_oid(to);
-  if (!a || !b) return fail(ErrorCategory::internal, "bad object id");
-  git_revwalk* raw = nullptr;
-  if (git_revwalk_new(&raw, m_repo) != 0) return git_fail(ErrorCategory::io, "walking history");
-  const std::unique_ptr<git_revwalk, decltype(&git_revwalk_free)> walk(raw, git_revwalk_free);
-  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
-  if (git_revwalk_push(walk.get(), &*b) != 0 || git_revwalk_hide(walk.get(), &*a) != 0)
-    return git_fail(ErrorCategory::io, "walking history from " + from + " to " + to);
-  std::vector<CommitInfo> commits;
-  git_oid oid;
-  while (true) {
-    const int rc = git_revwalk_next(&oid, walk.get());
-    if (rc == GIT_ITEROVER) break;
-    if (rc != 0) return git_fail(ErrorCategory::io, "walking history from " + from + " to " + to);
-    char hex[GIT_OID_HEXSZ + 1];
-    git_oid_tostr(hex, sizeof hex, &oid);
-    auto info = commit_info(hex);
-    if (!info) return tl::unexpected(info.error());
-    commits.push_back(std::move(*info));
-  }
-  return commits;
-}
-
 Result<std::vector<std::string>> Repository::dirty_paths() const {
   git_status_options options;
   git_status_options_init(&options, GIT_STATUS_OPTIONS_VERSION);

@@ -61,8 +61,6 @@ public:
   Result<std::optional<std::string>> read_file(const std::string& commit, const std::string& path) const;
   Result<CommitInfo> commit_info(const std::string& commit) const;
   Result<bool> is_descendant_or_equal(const std::string& commit, const std::string& ancestor) const;
-  // Commits reachable from `to` but not from `from`, newest first (`git log from..to`).
-  Result<std::vector<CommitInfo>> commits_between(const std::string& from, const std::string& to) const;
   // Tracked files modified, staged or deleted (untracked files do not count).
   Result<std::vector<std::string>> dirty_paths() const;
 

@@ -19,6 +19,9 @@ packages=(
   twine python3-build python3-dev sqlite3 openssl curl ripgrep chromium wrk
 )
 
+# Hyperscan (triage's multi-pattern prefilter) exists for x86-64 only.
+if [ "$(uname -m)" = x86_64 ]; then packages+=(libhyperscan-dev); fi
+
 # Node.js drives sigstore-js in the tests; the machine image may ship its own build with npm.
 if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
 

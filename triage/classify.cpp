@@ -4,6 +4,7 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <optional>
 
 #include "triage/compiled_rules.hpp"
 #include "triage/preprocess.hpp"
@@ -16,6 +17,19 @@ namespace {
 constexpr std::size_t k_chunk_bytes = 256 * 1024;
 constexpr std::size_t k_max_raw_line_bytes = 4 * k_max_line_bytes;
 constexpr std::size_t k_read_bytes = 1 << 20;
+
+// Hyperscan reads bytes and RE2 reads UTF-8: they agree on ASCII text only.
+bool is_ascii(std::string_view text) {
+  std::uint64_t bits = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    bits |= word;
+  }
+  for (; i < text.size(); ++i) bits |= static_cast<unsigned char>(text[i]);
+  return (bits & 0x8080808080808080ULL) == 0;
+}
 
 }  // namespace
 
@@ -32,6 +46,7 @@ struct LogScanner::State {
   std::size_t best = 0;  // priority of the best match so far; rules.size() when none
   std::string scratch;
   std::vector<int> hits;
+  std::optional<HyperscanSet::Scanner> fast;
 
   std::string_view chunk_line(std::size_t i) const {
     const std::size_t end = (i + 1 < starts.size() ? starts[i + 1] : chunk.size()) - 1;
@@ -108,6 +123,7 @@ struct LogScanner::State {
   }
 
   void match_set() {
+    if (fast && is_ascii(chunk) && fast->scan(chunk, hits)) return;
     hits.clear();
     re2::RE2::Set::ErrorInfo error{};
     if (!rules->rule_set->Match(chunk, &hits, &error) && error.kind != re2::RE2::Set::kNoError) {
@@ -196,6 +212,7 @@ struct LogScanner::State {
 LogScanner::LogScanner(std::shared_ptr<const CompiledRules> rules) : m_state(std::make_unique<State>()) {
   m_state->best = rules->rules.size();
   m_state->rules = std::move(rules);
+  if (m_state->rules->fast_set) m_state->fast.emplace(m_state->rules->fast_set);
   m_state->chunk.reserve(k_chunk_bytes + k_max_line_bytes + 1);
 }
 

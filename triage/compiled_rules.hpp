@@ -7,6 +7,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include "triage/hyperscan_set.hpp"
 #include "triage/rules.hpp"
 
 namespace relforge::triage {
@@ -21,6 +22,8 @@ public:
   // Multi-line mode, over a chunk of cleaned lines: index i < rules.size() is rule i, the rest are
   // the skip-block starts in order.
   std::unique_ptr<re2::RE2::Set> rule_set;
+  // The same patterns for Hyperscan, used on ASCII chunks where it exists (x86-64); nullptr elsewhere.
+  std::shared_ptr<const HyperscanSet> fast_set;
 };
 
 }  // namespace relforge::triage

@@ -182,6 +182,7 @@ Result<std::shared_ptr<const CompiledRules>> compile_rules(const RuleSpec& spec)
   auto set = build_set(patterns);
   if (!set) return tl::unexpected(set.error());
   compiled->rule_set = std::move(*set);
+  compiled->fast_set = HyperscanSet::compile(patterns);
   return std::shared_ptr<const CompiledRules>(std::move(compiled));
 }
 
