@@ -222,6 +222,7 @@ Json runner_json(const builders::Runner& runner) {
           {"pythons", pythons},
           {"toolkits", toolkits},
           {"gpus", runner.gpus},
+          {"gpu_vendor", runner.gpu_vendor},
           {"slots", runner.slots}};
 }
 
@@ -236,7 +237,7 @@ void print_runner(std::ostream& out, const builders::Runner& runner) {
       << (runner.source == builders::RunnerSource::detected ? " (this machine)" : " (declared)") << '\n'
       << "  labels:   " << core::join(runner.labels, ", ") << '\n'
       << "  platform: " << runner.os << " " << runner.arch << ", " << runner.slots << " slots, "
-      << runner.gpus << " GPUs\n"
+      << runner.gpus << " GPUs" << (runner.gpu_vendor.empty() ? "" : " (" + runner.gpu_vendor + ")") << '\n'
       << "  pythons:  " << (pythons.empty() ? "none" : core::join(pythons, ", ")) << '\n'
       << "  toolkits: " << (kits.empty() ? "none" : core::join(kits, ", ")) << '\n';
 }
