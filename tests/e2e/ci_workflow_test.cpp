@@ -353,5 +353,40 @@ TEST(CiWorkflow, BadInputIsRefusedAndNothingIsWritten) {
   EXPECT_FALSE(fs::exists(tmp.path / "no"));
 }
 
+TEST(CiPlan, WritesTheMatricesAndRefusesAWorkflowTheMatrixOutgrew) {
+  TempDir tmp;
+  const auto output = tmp.path / "github_output";
+  write(output, "");
+  const std::string plan =
+      "cd " + shell_quote(RELFORGE_SOURCE_DIR) + " && " + shell_quote(RELFORGE_BINARY) +
+      " ci plan --config examples/minitensor/relforge.toml --select 'cp312-*' --shard-size 3 ";
+  auto result = run_shell("export GITHUB_OUTPUT=" + shell_quote(output.string()) + "; " + plan +
+                          "--expect-shards 2,0 --github-output");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "5 cells: 2 Linux and 0 Windows/macOS build matrices\n");
+  const auto lines = slurp(output);
+  EXPECT_EQ(lines.rfind("cells=5\nlinux-0={\"include\":[{\"id\":\"3.12-cpu\",\"runner\":\"linux.2xlarge\","
+                        "\"artifact\":\"py3_12-cpu\"},",
+                        0),
+            0u)
+      << lines;
+  EXPECT_NE(lines.find("\nlinux-1={\"include\":[{\"id\":\"3.12-rocm7.2\""), std::string::npos) << lines;
+  // A workflow written for another number of jobs must be regenerated, not half-run.
+  result = run_shell("export GITHUB_OUTPUT=" + shell_quote(output.string()) + "; " + plan +
+                     "--expect-shards 1,0 --github-output");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(
+      result.err.find("the matrix now needs 2 Linux and 0 Windows/macOS build jobs, but this workflow has 1 "
+                      "and 0: run relforge ci workflow again"),
+      std::string::npos)
+      << result.err;
+  result = run_shell("unset GITHUB_OUTPUT; " + plan + "--github-output");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--github-output needs $GITHUB_OUTPUT"), std::string::npos) << result.err;
+  result = run_shell(plan + "--expect-shards two");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--expect-shards 'two' is not LINUX,HOST"), std::string::npos) << result.err;
+}
+
 }  // namespace
 }  // namespace relforge::test
