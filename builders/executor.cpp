@@ -256,6 +256,14 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
     if (image.empty())
       return fail_cell(outcome, "the cell has no container image (field '" + config.container.image_field +
                                     "' is empty or missing): give it one, or set [build] image_field");
+    // An image reference is one word of [A-Za-z0-9._/:@-], not an option: "--privileged" as an image
+    // would be read by the CLI as a flag.
+    if (image.front() == '-' || image.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                        "0123456789._/:@-") != std::string::npos)
+      return fail_cell(outcome, "the cell's container image '" + image + "' (field '" +
+                                    config.container.image_field +
+                                    "') is not an image reference: letters, digits and . _ / : @ - only, not "
+                                    "starting with -");
     if (needs_gpu(needs.accel_type) && runner.gpus == 0)
       return fail_cell(outcome, "no GPU on this host: the cell is a " + needs.accel_type +
                                     " cell and its container gets the host's GPUs, but this host has none "

@@ -571,6 +571,14 @@ Status check_options(const WorkflowOptions& options) {
                             &options.ci.public_key, &options.ci.python})
     if (!value->empty())
       if (auto ok = check_text("a [ci] value", *value); !ok) return ok;
+  std::vector<std::string> secrets = options.ci.secrets;
+  if (!options.ci.signing_key_secret.empty()) secrets.push_back(options.ci.signing_key_secret);
+  for (const auto& secret : secrets)
+    if (secret.empty() || (secret[0] >= '0' && secret[0] <= '9') ||
+        secret.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
+            std::string::npos)
+      return invalid("[ci] secret name '" + secret +
+                     "' is not a secret name (letters, digits and _, not starting with a digit)");
   if (options.shard_size == 0 || options.shard_size > k_workflow_max_shard)
     return invalid("--shard-size " + std::to_string(options.shard_size) +
                    " is outside 1..256 (GitHub Actions runs at most 256 jobs per matrix)");

@@ -243,6 +243,26 @@ TEST_F(ContainerBuildTest, AMissingImageIsPulledOrTheCellFailsNamingIt) {
   EXPECT_EQ(pulled->front().result, CellResult::succeeded) << pulled->front().message;
 }
 
+TEST_F(ContainerBuildTest, AnImageThatLooksLikeAnOptionIsRefused) {
+  auto build = options(k_wheel_recipe, "docker", "--privileged\n");
+  build.cells.resize(1);
+  build.config.container.image_field = "platform_tag";  // "linux_x86_64": fine, then a hostile one
+  auto fine = run_build(build);
+  ASSERT_TRUE(fine);
+  EXPECT_NE(fine->front().message.find("container image missing: linux_x86_64"), std::string::npos)
+      << fine->front().message;
+  for (const char* hostile : {"--privileged", "img with space", "img;rm"}) {
+    build.cells = test::cells("\"3.11\"", hostile);
+    build.cells.resize(1);
+    auto refused = run_build(build);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->front().result, CellResult::failed);
+    EXPECT_NE(refused->front().message.find("is not an image reference"), std::string::npos)
+        << refused->front().message;
+  }
+  EXPECT_EQ(argv_log(), "docker image inspect linux_x86_64\ndocker pull linux_x86_64\n");
+}
+
 TEST_F(ContainerBuildTest, NoRuntimeOnPathIsAnErrorBeforeAnythingRuns) {
   auto build = options(k_wheel_recipe);
   build.path_env = "/usr/bin:/bin";

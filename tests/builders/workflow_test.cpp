@@ -359,6 +359,23 @@ TEST(Workflow, RefusesBadSchedulesAndLimits) {
   EXPECT_TRUE(has(render_error(o, expansion(), ErrorCategory::invalid_input), "--setup-command is empty"));
 }
 
+TEST(Workflow, SecretNamesCannotCarryExpressions) {
+  auto o = options();
+  o.ci.signing_key_secret = "KEY }} ${{ github.token";
+  EXPECT_TRUE(has(render_error(o, expansion(), ErrorCategory::invalid_input),
+                  "[ci] secret name 'KEY }} ${{ github.token' is not a secret name"));
+  o = options();
+  o.ci.secrets = {"1AWS"};
+  EXPECT_TRUE(has(render_error(o, expansion(), ErrorCategory::invalid_input), "'1AWS' is not a secret name"));
+  o = options();
+  o.ci.owner = "it's";
+  o.ci.labels = {"ciflow/it's"};
+  const auto result = render_workflow(o, expansion());
+  ASSERT_TRUE(result) << result.error().describe();
+  EXPECT_TRUE(has(result->yaml, "github.repository_owner == 'it''s'")) << result->yaml;
+  EXPECT_TRUE(has(result->yaml, "contains(github.event.pull_request.labels.*.name, 'ciflow/it''s')"));
+}
+
 TEST(Workflow, SelectAndSkipReachThePlanJobQuoted) {
   auto o = options();
   o.select = {"cp312-*"};
