@@ -58,6 +58,16 @@ void BuildDisplay::draw() {
 
 void BuildDisplay::line(const std::string& text) {
   std::lock_guard lock(m_mutex);
+  if (m_mode == DisplayMode::github && !m_group.empty()) {
+    // "3.11-b: succeeded — ..." while 3.11-a's group is open goes into 3.11-b's group, not a's.
+    const std::string cell = text.substr(0, text.find(": "));
+    const bool running = std::any_of(m_progress.running_cells.begin(), m_progress.running_cells.end(),
+                                     [&](const builders::RunningCell& c) { return c.cell == cell; });
+    if (cell != m_group && (running || m_held.contains(cell))) {
+      m_held[cell].push_back(m_stamp() + text);
+      return;
+    }
+  }
   print(m_stamp() + text);
 }
 
