@@ -135,9 +135,83 @@ Result<Runner> load_runner(const TomlReader& reader, const toml::table& table) {
   return runner;
 }
 
+Status load_container(const TomlReader& reader, const toml::table& table, ContainerConfig& container) {
+  if (const auto* node = table.get("container")) {
+    auto value = reader.string(*node, "[build] container");
+    if (!value) return tl::unexpected(value.error());
+    if (*value == "docker")
+      container.runtime = ContainerRuntime::docker;
+    else if (*value == "podman")
+      container.runtime = ContainerRuntime::podman;
+    else if (*value == "none")
+      container.runtime = ContainerRuntime::none;
+    else
+      return reader.fail(TomlReader::location(*node), "[build] container = \"" + *value +
+                                                          "\" is not a container runtime: use \"docker\", "
+                                                          "\"podman\" or \"none\" (build on the host)");
+  }
+  for (const auto& [key, target] :
+       {std::pair<const char*, std::string*>{"image_field", &container.image_field},
+        {"container_python", &container.python}}) {
+    if (const auto* node = table.get(key)) {
+      auto value = reader.string(*node, std::string("[build] ") + key);
+      if (!value) return tl::unexpected(value.error());
+      if (value->empty())
+        return reader.fail(TomlReader::location(*node), std::string("[build] ") + key + " is empty");
+      *target = *value;
+    }
+  }
+  return {};
+}
+
+Status load_ci(const TomlReader& reader, const toml::table& table, CiConfig& ci) {
+  if (auto ok =
+          reader.check_keys(table,
+                            {"owner", "relforge_version", "relforge_index", "labels", "host_runner_prefixes",
+                             "store", "secrets", "signing_key_secret", "public_key", "python"},
+                            "[ci]");
+      !ok)
+    return ok;
+  for (const auto& [key, node_ptr] : TomlReader::ordered(table)) {
+    const toml::node& node = *node_ptr;
+    const std::string name(key->str());
+    const std::string what = "[ci] " + name;
+    if (name == "labels" || name == "host_runner_prefixes" || name == "secrets") {
+      auto value = string_list(reader, node, what);
+      if (!value) return tl::unexpected(value.error());
+      (name == "labels" ? ci.labels : name == "secrets" ? ci.secrets : ci.host_runner_prefixes) = *value;
+      for (const auto& item : *value)
+        if (item.empty()) return reader.fail(TomlReader::location(node), what + " has an empty element");
+      if (name == "secrets")
+        for (const auto& secret : *value)
+          if (secret.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
+                  std::string::npos ||
+              (secret[0] >= '0' && secret[0] <= '9'))
+            return reader.fail(TomlReader::location(node),
+                               what + ": '" + secret + "' is not a secret name (letters, digits, _)");
+      continue;
+    }
+    auto value = reader.string(node, what);
+    if (!value) return tl::unexpected(value.error());
+    std::string* target = name == "owner"                ? &ci.owner
+                          : name == "relforge_version"   ? &ci.relforge_version
+                          : name == "relforge_index"     ? &ci.relforge_index
+                          : name == "store"              ? &ci.store
+                          : name == "signing_key_secret" ? &ci.signing_key_secret
+                          : name == "public_key"         ? &ci.public_key
+                                                         : &ci.python;
+    *target = *value;
+  }
+  if (!ci.relforge_version.empty() && ci.relforge_index.empty())
+    return reader.fail(TomlReader::location(table),
+                       "[ci] relforge_version needs relforge_index: the index URL the jobs install it from");
+  return {};
+}
+
 }  // namespace
 
-Result<BuildConfig> parse_build_config(std::string_view toml_text, const std::string& file) {
+Result<BuildConfig> parse_build_config(std::string_view toml_text, const std::string& file,
+                                       RecipeRequired required) {
   auto parsed = platform::parse_toml(toml_text, file);
   if (!parsed) return tl::unexpected(parsed.error());
   const toml::table& root = *parsed;
@@ -146,8 +220,11 @@ Result<BuildConfig> parse_build_config(std::string_view toml_text, const std::st
   if (const auto* build = root.get("build")) {
     auto table = reader.table(*build, "[build]");
     if (!table) return tl::unexpected(table.error());
-    if (auto ok = reader.check_keys(**table, {"version", "state_dir"}, "[build]"); !ok)
+    if (auto ok = reader.check_keys(
+            **table, {"version", "state_dir", "container", "image_field", "container_python"}, "[build]");
+        !ok)
       return tl::unexpected(ok.error());
+    if (auto ok = load_container(reader, **table, config.container); !ok) return tl::unexpected(ok.error());
     if (const auto* node = (*table)->get("version")) {
       auto value = reader.string(*node, "[build] version");
       if (!value) return tl::unexpected(value.error());
@@ -160,14 +237,21 @@ Result<BuildConfig> parse_build_config(std::string_view toml_text, const std::st
     }
   }
   const auto* recipe = root.get("recipe");
-  if (recipe == nullptr) {
+  if (recipe == nullptr && required == RecipeRequired::yes) {
     return reader.fail({},
                        "no [recipe] table: say how a cell is built, e.g. [recipe] command = [\"bash\", "
                        "\"build.sh\"] (see docs/building.md)");
   }
-  auto recipe_table = reader.table(*recipe, "[recipe]");
-  if (!recipe_table) return tl::unexpected(recipe_table.error());
-  if (auto ok = load_recipe(reader, **recipe_table, config.recipe); !ok) return tl::unexpected(ok.error());
+  if (recipe != nullptr) {
+    auto recipe_table = reader.table(*recipe, "[recipe]");
+    if (!recipe_table) return tl::unexpected(recipe_table.error());
+    if (auto ok = load_recipe(reader, **recipe_table, config.recipe); !ok) return tl::unexpected(ok.error());
+  }
+  if (const auto* ci = root.get("ci")) {
+    auto table = reader.table(*ci, "[ci]");
+    if (!table) return tl::unexpected(table.error());
+    if (auto ok = load_ci(reader, **table, config.ci); !ok) return tl::unexpected(ok.error());
+  }
   if (const auto* runners = root.get("runner")) {
     auto tables = reader.tables(*runners, "runner");
     if (!tables) return tl::unexpected(tables.error());
@@ -180,10 +264,10 @@ Result<BuildConfig> parse_build_config(std::string_view toml_text, const std::st
   return config;
 }
 
-Result<BuildConfig> load_build_config(const std::filesystem::path& path) {
+Result<BuildConfig> load_build_config(const std::filesystem::path& path, RecipeRequired recipe) {
   auto text = platform::read_file(path);
   if (!text) return tl::unexpected(text.error());
-  auto config = parse_build_config(*text, path.string());
+  auto config = parse_build_config(*text, path.string(), recipe);
   if (!config) return config;
   config->config_dir = std::filesystem::absolute(path).parent_path();
   return config;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <system_error>
@@ -98,6 +100,101 @@ void mark_interrupted(CellOutcome& outcome, const std::string& what) {
   outcome.message = "interrupted: " + what + " was stopped and its process group killed";
 }
 
+// Follows a cell's log while it is written and hands on each complete line (the last, unterminated
+// one too at the end), so people watch a build as it happens rather than after it.
+class LogFollower {
+public:
+  LogFollower(Shared& shared, std::string cell, std::filesystem::path log)
+      : m_shared(shared), m_cell(std::move(cell)), m_log(std::move(log)) {
+    if (m_shared.options.on_output) m_thread = std::thread([this] { follow(); });
+  }
+  ~LogFollower() { stop(); }
+  LogFollower(const LogFollower&) = delete;
+  LogFollower& operator=(const LogFollower&) = delete;
+
+  void stop() {
+    if (!m_thread.joinable()) return;
+    {
+      std::lock_guard lock(m_mutex);
+      m_stop = true;
+    }
+    m_wake.notify_all();
+    m_thread.join();
+  }
+
+private:
+  void follow() {
+    std::uintmax_t offset = 0;
+    std::string pending;
+    for (bool last = false; !last;) {
+      {
+        std::unique_lock lock(m_mutex);
+        m_wake.wait_for(lock, std::chrono::milliseconds(100), [this] { return m_stop; });
+        last = m_stop;
+      }
+      std::ifstream in(m_log, std::ios::binary);
+      if (!in) continue;
+      in.seekg(static_cast<std::streamoff>(offset));
+      std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      offset += chunk.size();
+      pending += chunk;
+      std::size_t start = 0;
+      for (std::size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1)
+        emit(pending.substr(start, end - start));
+      pending.erase(0, start);
+    }
+    if (!pending.empty()) emit(pending);
+  }
+  void emit(const std::string& line) {
+    std::lock_guard lock(m_shared.mutex);
+    m_shared.options.on_output(m_cell, line);
+  }
+
+  Shared& m_shared;
+  std::string m_cell;
+  std::filesystem::path m_log;
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  bool m_stop = false;
+  std::thread m_thread;
+};
+
+bool needs_gpu(const std::string& accel_type) {
+  return accel_type == "cuda" || accel_type == "rocm";
+}
+
+std::map<std::string, std::string> client_environment(const BuildOptions& options) {
+  auto env = options.container_client_env;
+  env["PATH"] = options.path_env;
+  return env;
+}
+
+// The image is on this host, or pulled now (its output goes to the log); else why not and what to do.
+std::optional<std::string> ensure_image(const BuildOptions& options, const std::string& image,
+                                        const std::filesystem::path& log) {
+  const auto runtime = container_runtime_name(options.config.container.runtime);
+  platform::ProcessSpec inspect;
+  inspect.argv = {runtime, "image", "inspect", image};
+  inspect.environment_mode = platform::EnvironmentMode::clean;
+  inspect.environment = client_environment(options);
+  inspect.timeout = std::chrono::minutes(2);
+  inspect.cancel = options.cancel;
+  if (auto found = platform::run_process(inspect); found && found->exit_code == 0) return std::nullopt;
+  platform::ProcessSpec pull = inspect;
+  pull.argv = {runtime, "pull", image};
+  pull.output_file = log;
+  pull.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options.config.recipe.timeout);
+  auto pulled = platform::run_process(pull);
+  if (pulled && pulled->exit_code == 0) return std::nullopt;
+  const std::string why = !pulled             ? pulled.error().describe()
+                          : pulled->timed_out ? "it timed out"
+                                              : "it exited with " + std::to_string(pulled->exit_code);
+  return "container image missing: " + image + " is not on this host and `" + runtime + " pull " + image +
+         "` failed (" + why +
+         "; see the log): build and push it (relforge images), log in to its registry (" + runtime +
+         " login), or fix the cell's '" + options.config.container.image_field + "' field";
+}
+
 // Runs the recipe (with retries), then repair and smoke test; fills `outcome`.
 void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, CellOutcome& outcome) {
   const auto& options = shared.options;
@@ -117,12 +214,15 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   if (ec) return fail_cell(outcome, "cannot create the work folder " + raw.string() + ": " + ec.message());
   std::filesystem::remove(log, ec);
   if (ec) return fail_cell(outcome, "cannot remove the old log " + log.string() + ": " + ec.message());
+  LogFollower follower(shared, id, log);
   const auto needs = cell_needs(cell);
   const auto* python = runner.python(needs.python);
   const auto values = cell_values(cell);
   const std::string local = field(cell, "local_version");
   const std::string full_version = config.version + (local.empty() ? "" : "+" + local);
 
+  const bool contained = config.container.runtime != ContainerRuntime::none;
+  const std::filesystem::path source_dir = contained ? k_container_source : config.config_dir;
   platform::ProcessSpec spec;
   spec.argv = config.recipe.command;
   if (!spec.argv.empty() && spec.argv[0].find('/') == std::string::npos && !spec.argv.empty()) {
@@ -130,7 +230,7 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
     // probe leaves the argument as written; the recipe then fails on it, visibly.
     for (auto& argument : spec.argv)
       if (std::filesystem::exists(config.config_dir / argument, ec))
-        argument = (config.config_dir / argument).string();
+        argument = (source_dir / argument).string();
   }
   spec.working_dir = work;
   spec.environment_mode = platform::EnvironmentMode::clean;
@@ -149,6 +249,45 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
                       {"TORCH_CUDA_ARCH_LIST", field(cell, "accel.arch_list")},
                       {"MAX_JOBS", std::to_string(std::clamp(options.cpus - 2, 1, 12))}};
   for (const auto& [name, value] : config.recipe.env) spec.environment[name] = fill_template(value, values);
+  std::string container;  // its --name, for `docker kill` after a timeout
+  if (contained) {
+    const auto runtime = container_runtime_name(config.container.runtime);
+    const std::string image = field(cell, config.container.image_field);
+    if (image.empty())
+      return fail_cell(outcome, "the cell has no container image (field '" + config.container.image_field +
+                                    "' is empty or missing): give it one, or set [build] image_field");
+    // An image reference is one word of [A-Za-z0-9._/:@-], not an option: "--privileged" as an image
+    // would be read by the CLI as a flag.
+    if (image.front() == '-' || image.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                        "0123456789._/:@-") != std::string::npos)
+      return fail_cell(outcome, "the cell's container image '" + image + "' (field '" +
+                                    config.container.image_field +
+                                    "') is not an image reference: letters, digits and . _ / : @ - only, not "
+                                    "starting with -");
+    if (needs_gpu(needs.accel_type) && runner.gpus == 0)
+      return fail_cell(outcome, "no GPU on this host: the cell is a " + needs.accel_type +
+                                    " cell and its container gets the host's GPUs, but this host has none "
+                                    "(no /dev/nvidia0, no /dev/kfd): run `relforge build --cell " +
+                                    id + "` on a GPU runner");
+    if (auto missing = ensure_image(options, image, log)) return fail_cell(outcome, *missing);
+    ContainerRun run;
+    run.runtime = config.container.runtime;
+    run.name = container = container_name(id, state);
+    run.image = image;
+    run.source = config.config_dir;
+    run.work = work;
+    run.accel_type = needs.accel_type;
+    run.command = spec.argv;
+    spec.environment["HOME"] = k_container_work;
+    spec.environment["RELFORGE_OUT"] = std::string(k_container_work) + "/raw";
+    spec.environment["RELFORGE_PYTHON"] = fill_template(config.container.python, values);
+    for (const auto& [name, value] : spec.environment)
+      if (name != "PATH" && name != "HOME") run.env_names.push_back(name);
+    spec.argv = container_run_argv(run);
+    // The values travel in the client's environment, which also keeps its own HOME and settings.
+    spec.environment.erase("HOME");
+    for (const auto& [name, value] : client_environment(options)) spec.environment[name] = value;
+  }
   spec.output_file = log;
   spec.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config.recipe.timeout);
   spec.cancel = options.cancel;
@@ -160,7 +299,16 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
       outcome.message = result.error().describe();
       return;
     }
-    outcome.duration_ms += result->duration.count();
+    if ((result->cancelled || result->timed_out) && !container.empty()) {
+      // Killing the client leaves the container running under the daemon: stop it by name.
+      platform::ProcessSpec kill;
+      kill.argv = {container_runtime_name(config.container.runtime), "kill", container};
+      kill.environment_mode = platform::EnvironmentMode::clean;
+      kill.environment = client_environment(options);
+      kill.output_file = log;
+      kill.timeout = std::chrono::seconds(30);
+      (void)platform::run_process(kill);
+    }
     if (result->cancelled) {
       mark_interrupted(outcome, "the recipe");
       return;
@@ -292,6 +440,15 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
   }
   if (options.dry_run == DryRun::yes || queue.empty()) return outcomes;
 
+  if (const auto runtime = options.config.container.runtime; runtime != ContainerRuntime::none) {
+    const auto name = container_runtime_name(runtime);
+    if (!find_on_path(name, options.path_env))
+      return fail(ErrorCategory::not_found,
+                  "no container runtime: [build] container = \"" + name + "\" but " + name +
+                      " is not on PATH (" + options.path_env +
+                      "): install it, pick the other one (\"docker\" or "
+                      "\"podman\"), or set container = \"none\" to build on this host");
+  }
   const auto state = std::filesystem::absolute(options.config.state_dir);
   // One run per ledger: a second run would take the first one's "running" rows for stale ones.
   auto run_lock = platform::FileLock::acquire(state / "state.db.lock", std::chrono::milliseconds(200));
@@ -377,12 +534,21 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
         }
         row = *begun;
         options.on_line(outcome.cell + ": building on " + outcome.runner);
+        // The last success's duration is the estimate; a ledger that cannot say gives none.
+        std::int64_t expected = 0;
+        if (auto earlier = ledger->attempts(outcome.cell))
+          for (const auto& before : *earlier)
+            if (before.result == cell_result_name(CellResult::succeeded)) expected = before.duration_ms;
         --progress.queued;
         ++progress.running;
+        progress.running_cells.push_back({outcome.cell, options.monotonic_ms(), expected});
         options.on_progress(progress);
       }
+      const auto started = options.monotonic_ms();
       build_cell(shared, cell, *assignments[index].runner, outcome);
-      if (outcome.result != CellResult::succeeded) outcome.log_tail = tail_lines(outcome.log, 20);
+      outcome.duration_ms = options.monotonic_ms() - started;
+      if (outcome.result != CellResult::succeeded)
+        outcome.log_tail = tail_lines(outcome.log, k_log_tail_lines);
       attempt.result = cell_result_name(outcome.result);
       attempt.duration_ms = outcome.duration_ms;
       attempt.wheel = outcome.wheel;
@@ -398,6 +564,8 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
       }
       options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
       --progress.running;
+      std::erase_if(progress.running_cells,
+                    [&](const RunningCell& running) { return running.cell == outcome.cell; });
       ++(outcome.result == CellResult::succeeded ? progress.done : progress.failed);
       options.on_progress(progress);
       if (outcome.result != CellResult::succeeded && options.keep_going == KeepGoing::no) shared.stop = true;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/text.hpp"
+#include "platform/digest.hpp"
 #include "platform/process.hpp"
 
 namespace relforge::builders {
@@ -127,7 +128,88 @@ Result<Runner> detect_local_runner(const DetectOptions& options) {
       break;
     }
   }
+  detect_gpus(options.dev_dir, runner);
   return runner;
+}
+
+void detect_gpus(const std::filesystem::path& dev_dir, Runner& runner) {
+  static const std::regex nvidia(R"(nvidia[0-9]+)");
+  static const std::regex render(R"(renderD[0-9]+)");
+  auto count = [](const std::filesystem::path& dir, const std::regex& pattern) {
+    int found = 0;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (std::regex_match(it->path().filename().string(), pattern)) ++found;
+    return found;
+  };
+  std::error_code ec;
+  if (const int cards = count(dev_dir, nvidia); cards > 0) {
+    runner.gpus = cards;
+    runner.gpu_vendor = "nvidia";
+  } else if (std::filesystem::exists(dev_dir / "kfd", ec)) {
+    runner.gpus = std::max(1, count(dev_dir / "dri", render));
+    runner.gpu_vendor = "amd";
+  }
+}
+
+std::string container_runtime_name(ContainerRuntime runtime) {
+  switch (runtime) {
+    case ContainerRuntime::none:
+      return "none";
+    case ContainerRuntime::docker:
+      return "docker";
+    case ContainerRuntime::podman:
+      return "podman";
+  }
+  return "none";
+}
+
+std::vector<std::string> container_run_argv(const ContainerRun& run) {
+  std::vector<std::string> argv{container_runtime_name(run.runtime), "run", "--rm", "--name", run.name};
+  argv.insert(argv.end(), {"--volume", run.source.string() + ":" + k_container_source + ":ro", "--volume",
+                           run.work.string() + ":" + k_container_work, "--workdir", k_container_work});
+  if (run.accel_type == "cuda") {
+    if (run.runtime == ContainerRuntime::docker)
+      argv.insert(argv.end(), {"--gpus", "all"});
+    else
+      argv.insert(argv.end(), {"--device", "nvidia.com/gpu=all"});
+  } else if (run.accel_type == "rocm") {
+    argv.insert(argv.end(), {"--device", "/dev/kfd", "--device", "/dev/dri", "--group-add", "video"});
+  } else if (run.accel_type == "xpu") {
+    argv.insert(argv.end(), {"--device", "/dev/dri"});
+  }
+  argv.insert(argv.end(), {"--env", "HOME=" + run.home});
+  for (const auto& name : run.env_names) argv.insert(argv.end(), {"--env", name});
+  argv.push_back(run.image);
+  argv.insert(argv.end(), run.command.begin(), run.command.end());
+  return argv;
+}
+
+std::string container_name(const std::string& cell_id, const std::filesystem::path& state_dir) {
+  std::string name = "relforge-";
+  for (const char c : cell_id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '.' || c == '-';
+    name += ok ? c : '_';
+  }
+  platform::Sha256 hasher;
+  hasher.update(state_dir.string());
+  return name + "-" + platform::to_hex(hasher.finish()).substr(0, 8);
+}
+
+std::optional<std::filesystem::path> find_on_path(const std::string& program, const std::string& path_env) {
+  for (const auto dir : core::split(path_env, ':')) {
+    if (dir.empty()) continue;
+    const auto path = std::filesystem::path(std::string(dir)) / program;
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    constexpr auto k_exec = std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec |
+                            std::filesystem::perms::others_exec;
+    if (!ec && std::filesystem::is_regular_file(status) &&
+        (status.permissions() & k_exec) != std::filesystem::perms::none)
+      return path;
+  }
+  return std::nullopt;
 }
 
 }  // namespace relforge::builders

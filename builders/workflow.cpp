@@ -4,6 +4,10 @@
 #include <map>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
+#include "builders/plan.hpp"
+#include "builders/smoke.hpp"
 #include "core/text.hpp"
 
 namespace relforge::builders {
@@ -158,17 +162,6 @@ std::string expression(std::string_view inner) {
   return "${{ " + std::string(inner) + " }}";
 }
 
-// `matrix.runner`, or `matrix['accel.runner']` for a name that is not an identifier.
-std::string matrix_ref(std::string_view field) {
-  const bool identifier = !field.empty() && !(field[0] >= '0' && field[0] <= '9') && field[0] != '-' &&
-                          std::all_of(field.begin(), field.end(), [](char c) {
-                            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                                   (c >= '0' && c <= '9') || c == '_' || c == '-';
-                          });
-  if (identifier) return "matrix." + std::string(field);
-  return "matrix['" + core::replace_all(field, "'", "''") + "']";
-}
-
 std::string shell_word(std::string_view text) {
   const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -182,92 +175,134 @@ Yaml step(std::string name) {
   return std::move(Yaml::map().add("name", std::move(name)));
 }
 
+// A `run:` step; every one is bash (Git Bash on Windows), so `set -o pipefail` and `[[ ]]` work.
+Yaml run_step(std::string name, std::string script) {
+  return std::move(step(std::move(name)).add("shell", "bash").add("run", std::move(script)));
+}
+
 Yaml checkout() {
   return std::move(step("Check out").add("uses", "actions/checkout@v4"));
 }
 
-Yaml setup(const WorkflowOptions& options) {
-  return std::move(step("Set up relforge").add("run", options.setup_command));
+std::string single_quoted(std::string_view text) {
+  return "'" + core::replace_all(text, "'", "''") + "'";
 }
 
-std::string expand_command(const WorkflowOptions& options) {
+// Python, a pip cache keyed on the relforge version, and relforge from its channel's index; or,
+// without [ci] relforge_version, the setup command.
+void add_setup(const WorkflowOptions& options, Yaml& steps) {
+  if (options.ci.relforge_version.empty()) {
+    steps.push(run_step("Set up relforge", options.setup_command));
+    return;
+  }
+  steps.push(std::move(step("Set up Python")
+                           .add("uses", "actions/setup-python@v5")
+                           .add("with", std::move(Yaml::map().add("python-version", options.ci.python)))));
+  steps.push(std::move(step("Cache pip")
+                           .add("uses", "actions/cache@v4")
+                           .add("with", std::move(Yaml::map()
+                                                      .add("path", "~/.cache/pip")
+                                                      .add("key", "relforge-" + options.ci.relforge_version +
+                                                                      "-" + expression("runner.os") + "-" +
+                                                                      expression("runner.arch"))))));
+  steps.push(run_step("Install relforge", "python -m pip install " +
+                                              shell_word("relforge==" + options.ci.relforge_version) +
+                                              " --index-url " + shell_word(options.ci.relforge_index) +
+                                              "\ncommand -v relforge\n"));
+}
+
+// Runs only in the owner's repository (forks have no runners or secrets), and for a pull request
+// only when it carries one of the labels.
+std::string guard(const WorkflowOptions& options) {
+  std::vector<std::string> parts;
+  if (!options.ci.owner.empty())
+    parts.push_back("github.repository_owner == " + single_quoted(options.ci.owner));
+  if (!options.ci.labels.empty()) {
+    std::string labels = "github.event_name != 'pull_request'";
+    for (const auto& label : options.ci.labels)
+      labels += " || contains(github.event.pull_request.labels.*.name, " + single_quoted(label) + ")";
+    parts.push_back(options.ci.owner.empty() ? labels : "(" + labels + ")");
+  }
+  return core::join(parts, " && ");
+}
+
+std::vector<std::string> host_prefixes(const WorkflowOptions& options) {
+  return options.host_runner_prefixes.empty() ? options.ci.host_runner_prefixes
+                                              : options.host_runner_prefixes;
+}
+
+std::string plan_command(const WorkflowOptions& options, std::size_t linux_shards, std::size_t host_shards) {
   std::string command =
-      "relforge matrix expand --config \"$RELFORGE_CI_CONFIG\" --channel \"$RELFORGE_CI_CHANNEL\"";
+      "relforge ci plan --config \"$RELFORGE_CI_CONFIG\" --channel \"$RELFORGE_CI_CHANNEL\" --runner-field " +
+      shell_word(options.runner_field) + " --artifact-field " + shell_word(*options.artifact_field) +
+      " --shard-size " + std::to_string(options.shard_size);
+  for (const auto& prefix : host_prefixes(options)) command += " --host-runner-prefix " + shell_word(prefix);
   for (const auto& glob : options.select) command += " --select " + shell_word(glob);
   for (const auto& glob : options.skip) command += " --skip " + shell_word(glob);
-  return command;
+  return command + " --expect-shards " + std::to_string(linux_shards) + "," + std::to_string(host_shards) +
+         " --github-output";
 }
 
-Yaml plan_job(const WorkflowOptions& options, const std::vector<std::string>& fields, std::size_t shards) {
+std::string shard_name(const std::string& kind, std::size_t index, std::size_t count) {
+  return count == 1 ? kind : kind + "-" + std::to_string(index);
+}
+
+Yaml plan_job(const WorkflowOptions& options, std::size_t linux_shards, std::size_t host_shards) {
   Yaml outputs = Yaml::map();
-  outputs.add("cells", expression("steps.expand.outputs.cells"));
-  if (shards == 1) {
-    outputs.add("matrix", expression("steps.expand.outputs.matrix"));
-  } else {
-    for (std::size_t i = 0; i < shards; ++i) {
-      const std::string name = "matrix-" + std::to_string(i);
-      outputs.add(name, expression("steps.expand.outputs." + name));
+  outputs.add("cells", expression("steps.plan.outputs.cells"));
+  for (const auto& [kind, count] :
+       {std::pair<std::string, std::size_t>{"linux", linux_shards}, {"host", host_shards}})
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto name = shard_name(kind, i, count);
+      outputs.add(name, expression("steps.plan.outputs." + name));
     }
-  }
-  const std::string size = std::to_string(options.shard_size);
-  const std::string script =
-      "set -euo pipefail\n" + expand_command(options) + " --fields " + shell_word(core::join(fields, ",")) +
-      " --shard-size " + size + " --format github --github-output\n" + "cells=$(" + expand_command(options) +
-      " --format ids | wc -l)\n" + "echo \"cells=$cells\" >> \"$GITHUB_OUTPUT\"\n" + "shards=$(( (cells + " +
-      std::to_string(options.shard_size - 1) + ") / " + size + " ))\n" + "if [ \"$shards\" -ne " +
-      std::to_string(shards) + " ]; then\n" +
-      "  echo \"::error::the matrix now has $cells cells, $shards shards of " + size +
-      ", but this workflow has " + std::to_string(shards) +
-      " build job(s): run relforge ci workflow again and commit the result\"\n" + "  exit 1\n" + "fi\n";
   Yaml steps = Yaml::seq();
-  steps.push(checkout()).push(setup(options));
-  steps.push(std::move(step("Expand the matrix").add("id", "expand").add("run", script)));
+  steps.push(checkout());
+  add_setup(options, steps);
+  steps.push(
+      std::move(run_step("Plan the matrix",
+                         "set -euo pipefail\n" + plan_command(options, linux_shards, host_shards) + "\n")
+                    .add("id", "plan")));
   Yaml job = Yaml::map();
-  job.add("name", "plan")
-      .add("runs-on", options.plan_runner)
+  job.add("name", "plan");
+  if (const auto condition = guard(options); !condition.empty()) job.add("if", condition);
+  job.add("runs-on", options.plan_runner)
       .add("timeout-minutes", Yaml::raw("60"))
       .add("outputs", std::move(outputs))
       .add("steps", std::move(steps));
   return job;
 }
 
-// `matrix.image`, or, with host prefixes, an expression that is '' for the cells on those runners.
-// (`a && '' || b` would not work: '' is falsy, so the negated test comes first.)
-std::string container_expression(const WorkflowOptions& options) {
-  const std::string image = matrix_ref(options.image_field);
-  if (options.host_runner_prefixes.empty()) return expression(image);
-  std::string test;
-  for (const auto& prefix : options.host_runner_prefixes) {
-    if (!test.empty()) test += " || ";
-    test += "startsWith(" + matrix_ref(options.runner_field) + ", '" + core::replace_all(prefix, "'", "''") +
-            "')";
-  }
-  return expression("!(" + test + ") && " + image + " || ''");
-}
-
-Yaml build_job(const WorkflowOptions& options, const std::string& artifact_field, const std::string& output) {
-  const std::string id = expression("matrix.id");
-  const std::string artifact = expression(matrix_ref(artifact_field));
+Yaml strategy(const std::string& output) {
   Yaml strategy = Yaml::map();
   strategy.add("fail-fast", Yaml::raw("false"))
       .add("matrix", expression("fromJSON(needs.plan.outputs." + output + ")"));
-  Yaml steps = Yaml::seq();
-  steps.push(checkout()).push(setup(options));
-  steps.push(
-      std::move(step("Build " + id)
-                    .add("env", std::move(Yaml::map().add("RELFORGE_CI_CELL", id)))
-                    .add("run",
-                         "relforge build --config \"$RELFORGE_CI_CONFIG\" --channel \"$RELFORGE_CI_CHANNEL\" "
-                         "--state-dir \"$RELFORGE_CI_STATE_DIR\" --cell \"$RELFORGE_CI_CELL\"")));
-  Yaml upload = Yaml::map();
-  upload.add("name", artifact)
-      .add("path", options.state_dir + "/wheels/*.whl")
+  return strategy;
+}
+
+Yaml upload(const std::string& name, const std::string& path) {
+  Yaml with = Yaml::map();
+  with.add("name", name)
+      .add("path", path)
       .add("if-no-files-found", "error")
       .add("compression-level", Yaml::raw("0"));  // a wheel is a zip already
-  steps.push(std::move(
-      step("Upload the wheel").add("uses", "actions/upload-artifact@v4").add("with", std::move(upload))));
+  return std::move(
+      step("Upload the wheel").add("uses", "actions/upload-artifact@v4").add("with", std::move(with)));
+}
+
+Yaml linux_job(const WorkflowOptions& options, const std::string& output) {
+  const std::string id = expression("matrix.id");
+  Yaml steps = Yaml::seq();
+  steps.push(checkout());
+  add_setup(options, steps);
+  steps.push(
+      std::move(run_step("Build " + id,
+                         "relforge build --config \"$RELFORGE_CI_CONFIG\" --channel \"$RELFORGE_CI_CHANNEL\" "
+                         "--state-dir \"$RELFORGE_CI_STATE_DIR\" --cell \"$RELFORGE_CI_CELL\"\n")
+                    .add("env", std::move(Yaml::map().add("RELFORGE_CI_CELL", id)))));
+  steps.push(upload("wheel-" + expression("matrix.artifact"), options.state_dir + "/wheels/*.whl"));
   Yaml logs = Yaml::map();
-  logs.add("name", "log-" + artifact)
+  logs.add("name", "log-" + expression("matrix.artifact"))
       .add("path", options.state_dir + "/logs/")
       .add("if-no-files-found", "ignore");
   steps.push(std::move(step("Upload the build log")
@@ -275,52 +310,138 @@ Yaml build_job(const WorkflowOptions& options, const std::string& artifact_field
                            .add("uses", "actions/upload-artifact@v4")
                            .add("with", std::move(logs))));
   Yaml job = Yaml::map();
-  job.add("name", "build " + id).add("needs", "plan").add("strategy", std::move(strategy));
-  job.add("runs-on", expression(matrix_ref(options.runner_field)));
-  // The string form: an empty image runs the job on the host (a mapping with an empty image fails).
-  if (!options.image_field.empty()) job.add("container", container_expression(options));
-  job.add("timeout-minutes", Yaml::raw(std::to_string(options.timeout_minutes)))
+  job.add("name", "build " + id).add("needs", "plan").add("strategy", strategy(output));
+  job.add("runs-on", expression("matrix.runner"))
+      .add("timeout-minutes", Yaml::raw(std::to_string(options.timeout_minutes)))
       .add("steps", std::move(steps));
   return job;
 }
 
-Yaml collect_job(const WorkflowOptions& options, const std::vector<std::string>& build_jobs) {
+// The config's folder inside the checkout: the recipe's own files are named relative to it.
+std::string config_folder(const WorkflowOptions& options) {
+  const auto slash = options.config.rfind('/');
+  return slash == std::string::npos ? "." : options.config.substr(0, slash);
+}
+
+std::string host_script(const WorkflowOptions& options) {
+  std::vector<std::string> words;
+  for (const auto& argument : options.recipe.command) words.push_back(shell_word(argument));
+  return "set -euo pipefail\n"
+         "export RELFORGE_OUT=\"$GITHUB_WORKSPACE/relforge-raw/${RELFORGE_LOCAL_VERSION:-_}\"\n"
+         "RELFORGE_PYTHON=\"$(command -v python)\"\nexport RELFORGE_PYTHON\n"
+         "rm -rf \"$RELFORGE_OUT\"\nmkdir -p \"$RELFORGE_OUT\"\n"
+         "cd " +
+         shell_word(config_folder(options)) + "\n" + core::join(words, " ") + "\n" +
+         "found=$(find \"$RELFORGE_OUT\" -maxdepth 1 -name '*.whl' | wc -l)\n"
+         "if [ \"$found\" -ne 1 ]; then\n"
+         "  echo \"::error::the recipe left $found wheels in $RELFORGE_OUT; a cell builds exactly one\"\n"
+         "  exit 1\n"
+         "fi\n";
+}
+
+Yaml host_job(const WorkflowOptions& options, const std::string& output) {
+  const std::string id = expression("matrix.id");
+  Yaml steps = Yaml::seq();
+  steps.push(checkout());
+  steps.push(
+      std::move(step("Set up Python")
+                    .add("uses", "actions/setup-python@v5")
+                    .add("with", std::move(Yaml::map().add("python-version", expression("matrix.python"))))));
+  steps.push(std::move(
+      run_step("Set the cell's environment", "printf '%s\\n' \"$RELFORGE_CI_CELL_ENV\" >> \"$GITHUB_ENV\"\n")
+          .add("env", std::move(Yaml::map().add("RELFORGE_CI_CELL_ENV", expression("matrix.env"))))));
+  steps.push(run_step("Build " + id + " (its recipe)", host_script(options)));
+  steps.push(upload("raw-" + expression("matrix.artifact"), "relforge-raw/"));
+  Yaml job = Yaml::map();
+  job.add("name", "build " + id).add("needs", "plan").add("strategy", strategy(output));
+  job.add("runs-on", expression("matrix.runner"))
+      .add("timeout-minutes", Yaml::raw(std::to_string(options.timeout_minutes)))
+      .add("steps", std::move(steps));
+  return job;
+}
+
+// The matrix channel's name as a channel of the store: release wheels go to stable.
+std::string store_channel(const std::string& channel) {
+  return channel == "release" ? "stable" : channel;
+}
+
+Yaml publish_job(const WorkflowOptions& options, const std::vector<std::string>& build_jobs) {
   Yaml needs = Yaml::seq();
   needs.push(Yaml::str("plan"));
   for (const auto& job : build_jobs) needs.push(Yaml::str(job));
+  const std::string trusted = "github.event_name != 'pull_request'";
   Yaml steps = Yaml::seq();
-  const bool publish = !options.publish_command.empty();
-  // checkout empties the workspace, so it comes before the download.
-  if (publish) steps.push(checkout()).push(setup(options));
+  // checkout empties the workspace, so it comes before the downloads.
+  steps.push(checkout());
+  add_setup(options, steps);
+  for (const auto& [pattern, path] :
+       {std::pair<std::string, std::string>{"wheel-*", "dist"}, {"raw-*", "dist/raw"}})
+    steps.push(std::move(step(pattern == "raw-*" ? "Download the raw wheels" : "Download the wheels")
+                             .add("uses", "actions/download-artifact@v4")
+                             .add("with", std::move(Yaml::map()
+                                                        .add("pattern", pattern)
+                                                        .add("path", path)
+                                                        .add("merge-multiple", Yaml::raw("true"))))));
   steps.push(std::move(
-      step("Download the wheels")
-          .add("uses", "actions/download-artifact@v4")
-          .add("with", std::move(Yaml::map().add("path", "dist").add("merge-multiple", Yaml::raw("true"))))));
-  steps.push(std::move(
-      step("Check that every cell left a wheel")
-          .add("env", std::move(Yaml::map().add("CELLS", expression("needs.plan.outputs.cells"))))
-          .add("run",
-               "set -euo pipefail\n"
-               "mkdir -p dist\n"
-               "found=$(find dist -maxdepth 1 -name '*.whl' | wc -l)\n"
-               "echo \"$found wheels for $CELLS cells\"\n"
-               "find dist -maxdepth 1 -name '*.whl' -print0 | sort -z | xargs -0 -r sha256sum\n"
-               "if [ \"$found\" -ne \"$CELLS\" ]; then\n"
-               "  echo \"::error::$found wheels for $CELLS cells: a build failed or uploaded nothing; "
-               "see the build jobs\"\n"
-               "  exit 1\n"
-               "fi\n")));
-  if (publish) {
-    steps.push(std::move(step("Verify the wheels")
-                             .add("run",
-                                  "set -euo pipefail\n"
-                                  "for wheel in dist/*.whl; do relforge wheel verify \"$wheel\"; done\n")));
-    steps.push(std::move(step("Publish").add("run", options.publish_command)));
+      run_step(
+          "Check that every cell left a wheel",
+          "set -euo pipefail\n"
+          "mkdir -p dist/raw\n"
+          "found=$(find dist -name '*.whl' | wc -l)\n"
+          "echo \"$found wheels for $CELLS cells\"\n"
+          "if [ \"$found\" -ne \"$CELLS\" ]; then\n"
+          "  echo \"::error::$found wheels for $CELLS cells: a build failed or uploaded nothing; see the "
+          "build jobs\"\n"
+          "  exit 1\n"
+          "fi\n")
+          .add("env", std::move(Yaml::map().add("CELLS", expression("needs.plan.outputs.cells"))))));
+  steps.push(run_step("Repair the raw wheels and verify every wheel",
+                      "set -euo pipefail\n"
+                      "shopt -s nullglob\n"
+                      "for wheel in dist/raw/*/*.whl; do\n"
+                      "  label=$(basename \"$(dirname \"$wheel\")\")\n"
+                      "  if [ \"$label\" = _ ]; then label=; fi\n"
+                      "  relforge wheel repair \"$wheel\" --local \"$label\" --out dist\n"
+                      "done\n"
+                      "rm -rf dist/raw\n"
+                      "for wheel in dist/*.whl; do relforge wheel verify \"$wheel\"; done\n"
+                      "find dist -maxdepth 1 -name '*.whl' -print0 | sort -z | xargs -0 -r sha256sum\n"));
+  const bool sign = !options.ci.signing_key_secret.empty();
+  if (sign) {
+    steps.push(std::move(
+        run_step("Sign the wheels",
+                 "set -euo pipefail\n"
+                 "key=\"$RUNNER_TEMP/relforge-signing.pem\"\n"
+                 "(umask 077 && printf '%s\\n' \"$RELFORGE_SIGNING_KEY\" > \"$key\")\n"
+                 "relforge sign dist/*.whl --key \"$key\" --channel \"$RELFORGE_CI_CHANNEL\" "
+                 "--source-commit \"$GITHUB_SHA\" --source-repository "
+                 "\"git+$GITHUB_SERVER_URL/$GITHUB_REPOSITORY@$GITHUB_REF\"\n"
+                 "rm -f \"$key\"\n")
+            .add("if", trusted)
+            .add("env", std::move(Yaml::map().add("RELFORGE_SIGNING_KEY",
+                                                  expression("secrets." + options.ci.signing_key_secret))))));
+  }
+  std::string publish = options.publish_command;
+  if (publish.empty() && !options.ci.store.empty()) {
+    publish = "relforge publish dist/*.whl --channel " + store_channel(options.channel) + " --store " +
+              shell_word(options.ci.store);
+    if (sign && !options.ci.public_key.empty())
+      publish += " --key " + shell_word(options.ci.public_key) + " --require-signatures";
+    publish += "\n";
+  }
+  if (!publish.empty()) {
+    Yaml env = Yaml::map();
+    for (const auto& secret : options.ci.secrets) env.add(secret, expression("secrets." + secret));
+    Yaml publish_step = run_step("Publish", publish);
+    publish_step.add("if", trusted);
+    if (!options.ci.secrets.empty()) publish_step.add("env", std::move(env));
+    steps.push(std::move(publish_step));
   }
   Yaml job = Yaml::map();
-  job.add("name", "collect")
+  std::string condition = "!cancelled() && needs.plan.result == 'success'";
+  job.add("name", "publish")
       .add("needs", std::move(needs))
-      .add("if", expression("!cancelled() && needs.plan.result == 'success'"))
+      .add("if", expression(condition))
       .add("runs-on", options.plan_runner)
       .add("timeout-minutes", Yaml::raw("60"))
       .add("steps", std::move(steps));
@@ -415,27 +536,6 @@ Status check_cells(const WorkflowOptions& options, const std::string& artifact_f
   return {};
 }
 
-// Cells on Windows or macOS runners that would get a container: GitHub runs those on Linux only.
-std::vector<std::string> container_notes(const WorkflowOptions& options, const matrix::Expansion& expansion) {
-  std::size_t count = 0;
-  std::string example;
-  for (const auto& cell : expansion.cells) {
-    const std::string runner = value_of(cell, options.runner_field);
-    const std::string lower = core::to_lower(runner);
-    if (value_of(cell, options.image_field).empty()) continue;
-    if (lower.rfind("windows", 0) != 0 && lower.rfind("macos", 0) != 0) continue;
-    const bool on_host = std::any_of(options.host_runner_prefixes.begin(), options.host_runner_prefixes.end(),
-                                     [&](const std::string& prefix) { return runner.rfind(prefix, 0) == 0; });
-    if (on_host) continue;
-    if (count++ == 0) example = runner;
-  }
-  if (count == 0) return {};
-  return {std::to_string(count) + " cells run on Windows or macOS runners (e.g. " + example +
-          ") and have an image in '" + options.image_field +
-          "', but GitHub runs job containers on Linux runners only: add --host-runner-prefix for those "
-          "labels (e.g. --host-runner-prefix windows --host-runner-prefix macos) or leave their image empty"};
-}
-
 Status check_options(const WorkflowOptions& options) {
   if (auto ok = check_relative_path("--config", options.config); !ok) return ok;
   if (auto ok = check_relative_path("--state-dir", options.state_dir); !ok) return ok;
@@ -463,6 +563,22 @@ Status check_options(const WorkflowOptions& options) {
     if (auto ok = check_text("--skip", glob); !ok) return ok;
   for (const auto& prefix : options.host_runner_prefixes)
     if (auto ok = check_text("--host-runner-prefix", prefix); !ok) return ok;
+  if (!options.ci.owner.empty())
+    if (auto ok = check_text("[ci] owner", options.ci.owner); !ok) return ok;
+  for (const auto& label : options.ci.labels)
+    if (auto ok = check_text("[ci] labels", label); !ok) return ok;
+  for (const auto* value : {&options.ci.relforge_version, &options.ci.relforge_index, &options.ci.store,
+                            &options.ci.public_key, &options.ci.python})
+    if (!value->empty())
+      if (auto ok = check_text("a [ci] value", *value); !ok) return ok;
+  std::vector<std::string> secrets = options.ci.secrets;
+  if (!options.ci.signing_key_secret.empty()) secrets.push_back(options.ci.signing_key_secret);
+  for (const auto& secret : secrets)
+    if (secret.empty() || (secret[0] >= '0' && secret[0] <= '9') ||
+        secret.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") !=
+            std::string::npos)
+      return invalid("[ci] secret name '" + secret +
+                     "' is not a secret name (letters, digits and _, not starting with a digit)");
   if (options.shard_size == 0 || options.shard_size > k_workflow_max_shard)
     return invalid("--shard-size " + std::to_string(options.shard_size) +
                    " is outside 1..256 (GitHub Actions runs at most 256 jobs per matrix)");
@@ -500,34 +616,120 @@ std::string yaml_scalar(std::string_view text) {
   return out + "\"";
 }
 
-Result<Workflow> render_workflow(const WorkflowOptions& options, const matrix::Expansion& expansion) {
+namespace {
+
+bool on_host(const WorkflowOptions& options, const matrix::Cell& cell) {
+  const std::string runner = value_of(cell, options.runner_field);
+  const auto prefixes = host_prefixes(options);
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [&](const std::string& prefix) { return runner.rfind(prefix, 0) == 0; });
+}
+
+// The checks both render_workflow and plan_ci make; fills options.artifact_field.
+Result<WorkflowOptions> checked(const WorkflowOptions& given, const matrix::Expansion& expansion) {
+  WorkflowOptions options = given;
   if (auto ok = check_options(options); !ok) return tl::unexpected(ok.error());
   if (expansion.cells.empty())
     return fail(ErrorCategory::nothing_selected,
                 "the matrix of channel " + options.channel + " has no cells");
   if (auto ok = check_field("--runner-field", options.runner_field, expansion); !ok)
     return tl::unexpected(ok.error());
-  if (!options.image_field.empty()) {
-    if (auto ok = check_field("--image-field", options.image_field, expansion); !ok)
-      return tl::unexpected(ok.error());
-  }
-  Workflow workflow;
   const auto& names = *expansion.names;
-  workflow.artifact_field = options.artifact_field.value_or(
+  options.artifact_field = options.artifact_field.value_or(
       std::find(names.begin(), names.end(), "build_name") != names.end() ? "build_name" : "id");
-  if (auto ok = check_field("--artifact-field", workflow.artifact_field, expansion); !ok)
+  if (auto ok = check_field("--artifact-field", *options.artifact_field, expansion); !ok)
     return tl::unexpected(ok.error());
-  if (auto ok = check_cells(options, workflow.artifact_field, expansion); !ok)
+  if (auto ok = check_cells(options, *options.artifact_field, expansion); !ok)
     return tl::unexpected(ok.error());
+  return options;
+}
 
-  if (!options.image_field.empty()) workflow.notes = container_notes(options, expansion);
+// What a host cell's recipe gets, as `$GITHUB_ENV` lines: the variables relforge build sets (but
+// those that name this machine's paths, which the job sets itself) and [recipe.env].
+Result<std::string> host_environment(const WorkflowOptions& options, const matrix::Cell& cell) {
+  std::map<std::string, std::string> values{{"id", std::string(cell.id())},
+                                            {"build_id", std::string(cell.build_id())}};
+  for (std::size_t i = 0; i < cell.size(); ++i) values[cell.name(i)] = std::string(cell.value(i));
+  const auto needs = cell_needs(cell);
+  std::map<std::string, std::string> env{{"RELFORGE_CELL", std::string(cell.id())},
+                                         {"RELFORGE_VERSION", options.version},
+                                         {"RELFORGE_LOCAL_VERSION", value_of(cell, "local_version")},
+                                         {"DESIRED_PYTHON", needs.python},
+                                         {"DESIRED_CUDA", value_of(cell, "accel.desired")},
+                                         {"GPU_ARCH_TYPE", needs.accel_type},
+                                         {"GPU_ARCH_VERSION", needs.accel_version},
+                                         {"TORCH_CUDA_ARCH_LIST", value_of(cell, "accel.arch_list")}};
+  for (const auto& [name, value] : options.recipe.env) env[name] = fill_template(value, values);
+  std::string lines;
+  for (const auto& [name, value] : env) {
+    if (value.find_first_of("\r\n") != std::string::npos || value.find("<<") != std::string::npos ||
+        name.find_first_of("=<\r\n") != std::string::npos)
+      return fail(ErrorCategory::invalid_input,
+                  "cell " + std::string(cell.id()) + ": the value of " + name +
+                      " has a line break or '<<', which $GITHUB_ENV cannot carry");
+    lines += name + "=" + value + "\n";
+  }
+  return lines;
+}
+
+std::size_t shard_count(std::size_t cells, std::size_t size) {
+  return (cells + size - 1) / size;
+}
+
+}  // namespace
+
+Result<CiPlan> plan_ci(const WorkflowOptions& given, const matrix::Expansion& expansion) {
+  auto options = checked(given, expansion);
+  if (!options) return tl::unexpected(options.error());
+  std::vector<nlohmann::ordered_json> linux, host;
+  for (const auto& cell : expansion.cells) {
+    nlohmann::ordered_json entry = {{"id", std::string(cell.id())},
+                                    {"runner", value_of(cell, options->runner_field)},
+                                    {"artifact", value_of(cell, *options->artifact_field)}};
+    if (!on_host(*options, cell)) {
+      linux.push_back(std::move(entry));
+      continue;
+    }
+    auto env = host_environment(*options, cell);
+    if (!env) return tl::unexpected(env.error());
+    entry["python"] = cell_needs(cell).python;
+    entry["env"] = *env;
+    host.push_back(std::move(entry));
+  }
+  CiPlan plan;
+  plan.cells = expansion.cells.size();
+  const auto shard = [&](const std::vector<nlohmann::ordered_json>& entries, std::vector<std::string>& out) {
+    for (std::size_t start = 0; start < entries.size(); start += options->shard_size) {
+      nlohmann::ordered_json include = nlohmann::ordered_json::array();
+      for (std::size_t i = start; i < std::min(entries.size(), start + options->shard_size); ++i)
+        include.push_back(entries[i]);
+      out.push_back(nlohmann::ordered_json{{"include", include}}.dump());
+    }
+  };
+  shard(linux, plan.linux_shards);
+  shard(host, plan.host_shards);
+  return plan;
+}
+
+Result<Workflow> render_workflow(const WorkflowOptions& given, const matrix::Expansion& expansion) {
+  auto checked_options = checked(given, expansion);
+  if (!checked_options) return tl::unexpected(checked_options.error());
+  const auto& options = *checked_options;
+  Workflow workflow;
+  workflow.artifact_field = *options.artifact_field;
   workflow.cells = expansion.cells.size();
-  workflow.shards = (workflow.cells + options.shard_size - 1) / options.shard_size;
-  std::vector<std::string> fields{"id"};
-  for (const std::string* field : {&options.runner_field, &options.image_field,
-                                   static_cast<const std::string*>(&workflow.artifact_field)})
-    if (!field->empty() && std::find(fields.begin(), fields.end(), *field) == fields.end())
-      fields.push_back(*field);
+  std::size_t host_cells = 0;
+  for (const auto& cell : expansion.cells)
+    if (on_host(options, cell)) ++host_cells;
+  const std::size_t linux_shards = shard_count(workflow.cells - host_cells, options.shard_size);
+  const std::size_t host_shards = shard_count(host_cells, options.shard_size);
+  workflow.shards = linux_shards + host_shards;
+  if (host_cells > 0 && options.recipe.command.empty())
+    return fail(
+        ErrorCategory::invalid_input,
+        std::to_string(host_cells) +
+            " cells are built by their recipe on Windows/macOS runners, but the config has no [recipe] "
+            "command");
 
   Yaml on = Yaml::map();
   on.add("workflow_dispatch", Yaml::none());
@@ -547,19 +749,28 @@ Result<Workflow> render_workflow(const WorkflowOptions& options, const matrix::E
     if (!options.tags.empty()) push.add("tags", list(options.tags));
     on.add("push", std::move(push));
   }
-  Yaml jobs = Yaml::map();
-  jobs.add("plan", plan_job(options, fields, workflow.shards));
-  std::vector<std::string> build_jobs;
-  for (std::size_t i = 0; i < workflow.shards; ++i) {
-    const bool one = workflow.shards == 1;
-    build_jobs.push_back(one ? "build" : "build-" + std::to_string(i));
-    jobs.add(build_jobs.back(),
-             build_job(options, workflow.artifact_field, one ? "matrix" : "matrix-" + std::to_string(i)));
+  if (!options.ci.labels.empty()) {
+    // ciflow: adding a label starts a run; the plan job's `if` checks that it is one of ours.
+    on.add("pull_request",
+           std::move(Yaml::map().add("types", std::move(Yaml::seq().push(Yaml::str("labeled"))))));
   }
-  jobs.add("collect", collect_job(options, build_jobs));
+  Yaml jobs = Yaml::map();
+  jobs.add("plan", plan_job(options, linux_shards, host_shards));
+  std::vector<std::string> build_jobs;
+  for (std::size_t i = 0; i < linux_shards; ++i) {
+    const auto output = shard_name("linux", i, linux_shards);
+    build_jobs.push_back("build-" + output);
+    jobs.add(build_jobs.back(), linux_job(options, output));
+  }
+  for (std::size_t i = 0; i < host_shards; ++i) {
+    const auto output = shard_name("host", i, host_shards);
+    build_jobs.push_back("build-" + output);
+    jobs.add(build_jobs.back(), host_job(options, output));
+  }
+  jobs.add("publish", publish_job(options, build_jobs));
   workflow.jobs.push_back("plan");
   workflow.jobs.insert(workflow.jobs.end(), build_jobs.begin(), build_jobs.end());
-  workflow.jobs.push_back("collect");
+  workflow.jobs.push_back("publish");
 
   Yaml root = Yaml::map();
   root.add("name", options.name.empty() ? "relforge " + options.channel : options.name)
@@ -567,8 +778,9 @@ Result<Workflow> render_workflow(const WorkflowOptions& options, const matrix::E
       .add("permissions", std::move(Yaml::map().add("contents", "read")))
       .add("concurrency",
            std::move(Yaml::map()
-                         .add("group", expression("github.workflow") + "-" + expression("github.ref"))
-                         .add("cancel-in-progress", Yaml::raw("false"))))
+                         .add("group", expression("github.workflow") + "-" +
+                                           expression("github.event.pull_request.number || github.ref"))
+                         .add("cancel-in-progress", expression("github.event_name == 'pull_request'"))))
       .add("env", std::move(Yaml::map()
                                 .add("RELFORGE_CI_CONFIG", options.config)
                                 .add("RELFORGE_CI_CHANNEL", options.channel)

@@ -24,6 +24,7 @@
 #include "builders/executor.hpp"
 #include "builders/plan.hpp"
 #include "builders/runner.hpp"
+#include "cli/build_progress.hpp"
 #include "cli/build_setup.hpp"
 #include "cli/commands.hpp"
 #include "core/text.hpp"
@@ -257,6 +258,7 @@ Json runner_json(const builders::Runner& runner) {
           {"pythons", pythons},
           {"toolkits", toolkits},
           {"gpus", runner.gpus},
+          {"gpu_vendor", runner.gpu_vendor},
           {"slots", runner.slots}};
 }
 
@@ -271,7 +273,7 @@ void print_runner(std::ostream& out, const builders::Runner& runner) {
       << (runner.source == builders::RunnerSource::detected ? " (this machine)" : " (declared)") << '\n'
       << "  labels:   " << core::join(runner.labels, ", ") << '\n'
       << "  platform: " << runner.os << " " << runner.arch << ", " << runner.slots << " slots, "
-      << runner.gpus << " GPUs\n"
+      << runner.gpus << " GPUs" << (runner.gpu_vendor.empty() ? "" : " (" + runner.gpu_vendor + ")") << '\n'
       << "  pythons:  " << (pythons.empty() ? "none" : core::join(pythons, ", ")) << '\n'
       << "  toolkits: " << (kits.empty() ? "none" : core::join(kits, ", ")) << '\n';
 }
@@ -294,6 +296,7 @@ Result<builders::BuildOptions> prepare_build(const BuildCliOptions& cli, Runtime
   setup.selection = cli.selection;
   setup.state_dir = cli.state_dir;
   setup.path_env = runtime.getenv("PATH").value_or("/usr/bin:/bin");
+  setup.getenv = runtime.getenv;
   auto options = prepare_build_options(setup);
   if (!options) return options;
   if (!cli.cells.empty()) {
@@ -442,40 +445,39 @@ void register_build(CLI::App& command, Runtime& runtime) {
       return finish(runtime, {});
     }
     const auto start = std::chrono::steady_clock::now();
-    // On a terminal a bar (done/failed/running/queued, elapsed) stays on the last line, with the
-    // timestamped lines scrolling above it; elsewhere (CI logs, pipes) only the lines.
-    const bool tty = &runtime.err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
-    auto bar = std::make_shared<builders::BuildProgress>();
     auto elapsed = [start] {
       return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
           .count();
     };
-    auto draw = [&runtime, bar, elapsed] {
-      const int total = bar->done + bar->failed + bar->running + bar->queued;
-      const int width = 20, filled = total > 0 ? (bar->done + bar->failed) * width / total : 0;
-      runtime.err << "\r\033[K[" << std::string(static_cast<std::size_t>(filled), '#')
-                  << std::string(static_cast<std::size_t>(width - filled), '.') << "] " << bar->done
-                  << " done, " << bar->failed << " failed, " << bar->running << " running, " << bar->queued
-                  << " queued  +" << elapsed() << "s" << std::flush;
+    // On a terminal a status line (counts, each running cell's elapsed time and ETA) stays last and
+    // ticks every second; under GitHub Actions each cell's log is a collapsible group; elsewhere
+    // plain lines, prefixed with the cell when several cells build at once.
+    const bool tty = &runtime.err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
+    const bool github = runtime.getenv("GITHUB_ACTIONS").value_or("") == "true";
+    const auto mode = github ? DisplayMode::github : tty ? DisplayMode::tty : DisplayMode::plain;
+    const bool several = options->cells.size() > 1 && options->jobs != 1;
+    BuildDisplay display(runtime.err, mode, several ? Prefix::yes : Prefix::no, options->monotonic_ms,
+                         [elapsed] {
+                           const std::time_t now = std::time(nullptr);
+                           std::tm tm{};
+                           gmtime_r(&now, &tm);
+                           std::ostringstream text;
+                           text << std::put_time(&tm, "%H:%M:%S") << " [+" << elapsed() << "s] ";
+                           return text.str();
+                         });
+    options->on_line = [&display](const std::string& line) { display.line(line); };
+    options->on_output = [&display](const std::string& cell, const std::string& line) {
+      display.output(cell, line);
     };
-    options->on_line = [&runtime, elapsed, tty, draw](const std::string& line) {
-      const std::time_t now = std::time(nullptr);
-      std::tm tm{};
-      gmtime_r(&now, &tm);
-      if (tty) runtime.err << "\r\033[K";
-      runtime.err << std::put_time(&tm, "%H:%M:%S") << " [+" << elapsed() << "s] " << line << std::endl;
-      if (tty) draw();
-    };
-    options->on_progress = [bar, tty, draw](const builders::BuildProgress& progress) {
-      *bar = progress;
-      if (tty) draw();
+    options->on_progress = [&display](const builders::BuildProgress& progress) {
+      display.progress(progress);
     };
     options->cancel = &g_build_cancel;
     Result<std::vector<builders::CellOutcome>> outcomes = [&] {
       BuildSignals signals;
       return builders::run_build(*options);
     }();
-    if (tty) runtime.err << "\r\033[K" << std::flush;
+    display.finish();
     if (!outcomes) return report_error(runtime, outcomes.error());
     print_summary(runtime, *outcomes);
     if (g_build_cancel) {

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "builders/build_config.hpp"
+#include "builders/plan.hpp"
 #include "core/text.hpp"
 #include "matrix/config.hpp"
 #include "matrix/expand.hpp"
@@ -35,6 +36,23 @@ Result<builders::BuildOptions> prepare_build_options(const BuildSetup& setup) {
   if (setup.state_dir) options.config.state_dir = *setup.state_dir;
   auto local = builders::detect_local_runner(local_detect_options(setup.path_env));
   if (!local) return tl::unexpected(local.error());
+  if (options.config.container.runtime != builders::ContainerRuntime::none) {
+    // In a container the image brings the accelerator toolkit; this host needs the cell's Python
+    // (the smoke test runs here) and, for GPU cells, its GPUs.
+    for (const auto& cell : options.cells) {
+      const auto needs = builders::cell_needs(cell);
+      if (needs.accel_type.empty() || needs.accel_type == "cpu") continue;
+      const auto* kit = local->toolkit(needs.accel_type);
+      if (kit == nullptr || kit->version != needs.accel_version)
+        local->toolkits.insert(local->toolkits.begin(),
+                               {needs.accel_type, needs.accel_version, "(in the container image)"});
+    }
+    for (const char* name :
+         {"HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY",
+          "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "CONTAINER_HOST", "CONTAINERS_CONF",
+          "CONTAINERS_STORAGE_CONF", "REGISTRY_AUTH_FILE"})
+      if (const auto value = setup.getenv(name)) options.container_client_env[name] = *value;
+  }
   options.runners.push_back(std::move(*local));
   for (const auto& runner : options.config.runners) options.runners.push_back(runner);
   options.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

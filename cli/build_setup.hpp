@@ -2,6 +2,7 @@
 // What `relforge build` and `relforge nightly` share before the executor runs: this machine as a
 // runner, the selected cells with the config's declared runners, and the source commit.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,10 @@ struct BuildSetup {
   matrix::Selection selection;
   std::optional<std::string> state_dir;  // default: [build] state_dir
   std::string path_env = "/usr/bin:/bin";
+  // The caller's environment: the container client's own variables (HOME, DOCKER_HOST, ...) come from it.
+  std::function<std::optional<std::string>(const std::string&)> getenv = [](const std::string&) {
+    return std::optional<std::string>();
+  };
 };
 
 // Loads the config, expands and selects the cells, detects this machine and adds the declared

@@ -17,6 +17,8 @@ packages=(
   # oracles and real clients the tests drive
   python3 python3-packaging python3-wheel python3-pip python3-venv
   twine python3-build python3-dev sqlite3 openssl curl ripgrep chromium wrk
+  # shellcheck: the run steps of the generated workflows (tests/e2e/lint_workflow.cjs)
+  shellcheck
 )
 
 # Hyperscan (triage's multi-pattern prefilter) exists for x86-64 only.

