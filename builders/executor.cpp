@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -15,6 +14,7 @@
 #include "platform/file_lock.hpp"
 #include "platform/fs.hpp"
 #include "platform/process.hpp"
+#include "platform/sync.hpp"
 
 namespace relforge::builders {
 namespace {
@@ -55,18 +55,23 @@ Result<std::vector<std::filesystem::path>> wheels_in(const std::filesystem::path
   return out;
 }
 
+// What the worker threads share. options.on_line and on_progress are called with `mutex` held.
 struct Shared {
   Shared(const BuildOptions& build_options, Ledger& build_ledger)
-      : options(build_options), ledger(build_ledger) {}
+      : options(build_options), ledger(&build_ledger) {}
   const BuildOptions& options;
-  Ledger& ledger;
-  std::mutex mutex;  // guards the ledger, ledger_error and on_line
+  platform::Mutex mutex;
+  Ledger* const ledger PT_GUARDED_BY(mutex);
   std::atomic<bool> stop{false};
-  std::optional<Error> ledger_error;  // the first ledger read or write that failed; ends the run
+  std::optional<Error> ledger_error
+      GUARDED_BY(mutex);  // the first ledger read or write that failed; ends the run
+  BuildProgress progress GUARDED_BY(mutex);
+  std::vector<std::pair<std::int64_t, Attempt>> interrupted
+      GUARDED_BY(mutex);  // recorded together at the end
 };
 
-void note(Shared& shared, const std::string& line) {
-  std::lock_guard lock(shared.mutex);
+void note(Shared& shared, const std::string& line) EXCLUDES(shared.mutex) {
+  platform::MutexLock lock(shared.mutex);
   shared.options.on_line(line);
 }
 
@@ -79,10 +84,10 @@ void fail_cell(CellOutcome& outcome, std::string message) {
   outcome.message = std::move(message);
 }
 
-// Called with the mutex held. The cell fails, no further cell starts (the ledger is what --resume
-// and signing read, so building on without it would produce wheels nothing can vouch for), and
-// run_build returns the error.
-void ledger_failed(Shared& shared, CellOutcome& outcome, const std::string& what, const Error& error) {
+// The cell fails, no further cell starts (the ledger is what --resume and signing read, so
+// building on without it would produce wheels nothing can vouch for), and run_build returns the error.
+void ledger_failed(Shared& shared, CellOutcome& outcome, const std::string& what, const Error& error)
+    REQUIRES(shared.mutex) {
   const auto path = std::filesystem::absolute(shared.options.config.state_dir) / "state.db";
   fail_cell(outcome, what + " in the build ledger " + path.string() + ": " + error.describe());
   shared.stop = true;
@@ -318,10 +323,11 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
     options.on_line(std::to_string(*stale) +
                     " attempt(s) left running by a killed earlier run: marked interrupted");
   Shared shared(options, *ledger);
-  BuildProgress progress;
-  progress.queued = static_cast<int>(queue.size());
-  options.on_progress(progress);
-  std::vector<std::pair<std::int64_t, Attempt>> interrupted;  // recorded together at the end
+  {
+    platform::MutexLock lock(shared.mutex);
+    shared.progress.queued = static_cast<int>(queue.size());
+    options.on_progress(shared.progress);
+  }
   std::atomic<std::size_t> next{0};
   int jobs = options.jobs;
   if (jobs <= 0) jobs = 1;
@@ -341,15 +347,15 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
       Attempt attempt{outcome.cell, key, outcome.runner, "running", options.now_unix(), 0, "", "", ""};
       std::int64_t row = 0;
       {
-        std::lock_guard lock(shared.mutex);
+        platform::MutexLock lock(shared.mutex);
         if (options.resume == Resume::yes) {
-          auto previous = ledger->last_success(outcome.cell, key);
+          auto previous = shared.ledger->last_success(outcome.cell, key);
           if (!previous) {
             ledger_failed(shared, outcome, "could not look up its last success", previous.error());
             options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
-            --progress.queued;
-            ++progress.failed;
-            options.on_progress(progress);
+            --shared.progress.queued;
+            ++shared.progress.failed;
+            options.on_progress(shared.progress);
             return;
           }
           std::error_code ec;  // a wheel that cannot be checked is rebuilt, never assumed present
@@ -359,27 +365,27 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
             outcome.log = (*previous)->log;
             outcome.message = "inputs unchanged since a successful build: skipped (--resume)";
             options.on_line(outcome.cell + ": up to date, skipped");
-            --progress.queued;
-            ++progress.done;
-            options.on_progress(progress);
+            --shared.progress.queued;
+            ++shared.progress.done;
+            options.on_progress(shared.progress);
             continue;
           }
         }
         attempt.log = (state / "logs" / (outcome.cell + ".log")).string();
-        auto begun = ledger->begin(attempt);
+        auto begun = shared.ledger->begin(attempt);
         if (!begun) {
           ledger_failed(shared, outcome, "not built: could not record its start", begun.error());
           options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
-          --progress.queued;
-          ++progress.failed;
-          options.on_progress(progress);
+          --shared.progress.queued;
+          ++shared.progress.failed;
+          options.on_progress(shared.progress);
           return;
         }
         row = *begun;
         options.on_line(outcome.cell + ": building on " + outcome.runner);
-        --progress.queued;
-        ++progress.running;
-        options.on_progress(progress);
+        --shared.progress.queued;
+        ++shared.progress.running;
+        options.on_progress(shared.progress);
       }
       build_cell(shared, cell, *assignments[index].runner, outcome);
       if (outcome.result != CellResult::succeeded) outcome.log_tail = tail_lines(outcome.log, 20);
@@ -387,27 +393,28 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
       attempt.duration_ms = outcome.duration_ms;
       attempt.wheel = outcome.wheel;
       attempt.message = outcome.message;
-      std::lock_guard lock(shared.mutex);
+      platform::MutexLock lock(shared.mutex);
       if (outcome.result == CellResult::interrupted) {
-        interrupted.emplace_back(row, attempt);
-      } else if (auto recorded = ledger->finish(row, attempt); !recorded) {
+        shared.interrupted.emplace_back(row, attempt);
+      } else if (auto recorded = shared.ledger->finish(row, attempt); !recorded) {
         ledger_failed(shared, outcome,
                       "its result (" + attempt.result + (outcome.wheel.empty() ? "" : ", " + outcome.wheel) +
                           ") could not be recorded",
                       recorded.error());
       }
       options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
-      --progress.running;
-      ++(outcome.result == CellResult::succeeded ? progress.done : progress.failed);
-      options.on_progress(progress);
+      --shared.progress.running;
+      ++(outcome.result == CellResult::succeeded ? shared.progress.done : shared.progress.failed);
+      options.on_progress(shared.progress);
       if (outcome.result != CellResult::succeeded && options.keep_going == KeepGoing::no) shared.stop = true;
     }
   };
   std::vector<std::thread> threads;
   for (int i = 0; i < jobs; ++i) threads.emplace_back(worker);
   for (auto& thread : threads) thread.join();
+  platform::MutexLock lock(shared.mutex);  // the workers are gone; the analysis wants it held
   Status recorded;
-  if (!interrupted.empty()) recorded = ledger->finish_all(interrupted);
+  if (!shared.interrupted.empty()) recorded = ledger->finish_all(shared.interrupted);
   if (shared.ledger_error) return tl::unexpected(*shared.ledger_error);
   if (!recorded)
     return fail(ErrorCategory::io, "the interrupted attempts could not be recorded in the build ledger " +
