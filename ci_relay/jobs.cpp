@@ -231,9 +231,9 @@ CallbackOutcome Jobs::report_result(const std::string& repo, const std::string& 
         "= ?");
     if (!stmt) return {503, stmt.error().describe()};
     stmt->bind(1, downstream->repo).bind(2, workflow).bind(3, job).bind(4, *run_id).bind(5, attempt);
-    auto row = stmt->step();
+    auto row = platform::first_row<std::string>(*stmt);
     if (!row) return {503, row.error().describe()};
-    if (*row) current = stmt->column_text(0);
+    if (*row) current = std::get<0>(**row);
   }
   if (status == "in_progress" && current) {
     return {409, "duplicate: run " + std::to_string(*run_id) + " attempt " + std::to_string(attempt) +

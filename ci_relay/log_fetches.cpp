@@ -105,11 +105,11 @@ Status LogFetches::record(const LogRequest& request, const FetchedLog& answer, s
   {
     auto stmt = db.prepare("SELECT attempts FROM log_fetches WHERE job_row = ?");
     if (!stmt) return tl::unexpected(stmt.error());
-    auto row = stmt->bind(1, request.job_row).step();
+    auto row = platform::first_row<std::int64_t>(stmt->bind(1, request.job_row));
     if (!row) return tl::unexpected(row.error());
     if (!*row)
       return fail(ErrorCategory::not_found, "no log fetch for job row " + std::to_string(request.job_row));
-    attempts = stmt->column_int(0) + 1;
+    attempts = std::get<0>(**row) + 1;
   }
   const bool give_up = !transient || attempts >= config.max_attempts;
   const std::int64_t delay =

@@ -125,12 +125,13 @@ Status Outbox::enqueue_check_run(const JobKey& key, const std::string& sha, std:
         "? "
         "ORDER BY run_id DESC, run_attempt DESC LIMIT 1");
     if (!stmt) return tl::unexpected(stmt.error());
-    auto row = (*stmt)->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, sha).step();
+    auto row = platform::first_row<std::string, std::optional<std::string>, std::string>(
+        (*stmt)->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, sha));
     if (!row) return tl::unexpected(row.error());
     if (!*row) return {};
-    status = (*stmt)->column_text(0);
-    conclusion = (*stmt)->column_optional_text(1).value_or("");
-    url = (*stmt)->column_text(2);
+    status = std::get<0>(**row);
+    conclusion = std::get<1>(**row).value_or("");
+    url = std::get<2>(**row);
   }
   json body = {
       {"name", "relforge/" + d->repo + "/" + workflow + "/" + job}, {"head_sha", sha}, {"status", status}};
@@ -188,10 +189,10 @@ Status Outbox::record_answer(std::int64_t outbox_id, const OutboundAnswer& answe
   {
     auto stmt = db.prepare("SELECT attempts FROM outbox WHERE id = ?");
     if (!stmt) return tl::unexpected(stmt.error());
-    auto row = stmt->bind(1, outbox_id).step();
+    auto row = platform::first_row<std::int64_t>(stmt->bind(1, outbox_id));
     if (!row) return tl::unexpected(row.error());
     if (!*row) return fail(ErrorCategory::not_found, "no outbox entry " + std::to_string(outbox_id));
-    attempts = stmt->column_int(0) + 1;
+    attempts = std::get<0>(**row) + 1;
   }
   const bool give_up = !transient || attempts >= config.max_attempts;
   const std::int64_t delay =
