@@ -9,7 +9,7 @@ export CCACHE_NOHASHDIR := 1
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
 
-.PHONY: all deps build test demo bench bench-table format format-check clean fuzz fuzz-build
+.PHONY: all deps build test demo bench bench-table format format-check clean fuzz fuzz-build tsan
 SOURCE_DIRS := core platform packaging matrix builders signing channels release ci_relay triage runner_images cli tests bench
 
 all: build
@@ -22,10 +22,23 @@ build: deps
 	cmake --preset $(PRESET)
 	cmake --build --preset $(PRESET)
 
-# ctest replays the fuzz corpora and regressions; then every fuzz target runs briefly under ASan+UBSan.
+# ctest replays the fuzz corpora and regressions; then the threaded tests run under TSan, and every
+# fuzz target runs briefly under ASan+UBSan.
 test: build
 	ctest --preset $(PRESET)
+	$(MAKE) tsan
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
+
+# The relay and executor tests (the threaded code) under ThreadSanitizer, built by clang with
+# -Werror=thread-safety so every GUARDED_BY/REQUIRES is checked; any race report fails the run.
+# Left out (the tsan test preset's filter): the e2e tests, which need the whole relforge binary
+# built under TSan (the relay's threads run in-process in the Service/GroupCommit/LiveLogFetch
+# tests instead), and the *Slow executor tests, which build and smoke-test real wheels in fresh
+# venvs (minutes under TSan; their threading is what the fast executor tests run).
+tsan: deps
+	cmake --preset tsan
+	cmake --build --preset tsan
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --preset tsan
 
 fuzz-build: deps
 	cmake --preset fuzz

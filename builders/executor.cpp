@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <fstream>
-#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -17,6 +15,7 @@
 #include "platform/file_lock.hpp"
 #include "platform/fs.hpp"
 #include "platform/process.hpp"
+#include "platform/sync.hpp"
 
 namespace relforge::builders {
 namespace {
@@ -57,18 +56,23 @@ Result<std::vector<std::filesystem::path>> wheels_in(const std::filesystem::path
   return out;
 }
 
+// What the worker threads share. options.on_line and on_progress are called with `mutex` held.
 struct Shared {
   Shared(const BuildOptions& build_options, Ledger& build_ledger)
-      : options(build_options), ledger(build_ledger) {}
+      : options(build_options), ledger(&build_ledger) {}
   const BuildOptions& options;
-  Ledger& ledger;
-  std::mutex mutex;  // guards the ledger, ledger_error and on_line
+  platform::Mutex mutex;
+  Ledger* const ledger PT_GUARDED_BY(mutex);
   std::atomic<bool> stop{false};
-  std::optional<Error> ledger_error;  // the first ledger read or write that failed; ends the run
+  std::optional<Error> ledger_error
+      GUARDED_BY(mutex);  // the first ledger read or write that failed; ends the run
+  BuildProgress progress GUARDED_BY(mutex);
+  std::vector<std::pair<std::int64_t, Attempt>> interrupted
+      GUARDED_BY(mutex);  // recorded together at the end
 };
 
-void note(Shared& shared, const std::string& line) {
-  std::lock_guard lock(shared.mutex);
+void note(Shared& shared, const std::string& line) EXCLUDES(shared.mutex) {
+  platform::MutexLock lock(shared.mutex);
   shared.options.on_line(line);
 }
 
@@ -81,10 +85,10 @@ void fail_cell(CellOutcome& outcome, std::string message) {
   outcome.message = std::move(message);
 }
 
-// Called with the mutex held. The cell fails, no further cell starts (the ledger is what --resume
-// and signing read, so building on without it would produce wheels nothing can vouch for), and
-// run_build returns the error.
-void ledger_failed(Shared& shared, CellOutcome& outcome, const std::string& what, const Error& error) {
+// The cell fails, no further cell starts (the ledger is what --resume and signing read, so
+// building on without it would produce wheels nothing can vouch for), and run_build returns the error.
+void ledger_failed(Shared& shared, CellOutcome& outcome, const std::string& what, const Error& error)
+    REQUIRES(shared.mutex) {
   const auto path = std::filesystem::absolute(shared.options.config.state_dir) / "state.db";
   fail_cell(outcome, what + " in the build ledger " + path.string() + ": " + error.describe());
   shared.stop = true;
@@ -115,7 +119,7 @@ public:
   void stop() {
     if (!m_thread.joinable()) return;
     {
-      std::lock_guard lock(m_mutex);
+      platform::MutexLock lock(m_mutex);
       m_stop = true;
     }
     m_wake.notify_all();
@@ -128,8 +132,9 @@ private:
     std::string pending;
     for (bool last = false; !last;) {
       {
-        std::unique_lock lock(m_mutex);
-        m_wake.wait_for(lock, std::chrono::milliseconds(100), [this] { return m_stop; });
+        platform::MutexLock lock(m_mutex);
+        if (!m_stop)
+          m_wake.wait_until(m_mutex, std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
         last = m_stop;
       }
       std::ifstream in(m_log, std::ios::binary);
@@ -145,17 +150,17 @@ private:
     }
     if (!pending.empty()) emit(pending);
   }
-  void emit(const std::string& line) {
-    std::lock_guard lock(m_shared.mutex);
+  void emit(const std::string& line) EXCLUDES(m_shared.mutex) {
+    platform::MutexLock lock(m_shared.mutex);
     m_shared.options.on_output(m_cell, line);
   }
 
   Shared& m_shared;
   std::string m_cell;
   std::filesystem::path m_log;
-  std::mutex m_mutex;
-  std::condition_variable m_wake;
-  bool m_stop = false;
+  platform::Mutex m_mutex;
+  platform::CondVar m_wake;
+  bool m_stop GUARDED_BY(m_mutex) = false;
   std::thread m_thread;
 };
 
@@ -475,10 +480,11 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
     options.on_line(std::to_string(*stale) +
                     " attempt(s) left running by a killed earlier run: marked interrupted");
   Shared shared(options, *ledger);
-  BuildProgress progress;
-  progress.queued = static_cast<int>(queue.size());
-  options.on_progress(progress);
-  std::vector<std::pair<std::int64_t, Attempt>> interrupted;  // recorded together at the end
+  {
+    platform::MutexLock lock(shared.mutex);
+    shared.progress.queued = static_cast<int>(queue.size());
+    options.on_progress(shared.progress);
+  }
   std::atomic<std::size_t> next{0};
   int jobs = options.jobs;
   if (jobs <= 0) jobs = 1;
@@ -498,15 +504,15 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
       Attempt attempt{outcome.cell, key, outcome.runner, "running", options.now_unix(), 0, "", "", ""};
       std::int64_t row = 0;
       {
-        std::lock_guard lock(shared.mutex);
+        platform::MutexLock lock(shared.mutex);
         if (options.resume == Resume::yes) {
-          auto previous = ledger->last_success(outcome.cell, key);
+          auto previous = shared.ledger->last_success(outcome.cell, key);
           if (!previous) {
             ledger_failed(shared, outcome, "could not look up its last success", previous.error());
             options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
-            --progress.queued;
-            ++progress.failed;
-            options.on_progress(progress);
+            --shared.progress.queued;
+            ++shared.progress.failed;
+            options.on_progress(shared.progress);
             return;
           }
           std::error_code ec;  // a wheel that cannot be checked is rebuilt, never assumed present
@@ -516,33 +522,33 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
             outcome.log = (*previous)->log;
             outcome.message = "inputs unchanged since a successful build: skipped (--resume)";
             options.on_line(outcome.cell + ": up to date, skipped");
-            --progress.queued;
-            ++progress.done;
-            options.on_progress(progress);
+            --shared.progress.queued;
+            ++shared.progress.done;
+            options.on_progress(shared.progress);
             continue;
           }
         }
         attempt.log = (state / "logs" / (outcome.cell + ".log")).string();
-        auto begun = ledger->begin(attempt);
+        auto begun = shared.ledger->begin(attempt);
         if (!begun) {
           ledger_failed(shared, outcome, "not built: could not record its start", begun.error());
           options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
-          --progress.queued;
-          ++progress.failed;
-          options.on_progress(progress);
+          --shared.progress.queued;
+          ++shared.progress.failed;
+          options.on_progress(shared.progress);
           return;
         }
         row = *begun;
         options.on_line(outcome.cell + ": building on " + outcome.runner);
         // The last success's duration is the estimate; a ledger that cannot say gives none.
         std::int64_t expected = 0;
-        if (auto earlier = ledger->attempts(outcome.cell))
+        if (auto earlier = shared.ledger->attempts(outcome.cell))
           for (const auto& before : *earlier)
             if (before.result == cell_result_name(CellResult::succeeded)) expected = before.duration_ms;
-        --progress.queued;
-        ++progress.running;
-        progress.running_cells.push_back({outcome.cell, options.monotonic_ms(), expected});
-        options.on_progress(progress);
+        --shared.progress.queued;
+        ++shared.progress.running;
+        shared.progress.running_cells.push_back({outcome.cell, options.monotonic_ms(), expected});
+        options.on_progress(shared.progress);
       }
       const auto started = options.monotonic_ms();
       build_cell(shared, cell, *assignments[index].runner, outcome);
@@ -553,29 +559,30 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
       attempt.duration_ms = outcome.duration_ms;
       attempt.wheel = outcome.wheel;
       attempt.message = outcome.message;
-      std::lock_guard lock(shared.mutex);
+      platform::MutexLock lock(shared.mutex);
       if (outcome.result == CellResult::interrupted) {
-        interrupted.emplace_back(row, attempt);
-      } else if (auto recorded = ledger->finish(row, attempt); !recorded) {
+        shared.interrupted.emplace_back(row, attempt);
+      } else if (auto recorded = shared.ledger->finish(row, attempt); !recorded) {
         ledger_failed(shared, outcome,
                       "its result (" + attempt.result + (outcome.wheel.empty() ? "" : ", " + outcome.wheel) +
                           ") could not be recorded",
                       recorded.error());
       }
       options.on_line(outcome.cell + ": " + cell_result_name(outcome.result) + " — " + outcome.message);
-      --progress.running;
-      std::erase_if(progress.running_cells,
+      --shared.progress.running;
+      std::erase_if(shared.progress.running_cells,
                     [&](const RunningCell& running) { return running.cell == outcome.cell; });
-      ++(outcome.result == CellResult::succeeded ? progress.done : progress.failed);
-      options.on_progress(progress);
+      ++(outcome.result == CellResult::succeeded ? shared.progress.done : shared.progress.failed);
+      options.on_progress(shared.progress);
       if (outcome.result != CellResult::succeeded && options.keep_going == KeepGoing::no) shared.stop = true;
     }
   };
   std::vector<std::thread> threads;
   for (int i = 0; i < jobs; ++i) threads.emplace_back(worker);
   for (auto& thread : threads) thread.join();
+  platform::MutexLock lock(shared.mutex);  // the workers are gone; the analysis wants it held
   Status recorded;
-  if (!interrupted.empty()) recorded = ledger->finish_all(interrupted);
+  if (!shared.interrupted.empty()) recorded = ledger->finish_all(shared.interrupted);
   if (shared.ledger_error) return tl::unexpected(*shared.ledger_error);
   if (!recorded)
     return fail(ErrorCategory::io, "the interrupted attempts could not be recorded in the build ledger " +

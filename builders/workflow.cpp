@@ -19,25 +19,57 @@ struct Yaml {
   enum class Kind { string, raw, empty, map, seq };
   Kind kind = Kind::empty;
   std::string text;
-  std::vector<std::pair<std::string, Yaml>> entries;
+  struct Entry;
+  std::vector<Entry> entries;
   std::vector<Yaml> items;
 
-  static Yaml str(std::string value) { return {Kind::string, std::move(value), {}, {}}; }
-  static Yaml raw(std::string value) { return {Kind::raw, std::move(value), {}, {}}; }
-  static Yaml none() { return {}; }
-  static Yaml map() { return {Kind::map, {}, {}, {}}; }
-  static Yaml seq() { return {Kind::seq, {}, {}, {}}; }
-  Yaml& add(std::string key, Yaml value) {
-    entries.emplace_back(std::move(key), std::move(value));
-    return *this;
-  }
-  Yaml& add(std::string key, std::string value) { return add(std::move(key), str(std::move(value))); }
-  Yaml& add(std::string key, const char* value) { return add(std::move(key), str(value)); }
-  Yaml& push(Yaml value) {
-    items.push_back(std::move(value));
-    return *this;
-  }
+  static Yaml str(std::string value);
+  static Yaml raw(std::string value);
+  static Yaml none();
+  static Yaml map();
+  static Yaml seq();
+  Yaml& add(std::string key, Yaml value);
+  Yaml& add(std::string key, std::string value);
+  Yaml& add(std::string key, const char* value);
+  Yaml& push(Yaml value);
 };
+
+// A struct rather than std::pair<std::string, Yaml>: clang 14 cannot instantiate that pair's
+// conditionally explicit constructors while Yaml is still being defined (libstdc++ 12).
+struct Yaml::Entry {
+  std::string key;
+  Yaml value;
+};
+
+Yaml Yaml::str(std::string value) {
+  return {Kind::string, std::move(value), {}, {}};
+}
+Yaml Yaml::raw(std::string value) {
+  return {Kind::raw, std::move(value), {}, {}};
+}
+Yaml Yaml::none() {
+  return {};
+}
+Yaml Yaml::map() {
+  return {Kind::map, {}, {}, {}};
+}
+Yaml Yaml::seq() {
+  return {Kind::seq, {}, {}, {}};
+}
+Yaml& Yaml::add(std::string key, Yaml value) {
+  entries.push_back({std::move(key), std::move(value)});
+  return *this;
+}
+Yaml& Yaml::add(std::string key, std::string value) {
+  return add(std::move(key), str(std::move(value)));
+}
+Yaml& Yaml::add(std::string key, const char* value) {
+  return add(std::move(key), str(value));
+}
+Yaml& Yaml::push(Yaml value) {
+  items.push_back(std::move(value));
+  return *this;
+}
 
 bool is_control(unsigned char c) {
   return c < 0x20 || c == 0x7f;

@@ -1,11 +1,12 @@
 // Persists attribution findings: a breakage row keeps its identity (and opened_at) while later
 // results narrow its suspect range, so detection latency measures the first moment it was seen.
-#include <array>
+#include "ci_relay/breakages.hpp"
+
 #include <map>
 
 #include "ci_relay/attribution.hpp"
 #include "ci_relay/cells.hpp"
-#include "ci_relay/relay.hpp"
+#include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
 namespace {
@@ -18,11 +19,10 @@ struct CommitInfo {
 Result<CommitInfo> commit_at(platform::Database& db, std::int64_t seq) {
   auto stmt = db.prepare("SELECT sha, committed_at FROM commits WHERE seq = ?");
   if (!stmt) return tl::unexpected(stmt.error());
-  stmt->bind(1, seq);
-  auto row = stmt->step();
+  auto row = platform::first_row<std::string, std::int64_t>(stmt->bind(1, seq));
   if (!row) return tl::unexpected(row.error());
   if (!*row) return fail(ErrorCategory::internal, "no upstream commit at position " + std::to_string(seq));
-  return CommitInfo{stmt->column_text(0), stmt->column_int(1)};
+  return CommitInfo{std::get<0>(**row), std::get<1>(**row)};
 }
 
 struct Existing {
@@ -33,22 +33,22 @@ struct Existing {
 
 }  // namespace
 
-Status Relay::attribute(const std::string& repo, const std::string& workflow, const std::string& job,
-                        std::int64_t now) {
-  if (const auto* d = m_config.find(repo); d != nullptr && d->tier == Tier::l1) return {};
+Status Attribution::attribute(const JobKey& key, std::int64_t now) {
+  const auto& [repo, workflow, job] = key;
+  platform::Database& db = m_store.db();
+  if (const auto* d = m_store.config().find(repo); d != nullptr && d->tier == Tier::l1) return {};
   std::map<std::int64_t, std::vector<RunOutcome>> cells;
   {
-    auto stmt = m_db.prepare(
+    auto stmt = db.prepare(
         "SELECT c.seq, j.status, j.conclusion FROM jobs j JOIN commits c ON c.sha = j.head_sha "
         "WHERE j.repo = ? AND j.workflow = ? AND j.job = ?");
     if (!stmt) return tl::unexpected(stmt.error());
     stmt->bind(1, repo).bind(2, workflow).bind(3, job);
-    for (;;) {
-      auto row = stmt->step();
-      if (!row) return tl::unexpected(row.error());
-      if (!*row) break;
-      cells[stmt->column_int(0)].push_back({stmt->column_text(1), stmt->column_optional_text(2)});
-    }
+    auto read = platform::each_row<std::int64_t, std::string, std::optional<std::string>>(
+        *stmt, [&](std::int64_t seq, std::string status, std::optional<std::string> conclusion) {
+          cells[seq].push_back({std::move(status), std::move(conclusion)});
+        });
+    if (!read) return tl::unexpected(read.error());
   }
   std::vector<CellPoint> points;
   for (const auto& [seq, runs] : cells) points.push_back({seq, merge_cell(runs)});
@@ -56,21 +56,19 @@ Status Relay::attribute(const std::string& repo, const std::string& workflow, co
 
   std::vector<Existing> existing;
   {
-    auto stmt = m_db.prepare(
+    auto stmt = db.prepare(
         "SELECT b.id, g.seq, f.seq, b.opened_at, b.closed_at FROM breakages b "
         "JOIN commits g ON g.sha = b.last_good_sha JOIN commits f ON f.sha = b.first_bad_sha "
         "WHERE b.repo = ? AND b.workflow = ? AND b.job = ? AND b.state != 'retracted'");
     if (!stmt) return tl::unexpected(stmt.error());
     stmt->bind(1, repo).bind(2, workflow).bind(3, job);
-    for (;;) {
-      auto row = stmt->step();
-      if (!row) return tl::unexpected(row.error());
-      if (!*row) break;
-      Existing e{stmt->column_int(0), stmt->column_int(1), stmt->column_int(2),
-                 stmt->column_int(3), std::nullopt,        false};
-      if (!stmt->is_null(4)) e.closed_at = stmt->column_int(4);
-      existing.push_back(e);
-    }
+    auto read = platform::each_row<std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                   std::optional<std::int64_t>>(
+        *stmt, [&](std::int64_t id, std::int64_t last_good, std::int64_t first_bad, std::int64_t opened_at,
+                   std::optional<std::int64_t> closed_at) {
+          existing.push_back({id, last_good, first_bad, opened_at, closed_at, false});
+        });
+    if (!read) return tl::unexpected(read.error());
   }
   for (const auto& finding : findings) {
     Existing* match = nullptr;
@@ -81,15 +79,15 @@ Status Relay::attribute(const std::string& repo, const std::string& workflow, co
         break;
       }
     }
-    auto good = commit_at(m_db, finding.last_good_seq);
+    auto good = commit_at(db, finding.last_good_seq);
     if (!good) return tl::unexpected(good.error());
-    auto bad = commit_at(m_db, finding.first_bad_seq);
+    auto bad = commit_at(db, finding.first_bad_seq);
     if (!bad) return tl::unexpected(bad.error());
-    auto first_suspect = commit_at(m_db, finding.last_good_seq + 1);
+    auto first_suspect = commit_at(db, finding.last_good_seq + 1);
     if (!first_suspect) return tl::unexpected(first_suspect.error());
     std::optional<CommitInfo> fixed;
     if (finding.fixed_seq) {
-      auto f = commit_at(m_db, *finding.fixed_seq);
+      auto f = commit_at(db, *finding.fixed_seq);
       if (!f) return tl::unexpected(f.error());
       fixed = *f;
     }
@@ -98,7 +96,7 @@ Status Relay::attribute(const std::string& repo, const std::string& workflow, co
     if (fixed) closed_at = match != nullptr && match->closed_at ? *match->closed_at : now;
     const bool single = finding.suspects() == 1;
     const std::int64_t latency = opened_at - (single ? bad->time : first_suspect->time);
-    auto stmt = m_db.prepare(
+    auto stmt = db.prepare(
         match != nullptr
             ? "UPDATE breakages SET last_good_sha = ?1, first_bad_sha = ?2, suspects = ?3, culprit_sha = ?4, "
               "detection_latency_s = ?5, fixed_sha = ?6, closed_at = ?7, state = ?8 WHERE id = ?9"
@@ -129,28 +127,26 @@ Status Relay::attribute(const std::string& repo, const std::string& workflow, co
   for (const auto& e : existing) {
     if (e.used) continue;
     // The evidence changed (a rerun turned the failure flaky): keep the row, out of the open list.
-    auto stmt = m_db.prepare("UPDATE breakages SET state = 'retracted' WHERE id = ?");
+    auto stmt = db.prepare("UPDATE breakages SET state = 'retracted' WHERE id = ?");
     if (!stmt) return tl::unexpected(stmt.error());
     if (auto ok = stmt->bind(1, e.id).run(); !ok) return ok;
   }
   return {};
 }
 
-Status Relay::attribute_sha(const std::string& sha, std::int64_t now) {
-  std::vector<std::array<std::string, 3>> keys;
+Status Attribution::attribute_sha(const std::string& sha, std::int64_t now) {
+  std::vector<JobKey> keys;
   {
-    auto stmt = m_db.prepare("SELECT DISTINCT repo, workflow, job FROM jobs WHERE head_sha = ?");
+    auto stmt = m_store.db().prepare("SELECT DISTINCT repo, workflow, job FROM jobs WHERE head_sha = ?");
     if (!stmt) return tl::unexpected(stmt.error());
-    stmt->bind(1, sha);
-    for (;;) {
-      auto row = stmt->step();
-      if (!row) return tl::unexpected(row.error());
-      if (!*row) break;
-      keys.push_back({stmt->column_text(0), stmt->column_text(1), stmt->column_text(2)});
-    }
+    auto read = platform::each_row<std::string, std::string, std::string>(
+        stmt->bind(1, sha), [&](std::string repo, std::string workflow, std::string job) {
+          keys.push_back({std::move(repo), std::move(workflow), std::move(job)});
+        });
+    if (!read) return tl::unexpected(read.error());
   }
   for (const auto& key : keys) {
-    if (auto ok = attribute(key[0], key[1], key[2], now); !ok) return ok;
+    if (auto ok = attribute(key, now); !ok) return ok;
   }
   return {};
 }

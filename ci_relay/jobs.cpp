@@ -1,8 +1,10 @@
 // Job state per (repo, workflow, job, run_id, run_attempt) and the downstream result callback.
+#include "ci_relay/jobs.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/json_fields.hpp"
-#include "ci_relay/relay.hpp"
+#include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
 namespace {
@@ -65,17 +67,20 @@ std::optional<std::int64_t> parse_github_time(const std::string& text) {
   return days * 86400 + hour * 3600 + minute * 60 + second - offset;
 }
 
-Status Relay::upsert_job(const std::string& repo, const std::string& workflow, const std::string& job,
-                         std::int64_t run_id, std::int64_t run_attempt, const std::string& head_sha,
-                         const std::string& status, const std::optional<std::string>& conclusion,
-                         std::optional<std::int64_t> queued_at, std::optional<std::int64_t> started_at,
-                         std::optional<std::int64_t> completed_at, const std::string& url,
-                         const std::string& runner, const std::string& source, std::int64_t now,
-                         std::optional<std::int64_t> github_job_id) {
+Status Jobs::upsert(JobUpdate update, std::int64_t now) {
+  const auto& [repo, workflow, job] = update.key;
+  const std::int64_t run_id = update.run_id, run_attempt = update.run_attempt;
+  const std::string& head_sha = update.head_sha;
+  const std::string& status = update.status;
+  const auto& conclusion = update.conclusion;
+  auto& queued_at = update.queued_at;
+  auto& started_at = update.started_at;
+  auto& completed_at = update.completed_at;
+  const auto& github_job_id = update.github_job_id;
   if (status == "queued" && !queued_at) queued_at = now;
   if (status == "in_progress" && !started_at) started_at = now;
   if (status == "completed" && !completed_at) completed_at = now;
-  auto find = cached(
+  auto find = m_store.cached(
       "SELECT id, status, conclusion FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND run_id = ? "
       "AND run_attempt = ?");
   if (!find) return tl::unexpected(find.error());
@@ -91,7 +96,7 @@ Status Relay::upsert_job(const std::string& repo, const std::string& workflow, c
       stmt.bind_null(index);
   };
   if (!*found) {
-    auto insert = cached(
+    auto insert = m_store.cached(
         "INSERT INTO jobs(repo, workflow, job, run_id, run_attempt, head_sha, status, conclusion, queued_at, "
         "started_at, completed_at, url, runner_name, source, github_job_id) "
         "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -103,15 +108,11 @@ Status Relay::upsert_job(const std::string& repo, const std::string& workflow, c
         .bind(4, run_id)
         .bind(5, run_attempt)
         .bind(6, head_sha);
-    (*insert)->bind(7, status);
-    if (conclusion)
-      (*insert)->bind(8, *conclusion);
-    else
-      (*insert)->bind_null(8);
+    (*insert)->bind(7, status).bind_optional(8, conclusion);
     bind_optional(**insert, 9, queued_at);
     bind_optional(**insert, 10, started_at);
     bind_optional(**insert, 11, completed_at);
-    (*insert)->bind(12, url).bind(13, runner).bind(14, source);
+    (*insert)->bind(12, update.url).bind(13, update.runner).bind(14, update.source);
     bind_optional(**insert, 15, github_job_id);
     if (auto ok = (*insert)->run(); !ok) return ok;
   } else {
@@ -124,80 +125,75 @@ Status Relay::upsert_job(const std::string& repo, const std::string& workflow, c
     const auto new_conclusion = status == "completed" && conclusion ? conclusion : old_conclusion;
     changed = new_status != old_status || new_conclusion != old_conclusion;
     completed = new_status == "completed";
-    auto update = cached(
+    auto change = m_store.cached(
         "UPDATE jobs SET status = ?, conclusion = ?, queued_at = MIN(COALESCE(queued_at, ?4), COALESCE(?4, "
         "queued_at)), "
         "started_at = COALESCE(started_at, ?5), completed_at = COALESCE(?6, completed_at), "
         "url = CASE WHEN ?7 = '' THEN url ELSE ?7 END, runner_name = CASE WHEN ?8 = '' THEN runner_name ELSE "
         "?8 END, github_job_id = COALESCE(?10, github_job_id) "
         "WHERE id = ?9");
-    if (!update) return tl::unexpected(update.error());
-    (*update)->bind(1, new_status);
-    if (new_conclusion)
-      (*update)->bind(2, *new_conclusion);
-    else
-      (*update)->bind_null(2);
-    (*update)->bind_null(3);
-    bind_optional(**update, 4, queued_at);
-    bind_optional(**update, 5, started_at);
-    bind_optional(**update, 6, completed_at);
-    (*update)->bind(7, url).bind(8, runner).bind(9, id);
-    bind_optional(**update, 10, github_job_id);
-    if (auto ok = (*update)->run(); !ok) return ok;
+    if (!change) return tl::unexpected(change.error());
+    (*change)->bind(1, new_status);
+    (*change)->bind_optional(2, new_conclusion).bind_null(3);
+    bind_optional(**change, 4, queued_at);
+    bind_optional(**change, 5, started_at);
+    bind_optional(**change, 6, completed_at);
+    (*change)->bind(7, update.url).bind(8, update.runner).bind(9, id);
+    bind_optional(**change, 10, github_job_id);
+    if (auto ok = (*change)->run(); !ok) return ok;
   }
   if (!changed) return {};
   // Only jobs on ordered upstream commits take part in attribution (a PR head's do not); a commit
   // that arrives later triggers attribute_sha.
-  auto known = cached("SELECT 1 FROM commits WHERE sha = ?");
+  auto known = m_store.cached("SELECT 1 FROM commits WHERE sha = ?");
   if (!known) return tl::unexpected(known.error());
   auto on_trunk = (*known)->bind(1, head_sha).step();
   if (!on_trunk) return tl::unexpected(on_trunk.error());
   // Only a completed run can turn a cell good or bad (queued and in-progress runs leave every
   // cell's verdict as it was), so earlier steps skip the history walk.
   if (*on_trunk && completed) {
-    if (auto ok = attribute(repo, workflow, job, now); !ok) return ok;
+    if (auto ok = m_attribution.attribute(update.key, now); !ok) return ok;
   }
-  return enqueue_check_run(repo, workflow, job, head_sha, now);
+  return m_outbox.enqueue_check_run(update.key, head_sha, now);
 }
 
-Result<int> Relay::sweep_zombies(std::int64_t now) {
-  struct Key {
-    std::string repo, workflow, job;
-  };
-  std::vector<Key> keys;
-  auto tx = platform::Transaction::begin(m_db);
+Result<int> Jobs::sweep_zombies(std::int64_t now) {
+  platform::Database& db = m_store.db();
+  const RelayConfig& config = m_store.config();
+  std::vector<JobKey> keys;
+  auto tx = platform::Transaction::begin(db);
   if (!tx) return tl::unexpected(tx.error());
   {
-    auto stmt = m_db.prepare(
+    auto stmt = db.prepare(
         // Without the hint the planner walks a whole (repo, workflow, job) index for the DISTINCT.
         "SELECT DISTINCT repo, workflow, job FROM jobs INDEXED BY jobs_in_progress "
         "WHERE status = 'in_progress' AND started_at < ?");
     if (!stmt) return tl::unexpected(stmt.error());
-    stmt->bind(1, now - m_config.zombie_seconds);
-    for (;;) {
-      auto row = stmt->step();
-      if (!row) return tl::unexpected(row.error());
-      if (!*row) break;
-      keys.push_back({stmt->column_text(0), stmt->column_text(1), stmt->column_text(2)});
-    }
+    stmt->bind(1, now - config.zombie_seconds);
+    auto read = platform::each_row<std::string, std::string, std::string>(
+        *stmt, [&](std::string repo, std::string workflow, std::string job) {
+          keys.push_back({std::move(repo), std::move(workflow), std::move(job)});
+        });
+    if (!read) return tl::unexpected(read.error());
   }
-  auto update = m_db.prepare(
+  auto update = db.prepare(
       "UPDATE jobs SET status = 'completed', conclusion = 'timed_out', completed_at = ? "
       "WHERE status = 'in_progress' AND started_at < ?");
   if (!update) return tl::unexpected(update.error());
-  if (auto ok = update->bind(1, now).bind(2, now - m_config.zombie_seconds).run(); !ok) {
+  if (auto ok = update->bind(1, now).bind(2, now - config.zombie_seconds).run(); !ok) {
     return tl::unexpected(ok.error());
   }
-  const int swept = m_db.changes();
+  const int swept = db.changes();
   for (const auto& key : keys) {
-    if (auto ok = attribute(key.repo, key.workflow, key.job, now); !ok) return tl::unexpected(ok.error());
+    if (auto ok = m_attribution.attribute(key, now); !ok) return tl::unexpected(ok.error());
   }
   if (auto ok = tx->commit(); !ok) return tl::unexpected(ok.error());
   return swept;
 }
 
-CallbackOutcome Relay::report_result(const std::string& repo, const std::string& body, std::int64_t now) {
-  const DownstreamRepo* downstream = m_config.find(repo);
+CallbackOutcome Jobs::report_result(const std::string& repo, const std::string& body, std::int64_t now) {
+  platform::Database& db = m_store.db();
+  const DownstreamRepo* downstream = m_store.config().find(repo);
   if (downstream == nullptr) return {401, "repository " + repo + " is not a configured downstream"};
   if (downstream->tier == Tier::l1) {
     return {202, "ignored: results from L1 (onboarding) repositories are not recorded"};
@@ -217,7 +213,7 @@ CallbackOutcome Relay::report_result(const std::string& repo, const std::string&
   }
   if (status == "completed" && !conclusion) return {400, "a completed result needs a conclusion"};
   {
-    auto known = m_db.prepare(
+    auto known = db.prepare(
         "SELECT 1 FROM commits WHERE sha = ? UNION SELECT 1 FROM pull_requests WHERE head_sha = ?");
     if (!known) return {503, known.error().describe()};
     known->bind(1, sha).bind(2, sha);
@@ -225,19 +221,19 @@ CallbackOutcome Relay::report_result(const std::string& repo, const std::string&
     if (!row) return {503, row.error().describe()};
     if (!*row) return {422, "upstream_sha " + sha + " is not a known upstream commit or pull request head"};
   }
-  if (auto ok = require_full_sync(); !ok) return {503, ok.error().describe()};
-  auto tx = platform::Transaction::begin(m_db);
+  if (auto ok = m_store.require_full_sync(); !ok) return {503, ok.error().describe()};
+  auto tx = platform::Transaction::begin(db);
   if (!tx) return {503, tx.error().describe()};
   std::optional<std::string> current;
   {
-    auto stmt = m_db.prepare(
+    auto stmt = db.prepare(
         "SELECT status FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND run_id = ? AND run_attempt "
         "= ?");
     if (!stmt) return {503, stmt.error().describe()};
     stmt->bind(1, downstream->repo).bind(2, workflow).bind(3, job).bind(4, *run_id).bind(5, attempt);
-    auto row = stmt->step();
+    auto row = platform::first_row<std::string>(*stmt);
     if (!row) return {503, row.error().describe()};
-    if (*row) current = stmt->column_text(0);
+    if (*row) current = std::get<0>(**row);
   }
   if (status == "in_progress" && current) {
     return {409, "duplicate: run " + std::to_string(*run_id) + " attempt " + std::to_string(attempt) +
@@ -249,19 +245,30 @@ CallbackOutcome Relay::report_result(const std::string& repo, const std::string&
   }
   const std::string delivery_id = "result:" + downstream->repo + ":" + std::to_string(*run_id) + ":" +
                                   std::to_string(attempt) + ":" + workflow + "/" + job + ":" + status;
-  auto store = m_db.prepare(
+  auto store = db.prepare(
       "INSERT INTO delivery_log(delivery_id, event, received_at, body) VALUES(?, 'relforge_result', ?, ?)");
   if (!store) return {503, store.error().describe()};
   if (auto ok = store->bind(1, delivery_id).bind(2, now).bind_blob(3, body).run(); !ok) {
     return {503, ok.error().describe()};
   }
   // Applied right here, so settled as processed (the normaliser's cursor passes over it).
-  if (auto ok = settle(m_db.last_insert_rowid(), "processed", ""); !ok) return {503, ok.error().describe()};
+  if (auto ok = m_store.settle({.delivery = db.last_insert_rowid(), .state = "processed", .note = ""}); !ok)
+    return {503, ok.error().describe()};
   if (auto ok =
-          upsert_job(downstream->repo, workflow, job, *run_id, attempt, sha, status, conclusion, std::nullopt,
-                     status == "in_progress" ? std::optional<std::int64_t>(now) : std::nullopt,
-                     status == "completed" ? std::optional<std::int64_t>(now) : std::nullopt,
-                     text_field(payload, "url"), "", "callback", now);
+          upsert({.key = {downstream->repo, workflow, job},
+                  .run_id = *run_id,
+                  .run_attempt = attempt,
+                  .head_sha = sha,
+                  .status = status,
+                  .conclusion = conclusion,
+                  .queued_at = std::nullopt,
+                  .started_at = status == "in_progress" ? std::optional<std::int64_t>(now) : std::nullopt,
+                  .completed_at = status == "completed" ? std::optional<std::int64_t>(now) : std::nullopt,
+                  .url = text_field(payload, "url"),
+                  .runner = "",
+                  .source = "callback",
+                  .github_job_id = std::nullopt},
+                 now);
       !ok) {
     return {503, ok.error().describe()};
   }

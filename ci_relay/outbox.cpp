@@ -1,12 +1,12 @@
-// The durable dispatch outbox: rows are written in the same transaction as the delivery that
-// caused them, then sent with retries and exponential backoff.
+#include "ci_relay/outbox.hpp"
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/attribution.hpp"
 #include "ci_relay/json_fields.hpp"
-#include "ci_relay/relay.hpp"
+#include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
 namespace {
@@ -59,29 +59,34 @@ std::string dispatch_body(const std::string& event, const std::string& delivery_
   return json{{"event_type", event}, {"client_payload", client}}.dump();
 }
 
-Status Relay::enqueue(const std::string& kind, const std::string& target_repo, const std::string& path,
-                      const std::string& body, const std::string& delivery_id, std::int64_t now) {
-  auto stmt = cached(
+Status Outbox::enqueue(const OutboxEntry& entry, std::int64_t now) {
+  auto stmt = m_store.cached(
       "INSERT INTO outbox(kind, target_repo, path, body, delivery_id, next_attempt_at, created_at) "
       "VALUES(?,?,?,?,?,?,?)");
   if (!stmt) return tl::unexpected(stmt.error());
   return (*stmt)
-      ->bind(1, kind)
-      .bind(2, target_repo)
-      .bind(3, path)
-      .bind(4, body)
-      .bind(5, delivery_id)
+      ->bind(1, entry.kind)
+      .bind(2, entry.target_repo)
+      .bind(3, entry.path)
+      .bind(4, entry.body)
+      .bind(5, entry.delivery_id)
       .bind(6, now)
       .bind(7, now)
       .run();
 }
 
-Status Relay::enqueue_dispatches(const std::string& event, const std::string& delivery_id,
-                                 const std::string& body, std::int64_t now) {
-  if (m_config.downstream.empty()) return {};
+Status Outbox::enqueue_dispatches(const std::string& event, const std::string& delivery_id,
+                                  const std::string& body, std::int64_t now) {
+  const RelayConfig& config = m_store.config();
+  if (config.downstream.empty()) return {};
   const std::string request = dispatch_body(event, delivery_id, body);
-  for (const auto& d : m_config.downstream) {
-    if (auto ok = enqueue("dispatch", d.repo, "/repos/" + d.repo + "/dispatches", request, delivery_id, now);
+  for (const auto& d : config.downstream) {
+    if (auto ok = enqueue({.kind = "dispatch",
+                           .target_repo = d.repo,
+                           .path = "/repos/" + d.repo + "/dispatches",
+                           .body = request,
+                           .delivery_id = delivery_id},
+                          now);
         !ok) {
       return ok;
     }
@@ -89,84 +94,86 @@ Status Relay::enqueue_dispatches(const std::string& event, const std::string& de
   return {};
 }
 
-Status Relay::enqueue_check_run(const std::string& repo, const std::string& workflow, const std::string& job,
-                                const std::string& sha, std::int64_t now) {
-  const DownstreamRepo* d = m_config.find(repo);
+Status Outbox::enqueue_check_run(const JobKey& key, const std::string& sha, std::int64_t now) {
+  const auto& [repo, workflow, job] = key;
+  const RelayConfig& config = m_store.config();
+  const DownstreamRepo* d = config.find(repo);
   if (d == nullptr || (d->tier != Tier::l3 && d->tier != Tier::l4)) return {};
   bool upstream_commit = false, labelled = false;
   {
-    auto stmt = cached("SELECT 1 FROM commits WHERE sha = ?");
+    auto stmt = m_store.cached("SELECT 1 FROM commits WHERE sha = ?");
     if (!stmt) return tl::unexpected(stmt.error());
     auto row = (*stmt)->bind(1, sha).step();
     if (!row) return tl::unexpected(row.error());
     upstream_commit = *row;
   }
   {
-    auto stmt = cached("SELECT labels FROM pull_requests WHERE head_sha = ?");
+    auto stmt = m_store.cached("SELECT labels FROM pull_requests WHERE head_sha = ?");
     if (!stmt) return tl::unexpected(stmt.error());
-    (*stmt)->bind(1, sha);
-    for (;;) {
-      auto row = (*stmt)->step();
-      if (!row) return tl::unexpected(row.error());
-      if (!*row) break;
+    auto read = platform::each_row<std::string>((*stmt)->bind(1, sha), [&](const std::string& labels) {
       upstream_commit = true;
-      if (("\n" + (*stmt)->column_text(0)).find("\nciflow/crcr/" + d->device + "\n") != std::string::npos)
-        labelled = true;
-    }
+      if (("\n" + labels).find("\nciflow/crcr/" + d->device + "\n") != std::string::npos) labelled = true;
+    });
+    if (!read) return tl::unexpected(read.error());
   }
   if (!upstream_commit || (d->tier == Tier::l3 && !labelled)) return {};
   std::string status, conclusion;
   std::string url;
   {
-    auto stmt = cached(
+    auto stmt = m_store.cached(
         "SELECT status, conclusion, url FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND head_sha = "
         "? "
         "ORDER BY run_id DESC, run_attempt DESC LIMIT 1");
     if (!stmt) return tl::unexpected(stmt.error());
-    auto row = (*stmt)->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, sha).step();
+    auto row = platform::first_row<std::string, std::optional<std::string>, std::string>(
+        (*stmt)->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, sha));
     if (!row) return tl::unexpected(row.error());
     if (!*row) return {};
-    status = (*stmt)->column_text(0);
-    conclusion = (*stmt)->column_optional_text(1).value_or("");
-    url = (*stmt)->column_text(2);
+    status = std::get<0>(**row);
+    conclusion = std::get<1>(**row).value_or("");
+    url = std::get<2>(**row);
   }
   json body = {
       {"name", "relforge/" + d->repo + "/" + workflow + "/" + job}, {"head_sha", sha}, {"status", status}};
   if (status == "completed") body["conclusion"] = conclusion;
   if (url.rfind("http", 0) == 0) body["details_url"] = url;
-  return enqueue("check_run", m_config.upstream, "/repos/" + m_config.upstream + "/check-runs", body.dump(),
-                 "", now);
+  return enqueue({.kind = "check_run",
+                  .target_repo = config.upstream,
+                  .path = "/repos/" + config.upstream + "/check-runs",
+                  .body = body.dump(),
+                  .delivery_id = ""},
+                 now);
 }
 
-Result<std::vector<std::pair<std::int64_t, OutboundCall>>> Relay::due_outbox(std::int64_t now, int limit) {
+Result<std::vector<std::pair<std::int64_t, OutboundCall>>> Outbox::due(std::int64_t now, int limit) {
+  const RelayConfig& config = m_store.config();
   std::vector<std::pair<std::int64_t, OutboundCall>> due;
-  auto stmt = m_db.prepare(
+  auto stmt = m_store.db().prepare(
       "SELECT id, target_repo, path, body FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? "
       "ORDER BY id LIMIT ?");
   if (!stmt) return tl::unexpected(stmt.error());
   stmt->bind(1, now).bind(2, static_cast<std::int64_t>(limit));
-  for (;;) {
-    auto row = stmt->step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    const std::string target = stmt->column_text(1);
-    const DownstreamRepo* d = m_config.find(target);
-    OutboundCall call{m_config.api_base + stmt->column_text(2),
-                      d != nullptr ? d->token : m_config.upstream_token, stmt->column_text(3)};
-    due.emplace_back(stmt->column_int(0), std::move(call));
-  }
+  auto read = platform::each_row<std::int64_t, std::string, std::string, std::string>(
+      *stmt, [&](std::int64_t id, const std::string& target, const std::string& path, std::string body) {
+        const DownstreamRepo* d = config.find(target);
+        due.emplace_back(id, OutboundCall{config.api_base + path,
+                                          d != nullptr ? d->token : config.upstream_token, std::move(body)});
+      });
+  if (!read) return tl::unexpected(read.error());
   return due;
 }
 
-Status Relay::record_outbox_answer(std::int64_t outbox_id, const OutboundAnswer& answer, std::int64_t now) {
-  auto tx = platform::Transaction::begin(m_db);
+Status Outbox::record_answer(std::int64_t outbox_id, const OutboundAnswer& answer, std::int64_t now) {
+  platform::Database& db = m_store.db();
+  const RelayConfig& config = m_store.config();
+  auto tx = platform::Transaction::begin(db);
   if (!tx) return tl::unexpected(tx.error());
   if (answer.status >= 200 && answer.status < 300) {
     auto stmt =
-        m_db.prepare("UPDATE outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1 WHERE id = ?");
+        db.prepare("UPDATE outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1 WHERE id = ?");
     if (!stmt) return tl::unexpected(stmt.error());
     if (auto ok = stmt->bind(1, now).bind(2, outbox_id).run(); !ok) return ok;
-    auto record = m_db.prepare(
+    auto record = db.prepare(
         "INSERT INTO dispatches(delivery_id, repo, dispatched_at) SELECT delivery_id, target_repo, ? FROM "
         "outbox "
         "WHERE id = ? AND kind = 'dispatch' ON CONFLICT DO NOTHING");
@@ -180,17 +187,17 @@ Status Relay::record_outbox_answer(std::int64_t outbox_id, const OutboundAnswer&
       answer.status == 0 ? answer.error : "HTTP " + std::to_string(answer.status) + " " + answer.error;
   std::int64_t attempts = 0;
   {
-    auto stmt = m_db.prepare("SELECT attempts FROM outbox WHERE id = ?");
+    auto stmt = db.prepare("SELECT attempts FROM outbox WHERE id = ?");
     if (!stmt) return tl::unexpected(stmt.error());
-    auto row = stmt->bind(1, outbox_id).step();
+    auto row = platform::first_row<std::int64_t>(stmt->bind(1, outbox_id));
     if (!row) return tl::unexpected(row.error());
     if (!*row) return fail(ErrorCategory::not_found, "no outbox entry " + std::to_string(outbox_id));
-    attempts = stmt->column_int(0) + 1;
+    attempts = std::get<0>(**row) + 1;
   }
-  const bool give_up = !transient || attempts >= m_config.max_attempts;
+  const bool give_up = !transient || attempts >= config.max_attempts;
   const std::int64_t delay =
-      std::min<std::int64_t>(3600, m_config.backoff_seconds << std::min<std::int64_t>(attempts - 1, 20));
-  auto stmt = m_db.prepare(
+      std::min<std::int64_t>(3600, config.backoff_seconds << std::min<std::int64_t>(attempts - 1, 20));
+  auto stmt = db.prepare(
       "UPDATE outbox SET attempts = ?, state = ?, next_attempt_at = ?, last_error = ? WHERE id = ?");
   if (!stmt) return tl::unexpected(stmt.error());
   stmt->bind(1, attempts).bind(2, std::string_view(give_up ? "failed" : "pending")).bind(3, now + delay);
@@ -198,20 +205,21 @@ Status Relay::record_outbox_answer(std::int64_t outbox_id, const OutboundAnswer&
   return tx->commit();
 }
 
-Result<int> Relay::deliver_outbox(std::int64_t now, const Sender& send) {
-  auto due = due_outbox(now, 100);
-  if (!due) return tl::unexpected(due.error());
+Result<int> Outbox::deliver(std::int64_t now, const Sender& send) {
+  auto calls = due(now, 100);
+  if (!calls) return tl::unexpected(calls.error());
   int sent = 0;
-  for (const auto& [id, call] : *due) {
+  for (const auto& [id, call] : *calls) {
     const OutboundAnswer answer = send(call);
-    if (auto ok = record_outbox_answer(id, answer, now); !ok) return tl::unexpected(ok.error());
+    if (auto ok = record_answer(id, answer, now); !ok) return tl::unexpected(ok.error());
     if (answer.status >= 200 && answer.status < 300) ++sent;
   }
   return sent;
 }
 
-Result<std::int64_t> Relay::request_bisect_run(std::int64_t breakage_id, std::int64_t now) {
-  auto stmt = m_db.prepare(
+Result<std::int64_t> Outbox::request_bisect_run(std::int64_t breakage_id, std::int64_t now) {
+  platform::Database& db = m_store.db();
+  auto stmt = db.prepare(
       "SELECT b.repo, b.workflow, b.job, g.seq, f.seq FROM breakages b JOIN commits g ON g.sha = "
       "b.last_good_sha "
       "JOIN commits f ON f.sha = b.first_bad_sha WHERE b.id = ?");
@@ -227,10 +235,10 @@ Result<std::int64_t> Relay::request_bisect_run(std::int64_t breakage_id, std::in
   if (!middle)
     return fail(ErrorCategory::nothing_selected,
                 "breakage #" + std::to_string(breakage_id) + " already names its culprit");
-  if (m_config.find(repo) == nullptr) {
+  if (m_store.config().find(repo) == nullptr) {
     return fail(ErrorCategory::invalid_input, repo + " is not a downstream repository with dispatch");
   }
-  auto sha = m_db.prepare("SELECT sha FROM commits WHERE seq = ?");
+  auto sha = db.prepare("SELECT sha FROM commits WHERE seq = ?");
   if (!sha) return tl::unexpected(sha.error());
   if (auto r = sha->bind(1, *middle).step(); !r || !*r)
     return fail(ErrorCategory::internal, "bisect commit vanished");
@@ -242,12 +250,16 @@ Result<std::int64_t> Relay::request_bisect_run(std::int64_t breakage_id, std::in
        {{"event_type", "bisect"},
         {"delivery_id", "bisect-" + std::to_string(breakage_id)},
         {"payload", {{"sha", target}, {"workflow", workflow}, {"job", job}, {"breakage", breakage_id}}}}}};
-  if (auto ok = enqueue("dispatch", repo, "/repos/" + repo + "/dispatches", body.dump(),
-                        "bisect-" + std::to_string(breakage_id) + "-" + target.substr(0, 12), now);
+  if (auto ok = enqueue({.kind = "dispatch",
+                         .target_repo = repo,
+                         .path = "/repos/" + repo + "/dispatches",
+                         .body = body.dump(),
+                         .delivery_id = "bisect-" + std::to_string(breakage_id) + "-" + target.substr(0, 12)},
+                        now);
       !ok) {
     return tl::unexpected(ok.error());
   }
-  return m_db.last_insert_rowid();
+  return db.last_insert_rowid();
 }
 
 }  // namespace relforge::ci_relay

@@ -33,14 +33,15 @@ std::optional<std::int64_t> to_int(const std::string& text) {
 
 }  // namespace
 
-RelayService::RelayService(Relay& relay, Clock clock) : m_relay(relay), m_clock(std::move(clock)) {
+RelayService::RelayService(Relay& relay, Clock clock)
+    : m_relay(&relay), m_config(relay.config()), m_clock(std::move(clock)) {
   m_committer = std::thread([this] { commit_loop(); });
 }
 
 RelayService::~RelayService() {
   stop_worker();
   {
-    std::lock_guard lock(m_intake_mutex);
+    platform::MutexLock lock(m_intake_mutex);
     m_intake_stop = true;
   }
   m_intake_ready.notify_all();
@@ -52,7 +53,7 @@ Intake RelayService::store(Delivery delivery) {
   pending.scan = scan_delivery(pending.delivery.event, pending.delivery.body);
   auto answer = pending.answer.get_future();
   {
-    std::lock_guard lock(m_intake_mutex);
+    platform::MutexLock lock(m_intake_mutex);
     m_intake_queue.push_back(&pending);
   }
   m_intake_ready.notify_one();
@@ -63,8 +64,8 @@ void RelayService::commit_loop() {
   for (;;) {
     std::vector<PendingIntake*> batch;
     {
-      std::unique_lock lock(m_intake_mutex);
-      m_intake_ready.wait(lock, [this] { return m_intake_stop || !m_intake_queue.empty(); });
+      platform::MutexLock lock(m_intake_mutex);
+      while (!m_intake_stop && m_intake_queue.empty()) m_intake_ready.wait(m_intake_mutex);
       if (m_intake_queue.empty()) return;  // stopping, and nobody is waiting
       while (!m_intake_queue.empty() && batch.size() < k_max_intake_batch) {
         batch.push_back(m_intake_queue.front());
@@ -83,9 +84,9 @@ void RelayService::commit_loop() {
     std::vector<Intake> answers;
     {
       ++m_intake_waiting;
-      std::lock_guard lock(m_db_mutex);
+      platform::MutexLock lock(m_db_mutex);
       --m_intake_waiting;
-      answers = m_relay.intake_batch(deliveries, std::move(scans));
+      answers = m_relay->intake_batch(deliveries, std::move(scans));
     }
     bool stored = false;
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -105,7 +106,7 @@ HttpResponse RelayService::webhook(const HttpRequest& request) {
   if (!event || !delivery || delivery->empty()) {
     return answer(400, "error", "missing X-GitHub-Event or X-GitHub-Delivery header");
   }
-  if (!signature_matches(m_relay.config().webhook_secret, request.body, *signature)) {
+  if (!signature_matches(m_config.webhook_secret, request.body, *signature)) {
     return answer(401, "error", "X-Hub-Signature-256 does not match the body: check the webhook secret");
   }
   const Intake intake = store({*event, *delivery, request.body, m_clock()});
@@ -130,7 +131,7 @@ HttpResponse RelayService::webhook(const HttpRequest& request) {
 HttpResponse RelayService::results(const HttpRequest& request) {
   const auto repo = request.header("x-relforge-repository");
   const auto signature = request.header("x-relforge-signature-256");
-  const DownstreamRepo* d = repo ? m_relay.config().find(*repo) : nullptr;
+  const DownstreamRepo* d = repo ? m_config.find(*repo) : nullptr;
   if (d == nullptr || d->callback_secret.empty() || !signature ||
       !signature_matches(d->callback_secret, request.body, *signature)) {
     return answer(
@@ -139,7 +140,7 @@ HttpResponse RelayService::results(const HttpRequest& request) {
   }
   const std::int64_t now = m_clock();
   {
-    std::lock_guard lock(m_rate_mutex);
+    platform::MutexLock lock(m_rate_mutex);
     auto& [minute, calls] = m_rate[d->repo];
     if (minute != now / 60) {
       minute = now / 60;
@@ -153,8 +154,8 @@ HttpResponse RelayService::results(const HttpRequest& request) {
   }
   CallbackOutcome outcome;
   {
-    std::lock_guard lock(m_db_mutex);
-    outcome = m_relay.report_result(d->repo, request.body, now);
+    platform::MutexLock lock(m_db_mutex);
+    outcome = m_relay->report_result(d->repo, request.body, now);
   }
   return answer(outcome.http_status, outcome.http_status < 300 ? "accepted" : "error", outcome.message);
 }
@@ -163,8 +164,8 @@ HttpResponse RelayService::breakages(const HttpRequest& request) {
   BreakageFilter filter;
   filter.open_only = request.query_value("open").value_or("0") == "1" ? OpenOnly::yes : OpenOnly::no;
   filter.repo = request.query_value("repo").value_or("");
-  std::lock_guard lock(m_db_mutex);
-  auto list = list_breakages(m_relay.db(), filter);
+  platform::MutexLock lock(m_db_mutex);
+  auto list = list_breakages(m_relay->db(), filter);
   if (!list) return answer(503, "error", list.error().describe());
   json out = json::array();
   for (const auto& b : *list) out.push_back(to_json(b));
@@ -174,8 +175,8 @@ HttpResponse RelayService::breakages(const HttpRequest& request) {
 HttpResponse RelayService::breakage(const HttpRequest& request) {
   const auto id = request.matches.empty() ? std::nullopt : to_int(request.matches[0]);
   if (!id) return answer(400, "error", "breakage id must be a number");
-  std::lock_guard lock(m_db_mutex);
-  auto b = show_breakage(m_relay.db(), *id);
+  platform::MutexLock lock(m_db_mutex);
+  auto b = show_breakage(m_relay->db(), *id);
   if (!b)
     return answer(b.error().category() == ErrorCategory::not_found ? 404 : 503, "error",
                   b.error().describe());
@@ -185,16 +186,16 @@ HttpResponse RelayService::breakage(const HttpRequest& request) {
 HttpResponse RelayService::grid(const HttpRequest& request) {
   const auto limit = to_int(request.query_value("limit").value_or("50"));
   if (!limit || *limit < 1 || *limit > 1000) return answer(400, "error", "limit must be between 1 and 1000");
-  std::lock_guard lock(m_db_mutex);
-  auto g = build_grid(m_relay.db(), m_relay.config(), request.query_value("repo").value_or(""),
-                      static_cast<int>(*limit));
+  platform::MutexLock lock(m_db_mutex);
+  auto g =
+      build_grid(m_relay->db(), m_config, request.query_value("repo").value_or(""), static_cast<int>(*limit));
   if (!g) return answer(503, "error", g.error().describe());
   return HttpResponse::json(200, to_json(*g).dump() + "\n");
 }
 
 HttpResponse RelayService::health(const HttpRequest&) {
-  std::lock_guard lock(m_db_mutex);
-  auto h = repo_health(m_relay.db(), m_relay.config(), m_clock());
+  platform::MutexLock lock(m_db_mutex);
+  auto h = repo_health(m_relay->db(), m_config, m_clock());
   if (!h) return answer(503, "error", h.error().describe());
   json out = json::array();
   for (const auto& r : *h) out.push_back(to_json(r));
@@ -202,8 +203,8 @@ HttpResponse RelayService::health(const HttpRequest&) {
 }
 
 HttpResponse RelayService::metrics(const HttpRequest&) {
-  std::lock_guard lock(m_db_mutex);
-  auto text = prometheus_metrics(m_relay.db(), m_relay.config(), m_clock());
+  platform::MutexLock lock(m_db_mutex);
+  auto text = prometheus_metrics(m_relay->db(), m_config, m_clock());
   if (!text) return answer(503, "error", text.error().describe());
   HttpResponse response = HttpResponse::text(200, *text);
   response.content_type = "text/plain; version=0.0.4; charset=utf-8";
@@ -211,8 +212,8 @@ HttpResponse RelayService::metrics(const HttpRequest&) {
 }
 
 HttpResponse RelayService::dashboard(const HttpRequest&) {
-  std::lock_guard lock(m_db_mutex);
-  auto html = dashboard_html(m_relay.db(), m_relay.config(), m_clock());
+  platform::MutexLock lock(m_db_mutex);
+  auto html = dashboard_html(m_relay->db(), m_config, m_clock());
   if (!html) return answer(503, "error", html.error().describe());
   HttpResponse response = HttpResponse::text(200, *html);
   response.content_type = "text/html; charset=utf-8";
@@ -228,8 +229,8 @@ HttpResponse RelayService::jobs(const HttpRequest& request) {
   if (!limit || *limit < 1 || *limit > 10000)
     return answer(400, "error", "limit must be between 1 and 10000");
   filter.limit = static_cast<int>(*limit);
-  std::lock_guard lock(m_db_mutex);
-  auto list = list_jobs(m_relay.db(), filter);
+  platform::MutexLock lock(m_db_mutex);
+  auto list = list_jobs(m_relay->db(), filter);
   if (!list) return answer(503, "error", list.error().describe());
   json out = json::array();
   for (const auto& j : *list) out.push_back(to_json(j));
@@ -239,8 +240,8 @@ HttpResponse RelayService::jobs(const HttpRequest& request) {
 HttpResponse RelayService::pr_comment(const HttpRequest& request) {
   const auto number = request.matches.empty() ? std::nullopt : to_int(request.matches[0]);
   if (!number) return answer(400, "error", "pull request number must be a number");
-  std::lock_guard lock(m_db_mutex);
-  auto report = pr_report(m_relay.db(), *number);
+  platform::MutexLock lock(m_db_mutex);
+  auto report = pr_report(m_relay->db(), *number);
   if (!report) {
     const auto category = report.error().category();
     return answer(
@@ -253,7 +254,7 @@ HttpResponse RelayService::pr_comment(const HttpRequest& request) {
 }
 
 void RelayService::install(platform::HttpServer& server) {
-  server.set_max_body_bytes(m_relay.config().max_body_bytes);
+  server.set_max_body_bytes(m_config.max_body_bytes);
   // Each keep-alive connection holds a thread; more threads mean more deliveries per group commit.
   server.set_threads(k_server_threads);
   server.route("POST", "/webhook", [this](const HttpRequest& r) { return webhook(r); });
@@ -274,8 +275,8 @@ Status RelayService::background_pass(const Sender& send, const LogFetcher& fetch
   for (;;) {
     Result<PendingBatch> batch = PendingBatch{};
     {
-      std::lock_guard lock(m_db_mutex);
-      batch = m_relay.fetch_pending(k_normalise_slice);
+      platform::MutexLock lock(m_db_mutex);
+      batch = m_relay->fetch_pending(k_normalise_slice);
     }
     if (!batch) return tl::unexpected(batch.error());
     if (batch->rows.empty()) break;
@@ -284,8 +285,8 @@ Status RelayService::background_pass(const Sender& send, const LogFetcher& fetch
     while (m_intake_waiting.load() > 0) std::this_thread::yield();
     Result<int> n = 0;
     {
-      std::lock_guard lock(m_db_mutex);
-      n = m_relay.apply_pending(*batch);
+      platform::MutexLock lock(m_db_mutex);
+      n = m_relay->apply_pending(*batch);
     }
     if (!n) return tl::unexpected(n.error());
     if (batch->rows.size() < static_cast<std::size_t>(k_normalise_slice)) break;
@@ -293,17 +294,17 @@ Status RelayService::background_pass(const Sender& send, const LogFetcher& fetch
   std::vector<std::pair<std::int64_t, OutboundCall>> due;
   std::vector<LogRequest> logs;
   {
-    std::lock_guard lock(m_db_mutex);
+    platform::MutexLock lock(m_db_mutex);
     // Zombies are hours old: a sweep a minute is plenty (each sweep reads the in-progress jobs).
     if (m_clock() - m_last_sweep >= 60) {
-      if (auto n = m_relay.sweep_zombies(m_clock()); !n) return tl::unexpected(n.error());
+      if (auto n = m_relay->sweep_zombies(m_clock()); !n) return tl::unexpected(n.error());
       m_last_sweep = m_clock();
     }
-    auto calls = m_relay.due_outbox(m_clock(), 50);
+    auto calls = m_relay->due_outbox(m_clock(), 50);
     if (!calls) return tl::unexpected(calls.error());
     due = std::move(*calls);
     if (fetch) {
-      auto wanted = m_relay.due_log_fetches(m_clock(), 20);
+      auto wanted = m_relay->due_log_fetches(m_clock(), 20);
       if (!wanted) return tl::unexpected(wanted.error());
       logs = std::move(*wanted);
     }
@@ -311,20 +312,20 @@ Status RelayService::background_pass(const Sender& send, const LogFetcher& fetch
   // Network calls happen without the database lock so intake never waits on GitHub.
   for (const auto& [id, call] : due) {
     const OutboundAnswer result = send(call);
-    std::lock_guard lock(m_db_mutex);
-    if (auto ok = m_relay.record_outbox_answer(id, result, m_clock()); !ok) return ok;
+    platform::MutexLock lock(m_db_mutex);
+    if (auto ok = m_relay->record_outbox_answer(id, result, m_clock()); !ok) return ok;
   }
   for (const auto& request : logs) {
     const FetchedLog log = fetch(request);
-    std::lock_guard lock(m_db_mutex);
-    if (auto ok = m_relay.record_log(request, log, m_clock()); !ok) return ok;
+    platform::MutexLock lock(m_db_mutex);
+    if (auto ok = m_relay->record_log(request, log, m_clock()); !ok) return ok;
   }
   return {};
 }
 
 void RelayService::wake_worker() {
   {
-    std::lock_guard lock(m_wake_mutex);
+    platform::MutexLock lock(m_wake_mutex);
     if (m_work) return;  // already signalled: the next pass sees this batch too
     m_work = true;
   }
@@ -332,26 +333,36 @@ void RelayService::wake_worker() {
 }
 
 void RelayService::start_worker(Sender send, LogFetcher fetch) {
-  m_worker = std::thread([this, send = std::move(send), fetch = std::move(fetch)] {
-    for (;;) {
-      {
-        std::unique_lock lock(m_wake_mutex);
-        m_wake.wait_for(lock, std::chrono::milliseconds(200), [this] { return m_stop || m_work; });
-        if (m_stop) return;
-        // Under a burst, let deliveries gather so one pass (one transaction, one fsync) normalises
-        // many instead of one pass per intake commit competing with intake for the database.
-        if (m_work) m_wake.wait_for(lock, k_normalise_gather, [this] { return m_stop; });
-        if (m_stop) return;
-        m_work = false;
+  m_worker =
+      std::thread([this, send = std::move(send), fetch = std::move(fetch)] { worker_loop(send, fetch); });
+}
+
+void RelayService::worker_loop(const Sender& send, const LogFetcher& fetch) {
+  using std::chrono::steady_clock;
+  for (;;) {
+    {
+      platform::MutexLock lock(m_wake_mutex);
+      const auto tick = steady_clock::now() + std::chrono::milliseconds(200);
+      while (!m_stop && !m_work && m_wake.wait_until(m_wake_mutex, tick)) {
       }
-      (void)background_pass(send, fetch);  // failures stay in the database (pending rows, retries)
+      if (m_stop) return;
+      // Under a burst, let deliveries gather so one pass (one transaction, one fsync) normalises
+      // many instead of one pass per intake commit competing with intake for the database.
+      if (m_work) {
+        const auto gathered = steady_clock::now() + k_normalise_gather;
+        while (!m_stop && m_wake.wait_until(m_wake_mutex, gathered)) {
+        }
+      }
+      if (m_stop) return;
+      m_work = false;
     }
-  });
+    (void)background_pass(send, fetch);  // failures stay in the database (pending rows, retries)
+  }
 }
 
 void RelayService::stop_worker() {
   {
-    std::lock_guard lock(m_wake_mutex);
+    platform::MutexLock lock(m_wake_mutex);
     m_stop = true;
   }
   m_wake.notify_all();

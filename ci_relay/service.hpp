@@ -3,20 +3,21 @@
 // fsync'd transaction before each is acknowledged), the read API and dashboard, and a background
 // worker that normalises stored deliveries, fetches and classifies failed jobs' logs, sweeps
 // zombies and drains the outbox. Handlers are plain functions of a request (testable without sockets).
+// Threads: the server's request threads, one committer (intake batches), one worker; every use of
+// the Relay holds m_db_mutex. Which lock guards what is declared below and checked by clang.
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <future>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <thread>
 
 #include "ci_relay/relay.hpp"
 #include "platform/http_server.hpp"
+#include "platform/sync.hpp"
 
 namespace relforge::ci_relay {
 
@@ -45,10 +46,10 @@ public:
 
   // One pass of background work: normalise pending deliveries, sweep zombies, send due outbox,
   // fetch and classify due logs (when `fetch` is set).
-  Status background_pass(const Sender& send, const LogFetcher& fetch = {});
+  Status background_pass(const Sender& send, const LogFetcher& fetch = {}) EXCLUDES(m_db_mutex);
   void start_worker(Sender send,
                     LogFetcher fetch = {});  // every 200 ms, and 50 ms after deliveries are stored
-  void stop_worker();
+  void stop_worker() EXCLUDES(m_wake_mutex);
 
 private:
   struct PendingIntake {
@@ -56,26 +57,32 @@ private:
     std::optional<IntakeScan> scan;  // done on the request's thread, not under the database lock
     std::promise<Intake> answer;
   };
-  Intake store(Delivery delivery);  // queues for the committer and waits for the durable answer
-  void commit_loop();
-  void wake_worker();
+  Intake store(Delivery delivery) EXCLUDES(m_intake_mutex, m_db_mutex);  // waits for the durable answer
+  void commit_loop() EXCLUDES(m_intake_mutex, m_db_mutex);
+  void wake_worker() EXCLUDES(m_wake_mutex);
+  void worker_loop(const Sender& send, const LogFetcher& fetch) EXCLUDES(m_wake_mutex, m_db_mutex);
 
-  std::mutex m_intake_mutex;
-  std::condition_variable m_intake_ready;
-  std::deque<PendingIntake*> m_intake_queue;
-  bool m_intake_stop = false;
+  // Request threads queue deliveries; the committer takes them in batches.
+  platform::Mutex m_intake_mutex;
+  platform::CondVar m_intake_ready;
+  std::deque<PendingIntake*> m_intake_queue GUARDED_BY(m_intake_mutex);
+  bool m_intake_stop GUARDED_BY(m_intake_mutex) = false;
   std::thread m_committer;
-  Relay& m_relay;
+  // One connection: request threads, the committer and the worker take turns.
+  platform::Mutex m_db_mutex;
+  Relay* const m_relay PT_GUARDED_BY(m_db_mutex);
+  std::int64_t m_last_sweep GUARDED_BY(m_db_mutex) = std::numeric_limits<std::int64_t>::min() / 2;
+  const RelayConfig& m_config;  // fixed once the relay is open: read without the lock
   Clock m_clock;
-  std::mutex m_db_mutex;                 // one connection; requests and the worker take turns
   std::atomic<int> m_intake_waiting{0};  // intake commits waiting for m_db_mutex
-  std::mutex m_rate_mutex;
-  std::map<std::string, std::pair<std::int64_t, int>> m_rate;  // repo → (minute, calls)
-  std::mutex m_wake_mutex;
-  std::condition_variable m_wake;
-  bool m_stop = false;
-  bool m_work = false;
-  std::int64_t m_last_sweep = std::numeric_limits<std::int64_t>::min() / 2;
+  platform::Mutex m_rate_mutex;
+  std::map<std::string, std::pair<std::int64_t, int>> m_rate
+      GUARDED_BY(m_rate_mutex);  // repo → (minute, calls)
+  // The committer wakes the worker; stop_worker stops it.
+  platform::Mutex m_wake_mutex;
+  platform::CondVar m_wake;
+  bool m_stop GUARDED_BY(m_wake_mutex) = false;
+  bool m_work GUARDED_BY(m_wake_mutex) = false;
   std::thread m_worker;
 };
 

@@ -1,16 +1,35 @@
 // Triage classifications on the relay's job rows: logs arrive from the replay file, the result
 // callback, or the GitHub API (fetched by the worker after the webhook was acknowledged).
+#include "ci_relay/log_fetches.hpp"
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
-#include "ci_relay/relay.hpp"
+#include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
 
-Result<int> Relay::store_classification(const std::string& repo, std::int64_t github_job_id,
-                                        const triage::Classification& result) {
-  auto stmt = m_db.prepare(
+Status LogFetches::queue(const FailedRun& run, std::int64_t now) {
+  auto stmt = m_store.cached(
+      "INSERT OR IGNORE INTO log_fetches(job_row, repo, github_job_id, next_attempt_at) "
+      "SELECT id, repo, github_job_id, ? FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND "
+      "run_id = ? AND run_attempt = ? AND classification IS NULL");
+  if (!stmt) return tl::unexpected(stmt.error());
+  return (*stmt)
+      ->bind(1, now)
+      .bind(2, run.key.repo)
+      .bind(3, run.key.workflow)
+      .bind(4, run.key.job)
+      .bind(5, run.run_id)
+      .bind(6, run.run_attempt)
+      .run();
+}
+
+Result<int> LogFetches::store_classification(const std::string& repo, std::int64_t github_job_id,
+                                             const triage::Classification& result) {
+  platform::Database& db = m_store.db();
+  auto stmt = db.prepare(
       "UPDATE jobs SET classification = ?, classification_category = ?, classification_line = ?, "
       "classification_line_num = ?, classification_captures = ?, classification_flaky = ? "
       "WHERE lower(repo) = lower(?) AND github_job_id = ?");
@@ -31,48 +50,49 @@ Result<int> Relay::store_classification(const std::string& repo, std::int64_t gi
   }
   stmt->bind(7, repo).bind(8, github_job_id);
   if (auto ok = stmt->run(); !ok) return tl::unexpected(ok.error());
-  const int updated = m_db.changes();
-  auto done = m_db.prepare(
-      "UPDATE log_fetches SET state = 'done' WHERE lower(repo) = lower(?) AND github_job_id = ?");
+  const int updated = db.changes();
+  auto done =
+      db.prepare("UPDATE log_fetches SET state = 'done' WHERE lower(repo) = lower(?) AND github_job_id = ?");
   if (!done) return tl::unexpected(done.error());
   if (auto ok = done->bind(1, repo).bind(2, github_job_id).run(); !ok) return tl::unexpected(ok.error());
   return updated;
 }
 
-Result<int> Relay::classify_log(const std::string& repo, std::int64_t github_job_id, std::string_view log) {
+Result<int> LogFetches::classify(const std::string& repo, std::int64_t github_job_id, std::string_view log) {
   return store_classification(repo, github_job_id, triage::classify(log, m_rules));
 }
 
-Result<std::vector<LogRequest>> Relay::due_log_fetches(std::int64_t now, int limit) {
+Result<std::vector<LogRequest>> LogFetches::due(std::int64_t now, int limit) {
+  const RelayConfig& config = m_store.config();
   std::vector<LogRequest> due;
-  auto stmt = m_db.prepare(
+  auto stmt = m_store.db().prepare(
       "SELECT f.job_row, f.repo, f.github_job_id FROM log_fetches f JOIN jobs j ON j.id = f.job_row "
       "WHERE f.state = 'pending' AND f.next_attempt_at <= ? AND j.classification IS NULL "
       "ORDER BY f.next_attempt_at, f.job_row LIMIT ?");
   if (!stmt) return tl::unexpected(stmt.error());
   stmt->bind(1, now).bind(2, static_cast<std::int64_t>(limit));
-  for (;;) {
-    auto row = stmt->step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    LogRequest request;
-    request.job_row = stmt->column_int(0);
-    request.repo = stmt->column_text(1);
-    request.github_job_id = stmt->column_int(2);
-    request.url = m_config.api_base + "/repos/" + request.repo + "/actions/jobs/" +
-                  std::to_string(request.github_job_id) + "/logs";
-    const DownstreamRepo* d = m_config.find(request.repo);
-    request.token = d != nullptr ? d->token : m_config.upstream_token;
-    due.push_back(std::move(request));
-  }
+  auto read = platform::each_row<std::int64_t, std::string, std::int64_t>(
+      *stmt, [&](std::int64_t job_row, std::string repo, std::int64_t github_job_id) {
+        const DownstreamRepo* d = config.find(repo);
+        std::string url =
+            config.api_base + "/repos/" + repo + "/actions/jobs/" + std::to_string(github_job_id) + "/logs";
+        due.push_back({.job_row = job_row,
+                       .repo = std::move(repo),
+                       .github_job_id = github_job_id,
+                       .url = std::move(url),
+                       .token = d != nullptr ? d->token : config.upstream_token});
+      });
+  if (!read) return tl::unexpected(read.error());
   return due;
 }
 
-Status Relay::record_log(const LogRequest& request, const FetchedLog& answer, std::int64_t now) {
-  auto tx = platform::Transaction::begin(m_db);
+Status LogFetches::record(const LogRequest& request, const FetchedLog& answer, std::int64_t now) {
+  platform::Database& db = m_store.db();
+  const RelayConfig& config = m_store.config();
+  auto tx = platform::Transaction::begin(db);
   if (!tx) return tl::unexpected(tx.error());
   if (answer.status >= 200 && answer.status < 300) {
-    if (auto ok = classify_log(request.repo, request.github_job_id, answer.body); !ok) {
+    if (auto ok = classify(request.repo, request.github_job_id, answer.body); !ok) {
       return tl::unexpected(ok.error());
     }
     return tx->commit();
@@ -83,18 +103,18 @@ Status Relay::record_log(const LogRequest& request, const FetchedLog& answer, st
       answer.status == 0 ? answer.error : "HTTP " + std::to_string(answer.status) + " " + answer.error;
   std::int64_t attempts = 0;
   {
-    auto stmt = m_db.prepare("SELECT attempts FROM log_fetches WHERE job_row = ?");
+    auto stmt = db.prepare("SELECT attempts FROM log_fetches WHERE job_row = ?");
     if (!stmt) return tl::unexpected(stmt.error());
-    auto row = stmt->bind(1, request.job_row).step();
+    auto row = platform::first_row<std::int64_t>(stmt->bind(1, request.job_row));
     if (!row) return tl::unexpected(row.error());
     if (!*row)
       return fail(ErrorCategory::not_found, "no log fetch for job row " + std::to_string(request.job_row));
-    attempts = stmt->column_int(0) + 1;
+    attempts = std::get<0>(**row) + 1;
   }
-  const bool give_up = !transient || attempts >= m_config.max_attempts;
+  const bool give_up = !transient || attempts >= config.max_attempts;
   const std::int64_t delay =
-      std::min<std::int64_t>(3600, m_config.backoff_seconds << std::min<std::int64_t>(attempts - 1, 20));
-  auto stmt = m_db.prepare(
+      std::min<std::int64_t>(3600, config.backoff_seconds << std::min<std::int64_t>(attempts - 1, 20));
+  auto stmt = db.prepare(
       "UPDATE log_fetches SET attempts = ?, state = ?, next_attempt_at = ?, last_error = ? WHERE job_row = "
       "?");
   if (!stmt) return tl::unexpected(stmt.error());

@@ -1,0 +1,30 @@
+#pragma once
+// Attribution over the store: recomputes one job's breakages from its results on ordered upstream
+// commits (find_breakages) and writes them back, keeping each breakage row's identity and
+// opened_at while later results narrow its suspect range. Called inside the caller's transaction.
+#include <cstdint>
+#include <string>
+
+#include "ci_relay/store.hpp"
+
+namespace relforge::ci_relay {
+
+// One job of one downstream repository: the unit breakages are tracked for.
+struct JobKey {
+  std::string repo, workflow, job;
+};
+
+class Attribution {
+public:
+  explicit Attribution(RelayStore& store) : m_store(store) {}
+
+  // Re-attributes `key` at `now` (L1 repositories are never attributed).
+  Status attribute(const JobKey& key, std::int64_t now);
+  // Re-attributes every job with a result on `sha` (a commit that was ordered after its results).
+  Status attribute_sha(const std::string& sha, std::int64_t now);
+
+private:
+  RelayStore& m_store;
+};
+
+}  // namespace relforge::ci_relay

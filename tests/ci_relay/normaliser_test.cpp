@@ -1,0 +1,79 @@
+// Normaliser on its own store: the cursor, stale batches, per-row rejection and settled notes.
+#include "ci_relay/normaliser.hpp"
+
+#include <gtest/gtest.h>
+
+#include "parts_test_support.hpp"
+
+namespace relforge::ci_relay {
+namespace {
+
+using namespace test;
+
+class NormaliserTest : public ::testing::Test {
+protected:
+  void store_delivery(const std::string& event, const std::string& id, const std::string& body) {
+    const auto answer = parts.intake.intake({event, id, body, k_t0});
+    ASSERT_EQ(answer.outcome, IntakeOutcome::stored) << answer.message;
+  }
+  std::unique_ptr<RelayStore> store = memory_store();
+  RelayParts parts{*store, triage::default_rules().value()};
+};
+
+TEST_F(NormaliserTest, ABatchFetchedBeforeTheCursorMovedIsNotAppliedTwice) {
+  store_delivery("push", "p1", push_payload(1, 3));
+  auto stale = parts.normaliser.fetch(10);
+  ASSERT_TRUE(stale);
+  ASSERT_EQ(parts.normaliser.process_pending().value_or(-1), 1);
+  Normaliser::prepare(*stale);
+  EXPECT_EQ(parts.normaliser.apply(*stale).value_or(-1), 0);
+  EXPECT_EQ(count(store->db(), "SELECT COUNT(*) FROM commits"), 3);
+  EXPECT_EQ(count(store->db(), "SELECT upto FROM normalise_cursor"), 1);
+}
+
+TEST_F(NormaliserTest, AnUnusablePayloadIsRejectedAloneAndTheBatchGoesOn) {
+  store_delivery("workflow_job", "bad", R"({"repository":{"full_name":"v/accel"},"workflow_job":{"id":1}})");
+  store_delivery("push", "good", push_payload(1, 2));
+  ASSERT_EQ(parts.normaliser.process_pending().value_or(-1), 2);
+  EXPECT_EQ(count(store->db(),
+                  "SELECT COUNT(*) FROM delivery_outcomes WHERE state = 'rejected' AND note LIKE "
+                  "'%run_id, name or head_sha is missing%'"),
+            1);
+  EXPECT_EQ(count(store->db(), "SELECT COUNT(*) FROM commits"), 2);
+  EXPECT_EQ(count(store->db(), "SELECT COUNT(*) FROM jobs"), 0);
+}
+
+TEST_F(NormaliserTest, APushToAnotherBranchIsIgnoredSayingWhich) {
+  auto body = nlohmann::json::parse(push_payload(1, 1));
+  body["ref"] = "refs/heads/feature";
+  store_delivery("push", "branch", body.dump());
+  ASSERT_EQ(parts.normaliser.process_pending().value_or(-1), 1);
+  EXPECT_EQ(count(store->db(),
+                  "SELECT COUNT(*) FROM delivery_outcomes WHERE state = 'ignored' AND note = "
+                  "'push to refs/heads/feature, not the tracked branch refs/heads/main'"),
+            1);
+  EXPECT_EQ(count(store->db(), "SELECT COUNT(*) FROM commits"), 0);
+}
+
+TEST_F(NormaliserTest, AFailedJobQueuesItsLogOnlyWhenLogsAreFetched) {
+  store_delivery("workflow_job", "f1",
+                 job_payload("v/accel", "ci", "test", 5, 1, sha_of(1), "completed", "failure"));
+  ASSERT_EQ(parts.normaliser.process_pending().value_or(-1), 1);
+  EXPECT_EQ(count(store->db(), "SELECT COUNT(*) FROM log_fetches WHERE github_job_id = 51"), 1);
+
+  RelayConfig config = scenario_config();
+  config.fetch_logs = FetchLogs::no;
+  auto quiet = memory_store(config);
+  RelayParts without_logs{*quiet, triage::default_rules().value()};
+  ASSERT_EQ(without_logs.intake
+                .intake({"workflow_job", "f1",
+                         job_payload("v/accel", "ci", "test", 5, 1, sha_of(1), "completed", "failure"), k_t0})
+                .outcome,
+            IntakeOutcome::stored);
+  ASSERT_EQ(without_logs.normaliser.process_pending().value_or(-1), 1);
+  EXPECT_EQ(count(quiet->db(), "SELECT COUNT(*) FROM jobs"), 1);
+  EXPECT_EQ(count(quiet->db(), "SELECT COUNT(*) FROM log_fetches"), 0);
+}
+
+}  // namespace
+}  // namespace relforge::ci_relay
