@@ -15,6 +15,8 @@ packages=(
   # oracles and real clients the tests drive
   python3 python3-packaging python3-wheel python3-pip python3-venv
   twine python3-build python3-dev sqlite3 openssl curl ripgrep chromium wrk
+  # bench/startup_bench.sh (make dist's static libraries build with the toolchain above)
+  hyperfine
 )
 
 # Node.js drives sigstore-js in the tests; the machine image may ship its own build with npm.
