@@ -82,6 +82,17 @@ fetch() {
   rmdir "$src.tmp"
 }
 
+# apt checked the .dsc against the archive's signed index when it fetched it; every unpack checks
+# the tarballs against the .dsc's sha256 lines (dpkg-source --no-check skips that, and the
+# maintainers' keys for its own signature check are not installed).
+check_dsc() {
+  local dsc=$1
+  (cd "$(dirname "$dsc")" &&
+    awk '/^Checksums-Sha256:/ {f = 1; next} /^[^ ]/ {f = 0} f && NF == 3 {print $1 "  " $3}' "$(basename "$dsc")" |
+    sha256sum --quiet --strict -c -) ||
+    { echo "build-static-deps: the files of $dsc do not match its checksums; delete $src and rerun" >&2; exit 1; }
+}
+
 # Unpacks (dpkg-source applies Debian's patches), configures, builds and installs one library.
 build() {
   local package=$1 version=$2
@@ -103,6 +114,7 @@ build() {
   local work=$deps/work/$package
   rm -rf "$work"
   mkdir -p "$work"
+  check_dsc "$dsc"
   dpkg-source --no-check -x "$dsc" "$work/src" >/dev/null
   say "$package $version: configuring and building"
   cmake -S "$work/src" -B "$work/build" "${common_options[@]}" "$@" >"$work/configure.log" 2>&1 ||
@@ -127,7 +139,10 @@ build_httplib() {
   local work=$deps/work/cpp-httplib
   rm -rf "$work"
   mkdir -p "$work"
-  dpkg-source --no-check -x "$(ls "$src"/cpp-httplib_"$version"*.dsc | sort | tail -n1)" "$work/src" >/dev/null
+  local dsc
+  dsc=$(ls "$src"/cpp-httplib_"$version"*.dsc | sort | tail -n1)
+  check_dsc "$dsc"
+  dpkg-source --no-check -x "$dsc" "$work/src" >/dev/null
   say "cpp-httplib $version: building"
   python3 "$work/src/split.py" --out "$work/out" >/dev/null
   # shellcheck disable=SC2086
