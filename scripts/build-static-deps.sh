@@ -200,6 +200,9 @@ build_gssapi_unavailable() {
 }
 
 mkdir -p "$prefix"
+# Two `make dist` at once (two terminals, a CI retry) take turns instead of building into one prefix.
+exec 9>"$deps/.lock"
+flock 9
 build_gssapi_unavailable
 build_toml
 build_httplib
