@@ -3,7 +3,8 @@
 # libcurl (HTTP/HTTPS over OpenSSL only), libzip (deflate only) and cpp-httplib (Debian ships its
 # compiled half only as a .so), from Debian's own source packages with Debian's patches applied,
 # toml++'s compiled half from its installed headers, and a GSSAPI that answers "unavailable" for
-# Debian's libgit2.a (built with Kerberos, which has no .a); all into build/dist-deps/prefix. Everything else the static binary links comes from Debian's -dev .a files.
+# Debian's libgit2.a (built with Kerberos, which has no .a); all into build/dist-deps/prefix.
+# Everything else the static binary links comes from Debian's -dev .a files.
 #
 # Idempotent: the sources are fetched once (build/dist-deps/src, then it works offline) and each
 # library is rebuilt only when this script's settings for it change (a stamp holds their hash).
@@ -30,7 +31,7 @@ curl_options=(
   -DENABLE_THREADED_RESOLVER=ON -DCURL_ZLIB=ON
   -DCURL_CA_BUNDLE=none -DCURL_CA_PATH=none -DCURL_CA_FALLBACK=ON
 )
-# Stored deflate only: relforge reads and writes wheels, never encrypted or bzip2/xz archives.
+# Deflate only: relforge reads and writes wheels, never encrypted or bzip2/xz archives.
 libzip_options=(
   -DBUILD_SHARED_LIBS=OFF -DBUILD_TOOLS=OFF -DBUILD_REGRESS=OFF -DBUILD_EXAMPLES=OFF -DBUILD_DOC=OFF
   -DENABLE_COMMONCRYPTO=OFF -DENABLE_GNUTLS=OFF -DENABLE_MBEDTLS=OFF -DENABLE_OPENSSL=OFF
