@@ -2,6 +2,7 @@
 PRESET ?= ci
 BUILD_DIR := build/$(PRESET)
 RELEASE_BIN := build/release/relforge
+DIST_DIR := build/dist
 # ccache (when installed) keys on paths relative to the checkout, so every clone on a machine shares hits.
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
@@ -9,7 +10,7 @@ export CCACHE_NOHASHDIR := 1
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
 
-.PHONY: all deps build test demo bench bench-table format format-check clean fuzz fuzz-build tsan
+.PHONY: all deps build test demo bench bench-table format format-check clean fuzz fuzz-build tsan dist
 SOURCE_DIRS := core platform packaging matrix builders signing channels release ci_relay triage runner_images cli tests bench
 
 all: build
@@ -51,8 +52,14 @@ release: deps
 	cmake --preset release
 	cmake --build --preset release
 
-demo: release
-	@bash scripts/demo.sh $(RELEASE_BIN)
+# The demo ends by pip installing relforge itself (the dist wheel) from the channel it publishes.
+demo: release dist
+	@bash scripts/demo.sh $(RELEASE_BIN) $(DIST_DIR)
+
+# The self-contained binary and its wheel into build/dist/, then the binary alone in an empty chroot.
+# Static libcurl, libzip and cpp-httplib are built once from Debian's sources into build/dist-deps/.
+dist: deps
+	@bash scripts/dist.sh
 
 bench: release
 	@bash bench/run.sh build/release $(BENCH)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The main job on the bundled examples: the build matrix, the CI relay, then `relforge nightly`
-# (build, repair, smoke-test, sign, publish) and pip installing minitensor from `relforge serve`.
+# (build, repair, smoke-test, sign, publish) and pip installing minitensor from `relforge serve`;
+# last, relforge's own wheel (from `make dist`, in DIST_DIR) signed, published and pip installed.
 set -euo pipefail
 bin=${1:-build/release/relforge}
+dist=${2:-}
 demo=$(mktemp -d "${TMPDIR:-/tmp}/relforge-demo.XXXXXX")
 serve_pid=
 cleanup() {
@@ -78,3 +80,24 @@ for variant in cpu cu130; do
   "$demo/venv-$variant/bin/python" -c \
     'import minitensor; print(minitensor.__version__, minitensor.version.cuda, minitensor.cuda_is_available())'
 done
+
+# --- relforge ships itself: the dist wheel, signed, published and pip installed from the channel.
+if [ -n "$dist" ]; then
+  relforge_wheel=$(ls "$dist"/relforge-*-py3-none-manylinux_2_28_x86_64.whl)
+  echo
+  echo "== relforge's own wheel: $(basename "$relforge_wheel") (make dist), checked, signed, published"
+  "$bin" wheel verify "$relforge_wheel"
+  cp "$relforge_wheel" "$demo/"
+  relforge_wheel=$demo/$(basename "$relforge_wheel")
+  "$bin" sign --key "$demo/keys/signing.key" --channel nightly "$relforge_wheel"
+  "$bin" publish --channel nightly --variant tools --root "$root" --key "$demo/keys/signing.pub" "$relforge_wheel"
+  index=http://127.0.0.1:$port/whl/nightly/tools
+  echo
+  echo "== pip install --index-url $index relforge  (fresh venv), then relforge --version from it"
+  /usr/bin/python3 -m venv "$demo/venv-relforge"
+  "$demo/venv-relforge/bin/python" -m pip install --pre --no-deps --no-cache-dir --disable-pip-version-check \
+    --index-url "$index" relforge
+  "$demo/venv-relforge/bin/relforge" --version
+  # The wheel carries the binary as a script: the venv's bin/relforge is the dist binary itself.
+  cmp "$demo/venv-relforge/bin/relforge" "$dist/relforge" && echo "   (bin/relforge is build/dist/relforge, byte for byte)"
+fi
