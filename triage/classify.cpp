@@ -1,11 +1,11 @@
 #include "triage/classify.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
-#include <deque>
-#include <fstream>
 #include <optional>
 
+#include "platform/mapped_windows.hpp"
 #include "triage/compiled_rules.hpp"
 #include "triage/preprocess.hpp"
 
@@ -16,7 +16,6 @@ namespace {
 // where a rule that could still win matched are walked line by line.
 constexpr std::size_t k_chunk_bytes = 256 * 1024;
 constexpr std::size_t k_max_raw_line_bytes = 4 * k_max_line_bytes;
-constexpr std::size_t k_read_bytes = 1 << 20;
 
 // Hyperscan reads bytes and RE2 reads UTF-8: they agree on ASCII text only.
 bool is_ascii(std::string_view text) {
@@ -41,7 +40,9 @@ struct LogScanner::State {
   std::string chunk;
   std::vector<std::size_t> starts;  // offsets of the chunk's lines
   std::vector<std::uint64_t> numbers;
-  std::deque<std::string> plus_lines;
+  // The last k_max_context_lines "+ command" lines, a ring whose strings keep their capacity.
+  std::array<std::string, k_max_context_lines> plus_lines;
+  std::size_t plus_next = 0, plus_count = 0;
   int active_block = -1;
   std::size_t best = 0;  // priority of the best match so far; rules.size() when none
   std::string scratch;
@@ -68,8 +69,9 @@ struct LogScanner::State {
   }
 
   void push_plus(std::string_view line) {
-    if (plus_lines.size() == k_max_context_lines) plus_lines.pop_front();
-    plus_lines.emplace_back(line);
+    plus_lines[plus_next].assign(line);
+    plus_next = (plus_next + 1) % k_max_context_lines;
+    plus_count = std::min(plus_count + 1, k_max_context_lines);
   }
 
   bool ignored(std::string_view line) const {
@@ -190,7 +192,10 @@ struct LogScanner::State {
     match.priority = priority;
     match.line = std::string(line);
     match.line_num = number;
-    match.context.assign(plus_lines.begin(), plus_lines.end());
+    match.context.clear();
+    for (std::size_t i = 0; i < plus_count; ++i)
+      match.context.push_back(
+          plus_lines[(plus_next + k_max_context_lines - plus_count + i) % k_max_context_lines]);
     result.match = std::move(match);
   }
 
@@ -268,31 +273,28 @@ Result<Classification> classify_file(const std::filesystem::path& path,
   if (!std::filesystem::is_regular_file(path, code)) {
     return fail(ErrorCategory::not_found, path.string() + ": no such log file");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(ErrorCategory::io, path.string() + ": cannot open the log for reading");
+  auto windows = platform::MappedWindows::open(path);
+  if (!windows) return tl::unexpected(windows.error());
   LogScanner scanner(std::move(rules));
-  std::string buffer(k_read_bytes, '\0');
   bool first = true;
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got == 0) break;
-    const std::string_view piece(buffer.data(), got);
+  while (true) {
+    auto piece = windows->next();
+    if (!piece) return tl::unexpected(piece.error());
+    if (piece->empty()) break;
     if (first) {
       first = false;
-      if (piece.size() >= 2 && piece[0] == '\x1f' && piece[1] == '\x8b') {
+      if (piece->size() >= 2 && (*piece)[0] == '\x1f' && (*piece)[1] == '\x8b') {
         return fail(ErrorCategory::invalid_input,
                     path.string() + ": is gzip-compressed; decompress it first (gunzip -k)");
       }
-      const auto nul = piece.substr(0, 8192).find('\0');
+      const auto nul = piece->substr(0, 8192).find('\0');
       if (nul != std::string_view::npos) {
         return fail(ErrorCategory::invalid_input, path.string() + ": looks binary (NUL byte at offset " +
                                                       std::to_string(nul) + "); pass a text CI log");
       }
     }
-    scanner.feed(piece);
+    scanner.feed(*piece);
   }
-  if (in.bad()) return fail(ErrorCategory::io, path.string() + ": read error");
   return scanner.finish();
 }
 
