@@ -5,9 +5,7 @@
 
 #include <atomic>
 
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -27,6 +25,7 @@
 #include "cli/build_setup.hpp"
 #include "cli/commands.hpp"
 #include "core/text.hpp"
+#include "core/time.hpp"
 #include "matrix/config.hpp"
 #include "matrix/expand.hpp"
 #include "matrix/select.hpp"
@@ -273,11 +272,7 @@ Result<builders::BuildOptions> prepare_build(const BuildCliOptions& cli, Runtime
   options->resume = cli.resume ? builders::Resume::yes : builders::Resume::no;
   options->dry_run = cli.dry_run ? builders::DryRun::yes : builders::DryRun::no;
   options->keep_going = cli.keep_going ? builders::KeepGoing::yes : builders::KeepGoing::no;
-  options->now_unix = [] {
-    return static_cast<std::int64_t>(
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count());
-  };
+  options->now_unix = [&clock = runtime.clock] { return clock.unix_seconds(); };
   return options;
 }
 
@@ -405,15 +400,13 @@ void register_build(CLI::App& command, Runtime& runtime) {
       print_plan(runtime, *options);
       return finish(runtime, {});
     }
-    const auto start = std::chrono::steady_clock::now();
+    const core::Clock& clock = runtime.clock;
+    const std::int64_t start_ms = clock.monotonic_ms();
     // On a terminal a bar (done/failed/running/queued, elapsed) stays on the last line, with the
     // timestamped lines scrolling above it; elsewhere (CI logs, pipes) only the lines.
     const bool tty = &runtime.err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
     auto bar = std::make_shared<builders::BuildProgress>();
-    auto elapsed = [start] {
-      return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
-          .count();
-    };
+    auto elapsed = [&clock, start_ms] { return (clock.monotonic_ms() - start_ms) / 1000; };
     auto draw = [&runtime, bar, elapsed] {
       const int total = bar->done + bar->failed + bar->running + bar->queued;
       const int width = 20, filled = total > 0 ? (bar->done + bar->failed) * width / total : 0;
@@ -422,12 +415,10 @@ void register_build(CLI::App& command, Runtime& runtime) {
                   << " done, " << bar->failed << " failed, " << bar->running << " running, " << bar->queued
                   << " queued  +" << elapsed() << "s" << std::flush;
     };
-    options->on_line = [&runtime, elapsed, tty, draw](const std::string& line) {
-      const std::time_t now = std::time(nullptr);
-      std::tm tm{};
-      gmtime_r(&now, &tm);
+    options->on_line = [&runtime, &clock, elapsed, tty, draw](const std::string& line) {
       if (tty) runtime.err << "\r\033[K";
-      runtime.err << std::put_time(&tm, "%H:%M:%S") << " [+" << elapsed() << "s] " << line << std::endl;
+      runtime.err << core::utc_time_of_day(clock.unix_seconds()) << " [+" << elapsed() << "s] " << line
+                  << std::endl;
       if (tty) draw();
     };
     options->on_progress = [bar, tty, draw](const builders::BuildProgress& progress) {

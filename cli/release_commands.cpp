@@ -1,5 +1,4 @@
 // `relforge release cut|pick|picks|rc|final|patch|status` and `relforge version current`.
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -10,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "core/text.hpp"
 #include "platform/fs.hpp"
 #include "release/build_ref.hpp"
 #include "release/build_version.hpp"
@@ -67,10 +67,6 @@ Result<release::Ledger> open_ledger(const Context& context, const CommonOptions&
   return release::Ledger::open(path);
 }
 
-std::string short_sha(const std::string& sha) {
-  return sha.substr(0, 12);
-}
-
 Json pick_json(const release::Pick& pick) {
   return {{"id", pick.id},
           {"series", pick.series},
@@ -85,9 +81,9 @@ Json pick_json(const release::Pick& pick) {
 }
 
 void print_pick_line(std::ostream& out, const release::Pick& pick) {
-  out << "#" << pick.id << "  " << pick.state << "  " << short_sha(pick.sha) << "  " << pick.reason << "  "
-      << pick.subject;
-  if (!pick.applied_sha.empty()) out << "  -> " << short_sha(pick.applied_sha);
+  out << "#" << pick.id << "  " << pick.state << "  " << core::short_sha(pick.sha) << "  " << pick.reason
+      << "  " << pick.subject;
+  if (!pick.applied_sha.empty()) out << "  -> " << core::short_sha(pick.applied_sha);
   if (!pick.conflict_files.empty()) {
     out << "  conflicts:";
     for (const auto& file : pick.conflict_files) out << ' ' << file;
@@ -108,11 +104,11 @@ Json commit_json(const release::PlannedCommit& commit) {
 
 void print_cut(std::ostream& out, const release::CutResult& cut) {
   out << (cut.executed ? "Cut release " : "Plan (dry run) for release ") << cut.series << '\n';
-  out << "  from " << cut.from_ref << " = " << short_sha(cut.from_sha) << '\n';
-  out << "  create " << cut.orig_ref << " at " << short_sha(cut.from_sha) << '\n';
+  out << "  from " << cut.from_ref << " = " << core::short_sha(cut.from_sha) << '\n';
+  out << "  create " << cut.orig_ref << " at " << core::short_sha(cut.from_sha) << '\n';
   for (const auto* commit : {&cut.release_commit, &cut.main_commit}) {
     out << "  commit on " << commit->branch << ": " << commit->message.substr(0, commit->message.find('\n'));
-    if (!commit->sha.empty()) out << " (" << short_sha(commit->sha) << ")";
+    if (!commit->sha.empty()) out << " (" << core::short_sha(commit->sha) << ")";
     out << '\n';
     for (const auto& change : commit->changes) out << "    " << change.path << ": " << change.summary << '\n';
   }
@@ -309,7 +305,7 @@ void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, c
       if (runtime.json) {
         runtime.out << tag_json(*tag).dump(2) << '\n';
       } else {
-        runtime.out << "tagged " << tag->tag << " at " << short_sha(tag->commit) << '\n';
+        runtime.out << "tagged " << tag->tag << " at " << core::short_sha(tag->commit) << '\n';
         for (const auto& spec : tag->pushed) runtime.out << "pushed " << spec << '\n';
       }
       return {};
@@ -342,7 +338,7 @@ void register_patch(CLI::App& group, Runtime& runtime) {
                     << '\n';
       } else {
         runtime.out << patch->branch << ": " << patch->previous_version << " -> " << patch->version << " ("
-                    << short_sha(patch->commit) << ")\n";
+                    << core::short_sha(patch->commit) << ")\n";
       }
       return {};
     });
@@ -390,14 +386,14 @@ void register_status(CLI::App& group, Runtime& runtime) {
         return {};
       }
       auto& out = runtime.out;
-      out << "branch   " << s.series.branch() << " at " << short_sha(s.head) << '\n';
+      out << "branch   " << s.series.branch() << " at " << core::short_sha(s.head) << '\n';
       out << "version  " << s.version << (s.final_tag_commit ? " (final)" : "") << '\n';
       out << "phase    " << (s.phase == release::Phase::final_rc ? "final RC: critical picks only" : "open")
           << '\n';
       if (s.rcs.empty())
         out << "last RC  none\n";
       else
-        out << "last RC  " << s.rcs.back().name << " at " << short_sha(s.rcs.back().commit) << '\n';
+        out << "last RC  " << s.rcs.back().name << " at " << core::short_sha(s.rcs.back().commit) << '\n';
       out << "picks   ";
       if (by_state.empty()) out << " none";
       for (const auto& [state, count] : by_state) out << ' ' << state << "=" << count;
@@ -411,15 +407,6 @@ void register_status(CLI::App& group, Runtime& runtime) {
       return {};
     });
   });
-}
-
-std::string utc_today() {
-  const auto now = std::chrono::system_clock::now();
-  const std::chrono::year_month_day day{std::chrono::floor<std::chrono::days>(now)};
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "%04d%02u%02u", static_cast<int>(day.year()),
-                static_cast<unsigned>(day.month()), static_cast<unsigned>(day.day()));
-  return buffer;
 }
 
 }  // namespace
@@ -465,7 +452,8 @@ void register_version_current(CLI::App& version_group, Runtime& runtime) {
     release::BuildVersionInputs inputs;
     inputs.variant = options->variant;
     if (!options->channel.empty()) inputs.channel = options->channel;
-    inputs.date = options->date.empty() ? utc_today() : options->date;
+    inputs.date =
+        options->date.empty() ? core::utc_date_compact(runtime.clock.unix_seconds()) : options->date;
     inputs.ref = options->ref;
     std::string from = "--ref";
     if (inputs.ref.empty()) {
