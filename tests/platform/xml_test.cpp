@@ -34,7 +34,8 @@ TEST(XmlTree, RefusesWhatIsNotWellFormed) {
   const std::pair<std::string, std::string> cases[] = {
       {"", "has no XML element (is it a S3 listing?)"},
       {"<html>oops", "ends inside <html> (truncated?)"},
-      {"Service Unavailable", "does not start with an XML element"},
+      {"Service Unavailable", "has no XML element (is it a S3 listing?)"},
+      {"Bad <b>Gateway</b>", "does not start with an XML element"},
       {"<a><b></a>", "has </a> where </b> was expected"},
       {"<a>x &unknown; y</a>", "has an unknown entity &unknown;"},
       {"<a>x & y</a>", "has a bare '&' in text"},
