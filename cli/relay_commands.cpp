@@ -41,15 +41,21 @@ void add_source(CLI::App& command, RelaySource& source) {
   command.add_option("--db", source.db, "The relay's SQLite database")->capture_default_str();
 }
 
+// The relay's tables print 10 digits (its dashboard too): narrower columns, and the width its
+// users' scripts read; everything else prints core::short_sha's 12.
+std::string relay_sha(const std::string& sha) {
+  return core::short_sha(sha).substr(0, 10);
+}
+
 void print_breakage_line(std::ostream& out, const ci_relay::BreakageView& b) {
   out << '#' << b.id << ' ' << b.state << "  " << b.repo << " · " << b.workflow << " / " << b.job << "  ";
   if (b.culprit_sha)
-    out << "culprit " << core::short_sha(*b.culprit_sha);
+    out << "culprit " << relay_sha(*b.culprit_sha);
   else
-    out << b.suspects << " suspects (" << core::short_sha(b.last_good_sha) << ".."
-        << core::short_sha(b.first_bad_sha) << "]";
+    out << b.suspects << " suspects (" << relay_sha(b.last_good_sha) << ".." << relay_sha(b.first_bad_sha)
+        << "]";
   if (b.detection_latency_s) out << "  detected after " << *b.detection_latency_s << " s";
-  if (b.fixed_sha) out << "  fixed by " << core::short_sha(*b.fixed_sha);
+  if (b.fixed_sha) out << "  fixed by " << relay_sha(*b.fixed_sha);
   out << '\n';
 }
 
@@ -266,7 +272,7 @@ void register_relay(CLI::App& group, Runtime& runtime) {
         for (std::size_t i = 0; i < grid->columns.size(); ++i)
           runtime.out << "  [" << i + 1 << "] " << grid->columns[i] << '\n';
         for (const auto& row : grid->rows) {
-          runtime.out << core::short_sha(row.sha) << "  " << row.glyphs << "  " << row.message.substr(0, 50)
+          runtime.out << relay_sha(row.sha) << "  " << row.glyphs << "  " << row.message.substr(0, 50)
                       << '\n';
         }
       }
@@ -299,8 +305,8 @@ void register_relay(CLI::App& group, Runtime& runtime) {
         runtime.out << out.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
       } else {
         for (const auto& j : *list) {
-          runtime.out << core::short_sha(j.head_sha) << "  " << j.repo << " · " << j.workflow << " / "
-                      << j.job << "  " << (j.conclusion ? *j.conclusion : j.status);
+          runtime.out << relay_sha(j.head_sha) << "  " << j.repo << " · " << j.workflow << " / " << j.job
+                      << "  " << (j.conclusion ? *j.conclusion : j.status);
           if (j.classification && !j.classification->rule.empty())
             runtime.out << "  [" << j.classification->rule << "] " << j.classification->line;
           else if (j.classification)
