@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
-#include <regex>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -38,10 +37,37 @@ const Toolkit* Runner::toolkit(const std::string& kind) const {
   return nullptr;
 }
 
+namespace {
+
+std::size_t digits_at(std::string_view text, std::size_t at) {
+  std::size_t end = at;
+  while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+  return end - at;
+}
+
+// "3.12" or "3.13t" out of a file name "python3.12" / "python3.13t"; "" for any other name.
+std::string python_name_version(std::string_view name) {
+  if (!name.starts_with("python3.")) return "";
+  const std::string_view version = name.substr(6);
+  const std::size_t minor = digits_at(version, 2);
+  if (minor == 0) return "";
+  const std::size_t end = 2 + minor;
+  if (end == version.size() || (end + 1 == version.size() && version[end] == 't'))
+    return std::string(version);
+  return "";
+}
+
+}  // namespace
+
+// The first "release X.Y" in nvcc --version's output.
 std::string parse_nvcc_version(const std::string& output) {
-  static const std::regex pattern(R"(release ([0-9]+\.[0-9]+))");
-  std::smatch match;
-  if (std::regex_search(output, match, pattern)) return match[1];
+  const std::string_view text = output;
+  for (auto at = text.find("release "); at != std::string_view::npos; at = text.find("release ", at + 1)) {
+    const std::size_t major = digits_at(text, at + 8);
+    if (major == 0 || at + 8 + major >= text.size() || text[at + 8 + major] != '.') continue;
+    const std::size_t minor = digits_at(text, at + 9 + major);
+    if (minor > 0) return std::string(text.substr(at + 8, major + 1 + minor));
+  }
   return "";
 }
 
@@ -51,7 +77,6 @@ Result<Runner> detect_local_runner(const DetectOptions& options) {
   runner.source = RunnerSource::detected;
   runner.slots = std::max(1, options.cpus);
   runner.labels = {"local"};
-  static const std::regex python_name(R"(python(3\.[0-9]+t?))");
   // Per version the best-ranked interpreter wins: development headers first (a pyenv shim or a
   // venv without Python.h cannot build extensions), then a preferred folder (the distribution's
   // own /usr/bin/python3.X, not a shim that resolves differently per directory), then the first.
@@ -73,9 +98,8 @@ Result<Runner> detect_local_runner(const DetectOptions& options) {
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) names.push_back(entry.path());
     std::sort(names.begin(), names.end());
     for (const auto& path : names) {
-      std::smatch match;
-      const std::string base = path.filename().string();
-      if (std::regex_match(base, match, python_name)) candidates.push_back({path, match[1], "", false});
+      auto named = python_name_version(path.filename().string());
+      if (!named.empty()) candidates.push_back({path, std::move(named), "", false});
     }
   }
   // Ask every interpreter itself (a name can lie: a dangling link, a wrapper, a pyenv shim for a

@@ -9,14 +9,12 @@
 #include <optional>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include "packaging/version.hpp"
 
 namespace relforge::channels {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using core::append_json_string;
 
 const std::string k_head_open =
     "<!DOCTYPE html>\n<html>\n<head>\n<meta name=\"pypi:repository-version\" content=\"";
@@ -39,27 +37,12 @@ void sort_by_version(std::vector<IndexedFile>& files) {
   files = std::move(sorted);
 }
 
-// Appends `text` as a JSON string literal, escaped exactly as nlohmann's dump() does.
-void append_json_string(std::string& out, std::string_view text) {
-  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    return byte >= 0x20 && byte < 0x80 && c != '"' && c != '\\';
-  });
-  if (!plain) {
-    out += Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
-    return;
-  }
-  out += '"';
-  out += text;
-  out += '"';
-}
-
 // Appends `text` HTML-escaped; most names and hashes need no escaping, so skip the copy then.
 void append_html(std::string& out, std::string_view text) {
   if (text.find_first_of("&<>\"'") == std::string_view::npos) {
     out += text;
   } else {
-    out += html_escape(text);
+    out += core::html_escape(text);
   }
 }
 
@@ -67,10 +50,6 @@ void append_html(std::string& out, std::string_view text) {
 
 std::string url_escape_path(std::string_view text) {
   return core::percent_encode(text, "/");
-}
-
-std::string html_escape(std::string_view text) {
-  return core::html_escape(text);
 }
 
 std::string render_project_html(const std::string& project, const std::vector<IndexedFile>& files) {

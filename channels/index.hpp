@@ -13,6 +13,7 @@
 #include "channels/object_store.hpp"
 #include "channels/store.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace relforge::channels {
 
@@ -24,7 +25,7 @@ struct IndexedFile {
 };
 
 std::string url_escape_path(std::string_view text);  // '+' -> %2B, etc.; '/' kept
-std::string html_escape(std::string_view text);
+using core::html_escape;                             // the one in core/text
 
 std::string render_project_html(const std::string& project, const std::vector<IndexedFile>& files);
 std::string render_project_json(const std::string& project, const std::vector<IndexedFile>& files);

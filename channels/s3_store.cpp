@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "channels/index.hpp"
+#include "core/try.hpp"
 #include "platform/digest.hpp"
 #include "platform/http_client.hpp"
+#include "platform/xml.hpp"
 
 namespace relforge::channels {
 namespace fs = std::filesystem;
@@ -24,38 +26,11 @@ std::string encode_query_value(std::string_view text) {
   return core::percent_encode(text);
 }
 
-std::string xml_unescape(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '&') {
-      out += text[i];
-      continue;
-    }
-    static constexpr std::pair<std::string_view, char> k_entities[] = {
-        {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
-    bool matched = false;
-    for (const auto& [entity, c] : k_entities) {
-      if (text.substr(i, entity.size()) == entity) {
-        out += c;
-        i += entity.size() - 1;
-        matched = true;
-        break;
-      }
-    }
-    if (!matched) out += '&';
-  }
-  return out;
-}
-
-// The text of the first <tag>...</tag> in `xml` at or after `from`.
-std::optional<std::string> xml_value(std::string_view xml, std::string_view tag, std::size_t from = 0) {
-  const std::string open = "<" + std::string(tag) + ">";
-  const std::string close = "</" + std::string(tag) + ">";
-  const auto start = xml.find(open, from);
-  if (start == std::string_view::npos) return std::nullopt;
-  const auto end = xml.find(close, start + open.size());
-  if (end == std::string_view::npos) return std::nullopt;
-  return xml_unescape(xml.substr(start + open.size(), end - start - open.size()));
+// The root of an S3 answer's XML body; a body that is not XML (an empty 404, a proxy's HTML page)
+// reads as an empty <Error>, so callers fall back to the HTTP status.
+platform::XmlNode error_document(std::string_view body) {
+  auto root = platform::parse_xml(body, "S3 answer", "S3 XML answer");
+  return root ? std::move(*root) : platform::XmlNode{};
 }
 
 class S3Store final : public ObjectStore {
@@ -140,16 +115,16 @@ public:
 
   Result<std::vector<ObjectInfo>> list(const std::string& prefix, Temporaries) override {
     std::vector<ObjectInfo> out;
-    auto listed = list_pages(prefix, false, [&](std::string_view xml) {
-      for_each_entry(xml, "Contents", [&](std::string_view entry) {
-        auto key = xml_value(entry, "Key");
-        if (!key || !key->starts_with(base_prefix())) return;
+    auto listed = list_pages(prefix, false, [&](const platform::XmlNode& page) {
+      for (const auto& entry : page.children) {
+        const auto* key = entry.name == "Contents" ? entry.find("Key") : nullptr;
+        if (key == nullptr || !key->text.starts_with(base_prefix())) continue;
         ObjectInfo info;
-        info.key = key->substr(base_prefix().size());
-        info.size = std::strtoull(xml_value(entry, "Size").value_or("0").c_str(), nullptr, 10);
-        info.etag = xml_value(entry, "ETag").value_or("");
+        info.key = key->text.substr(base_prefix().size());
+        info.size = std::strtoull(entry.child_text("Size", "0").c_str(), nullptr, 10);
+        info.etag = entry.child_text("ETag");
         out.push_back(std::move(info));
-      });
+      }
     });
     if (!listed) return tl::unexpected(listed.error());
     std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
@@ -161,14 +136,14 @@ public:
   Result<std::vector<std::string>> children(const std::string& prefix) override {
     std::vector<std::string> out;
     const std::string under = base_prefix() + prefix;
-    const auto child_of = [&](const std::optional<std::string>& key) {
-      if (key && key->size() > under.size() && key->starts_with(under))
-        out.push_back(key->substr(under.size()));
-    };
-    auto listed = list_pages(prefix, true, [&](std::string_view xml) {
-      for_each_entry(xml, "Contents", [&](std::string_view entry) { child_of(xml_value(entry, "Key")); });
-      for_each_entry(xml, "CommonPrefixes",
-                     [&](std::string_view entry) { child_of(xml_value(entry, "Prefix")); });
+    auto listed = list_pages(prefix, true, [&](const platform::XmlNode& page) {
+      for (const auto& entry : page.children) {
+        const auto* key = entry.name == "Contents"         ? entry.find("Key")
+                          : entry.name == "CommonPrefixes" ? entry.find("Prefix")
+                                                           : nullptr;
+        if (key != nullptr && key->text.size() > under.size() && key->text.starts_with(under))
+          out.push_back(key->text.substr(under.size()));
+      }
     });
     if (!listed) return tl::unexpected(listed.error());
     std::sort(out.begin(), out.end());
@@ -205,20 +180,9 @@ private:
     return m_options.location.prefix.empty() ? "" : m_options.location.prefix + "/";
   }
 
-  // Calls each(entry) for the text of every <tag>...</tag> in `xml`.
-  template <typename Each>
-  static void for_each_entry(std::string_view xml, std::string_view tag, const Each& each) {
-    const std::string open = "<" + std::string(tag) + ">";
-    const std::string close = "</" + std::string(tag) + ">";
-    for (auto at = xml.find(open); at != std::string_view::npos; at = xml.find(open, at + 1)) {
-      const auto end = xml.find(close, at);
-      each(xml.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
-    }
-  }
-
   // Every page of a ListObjectsV2 of `prefix` (one level of it when `delimited`), in turn to `page`.
   Status list_pages(const std::string& prefix, bool delimited,
-                    const std::function<void(std::string_view)>& page) {
+                    const std::function<void(const platform::XmlNode&)>& page) {
     std::string token;
     for (;;) {
       // Parameters in sorted order: libcurl 7.88 signs the query string as written.
@@ -227,18 +191,19 @@ private:
       if (delimited) query += "delimiter=" + encode_query_value("/") + "&";
       query += "list-type=2&max-keys=" + std::to_string(m_options.list_page_size) +
                "&prefix=" + encode_query_value(base_prefix() + prefix);
-      auto response = send({.method = "GET", .query = query, .where = prefix});
-      if (!response) return tl::unexpected(response.error());
-      if (response->status != 200) return tl::unexpected(error_of(*response, "LIST", prefix));
-      page(response->body);
-      const std::string_view xml = response->body;
-      if (xml_value(xml, "IsTruncated").value_or("false") != "true") return {};
-      auto next = xml_value(xml, "NextContinuationToken");
-      if (!next || next->empty() || *next == token) {
+      TRY_ASSIGN(const auto response, send({.method = "GET", .query = query, .where = prefix}));
+      if (response.status != 200) return tl::unexpected(error_of(response, "LIST", prefix));
+      // A listing that is not XML is an error, not an empty channel.
+      TRY_ASSIGN(const auto root, platform::parse_xml(response.body, "S3 listing of " + describe(prefix),
+                                                      "ListObjectsV2 answer"));
+      page(root);
+      if (root.child_text("IsTruncated", "false") != "true") return {};
+      const auto* next = root.find("NextContinuationToken");
+      if (next == nullptr || next->text.empty() || next->text == token) {
         return fail(ErrorCategory::network,
                     "S3 listing of " + describe(prefix) + " is truncated but gave no new continuation token");
       }
-      token = std::move(*next);
+      token = next->text;
     }
   }
 
@@ -285,13 +250,13 @@ private:
   }
 
   static std::string code_of(const platform::HttpClientResponse& response) {
-    return xml_value(response.body, "Code").value_or("");
+    return error_document(response.body).child_text("Code");
   }
 
   Error error_of(const platform::HttpClientResponse& response, const std::string& what,
                  const std::string& key) const {
     const std::string code = code_of(response);
-    const std::string message = xml_value(response.body, "Message").value_or("");
+    const std::string message = error_document(response.body).child_text("Message");
     std::string text = "S3 " + what + " " + describe(key) + " at " + m_options.endpoint + " answered HTTP " +
                        std::to_string(response.status) + (code.empty() ? "" : " " + code) +
                        (message.empty() ? "" : ": " + message);

@@ -5,9 +5,7 @@
 
 #include <atomic>
 
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -28,6 +26,7 @@
 #include "cli/build_setup.hpp"
 #include "cli/commands.hpp"
 #include "core/text.hpp"
+#include "core/time.hpp"
 #include "matrix/config.hpp"
 #include "matrix/expand.hpp"
 #include "matrix/select.hpp"
@@ -312,11 +311,7 @@ Result<builders::BuildOptions> prepare_build(const BuildCliOptions& cli, Runtime
   options->resume = cli.resume ? builders::Resume::yes : builders::Resume::no;
   options->dry_run = cli.dry_run ? builders::DryRun::yes : builders::DryRun::no;
   options->keep_going = cli.keep_going ? builders::KeepGoing::yes : builders::KeepGoing::no;
-  options->now_unix = [] {
-    return static_cast<std::int64_t>(
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count());
-  };
+  options->now_unix = [&clock = runtime.clock] { return clock.unix_seconds(); };
   return options;
 }
 
@@ -444,11 +439,9 @@ void register_build(CLI::App& command, Runtime& runtime) {
       print_plan(runtime, *options);
       return finish(runtime, {});
     }
-    const auto start = std::chrono::steady_clock::now();
-    auto elapsed = [start] {
-      return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
-          .count();
-    };
+    const core::Clock& clock = runtime.clock;
+    const std::int64_t start_ms = clock.monotonic_ms();
+    auto elapsed = [&clock, start_ms] { return (clock.monotonic_ms() - start_ms) / 1000; };
     // On a terminal a status line (counts, each running cell's elapsed time and ETA) stays last and
     // ticks every second; under GitHub Actions each cell's log is a collapsible group; elsewhere
     // plain lines, prefixed with the cell when several cells build at once.
@@ -456,15 +449,10 @@ void register_build(CLI::App& command, Runtime& runtime) {
     const bool github = runtime.getenv("GITHUB_ACTIONS").value_or("") == "true";
     const auto mode = github ? DisplayMode::github : tty ? DisplayMode::tty : DisplayMode::plain;
     const bool several = options->cells.size() > 1 && options->jobs != 1;
-    BuildDisplay display(runtime.err, mode, several ? Prefix::yes : Prefix::no, options->monotonic_ms,
-                         [elapsed] {
-                           const std::time_t now = std::time(nullptr);
-                           std::tm tm{};
-                           gmtime_r(&now, &tm);
-                           std::ostringstream text;
-                           text << std::put_time(&tm, "%H:%M:%S") << " [+" << elapsed() << "s] ";
-                           return text.str();
-                         });
+    BuildDisplay display(
+        runtime.err, mode, several ? Prefix::yes : Prefix::no, options->monotonic_ms, [&clock, elapsed] {
+          return core::utc_time_of_day(clock.unix_seconds()) + " [+" + std::to_string(elapsed()) + "s] ";
+        });
     options->on_line = [&display](const std::string& line) { display.line(line); };
     options->on_output = [&display](const std::string& cell, const std::string& line) {
       display.output(cell, line);

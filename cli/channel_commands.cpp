@@ -1,9 +1,7 @@
 // `relforge publish | promote | prune | yank | index rebuild | index check`: the channel store (a
 // folder, or an S3 bucket with --store s3://...) and its PEP 503/691 indexes (`serve` is in
 // serve_command.cpp).
-#include <chrono>
 #include <csignal>
-#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -23,21 +21,13 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/release_matrix.hpp"
+#include "core/time.hpp"
 
 namespace relforge::cli {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-
-std::string now_utc() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
 
 // --store s3://bucket/prefix puts the channel tree in an S3-compatible bucket; any other --store
 // value is a store directory, like --root.
@@ -166,7 +156,7 @@ void register_publish(CLI::App& command, Runtime& runtime) {
     if (!parsed) return report_error(runtime, parsed.error());
     options->channel = *parsed;
     options->signatures = flags->policy();
-    options->upload_time = now_utc();
+    options->upload_time = core::rfc3339_utc(runtime.clock.unix_seconds());
     options->on_stage = crash_hook(runtime);
     auto opened = open_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
@@ -275,7 +265,7 @@ void register_promote(CLI::App& command, Runtime& runtime) {
     options->to = *target;
     options->dry_run = *dry_run ? channels::DryRun::yes : channels::DryRun::no;
     options->signatures = flags->policy();
-    options->upload_time = now_utc();
+    options->upload_time = core::rfc3339_utc(runtime.clock.unix_seconds());
     options->on_stage = crash_hook(runtime);
     if (!pypi_variants->empty()) options->pypi_variants = *pypi_variants;
     auto opened = open_store(runtime, *store, *root);
@@ -336,7 +326,7 @@ void register_prune(CLI::App& command, Runtime& runtime) {
     options->channel = *parsed;
     options->dry_run = *dry_run ? channels::DryRun::yes : channels::DryRun::no;
     options->test = *allow_test ? channels::TestPruning::allow : channels::TestPruning::refuse;
-    options->deleted_at = now_utc();
+    options->deleted_at = core::rfc3339_utc(runtime.clock.unix_seconds());
     options->on_stage = crash_hook(runtime);
     auto opened = open_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());

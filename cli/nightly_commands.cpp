@@ -1,6 +1,4 @@
 // `relforge nightly`: build, repair, smoke-test, sign and publish the selected cells.
-#include <chrono>
-#include <ctime>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -11,40 +9,12 @@
 #include "cli/commands.hpp"
 #include "cli/nightly_pipeline.hpp"
 #include "core/text.hpp"
+#include "core/time.hpp"
 
 namespace relforge::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// The clock is read here, in cli/, only: the pipeline gets the date and times as values.
-std::tm utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  return parts;
-}
-
-std::string utc_date() {
-  const auto parts = utc_now();
-  char text[16];
-  std::strftime(text, sizeof text, "%Y%m%d", &parts);
-  return text;
-}
-
-std::string utc_timestamp() {
-  const auto parts = utc_now();
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
-
-std::string utc_clock() {
-  const auto parts = utc_now();
-  char text[16];
-  std::strftime(text, sizeof text, "%H:%M:%S", &parts);
-  return text;
-}
 
 std::string seconds_text(std::int64_t ms) {
   std::ostringstream out;
@@ -139,20 +109,17 @@ void register_nightly(CLI::App& command, Runtime& runtime) {
   add_json_flag(command, runtime);
   command.callback([&runtime, cli] {
     NightlyOptions options = cli->options;
-    options.date = cli->date.empty() ? utc_date() : cli->date;
+    const core::Clock& clock = runtime.clock;
+    options.date = cli->date.empty() ? core::utc_date_compact(clock.unix_seconds()) : cli->date;
     options.resume = cli->resume ? builders::Resume::yes : builders::Resume::no;
     options.path_env = runtime.getenv("PATH").value_or("/usr/bin:/bin");
-    options.upload_time = utc_timestamp();
-    options.now_unix = [] {
-      return static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                           std::chrono::system_clock::now().time_since_epoch())
-                                           .count());
-    };
-    const auto start = std::chrono::steady_clock::now();
-    options.on_line = [&runtime, start](const std::string& line) {
-      const auto elapsed =
-          std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
-      runtime.err << utc_clock() << " [+" << elapsed << "s] " << line << std::endl;
+    options.upload_time = core::rfc3339_utc(clock.unix_seconds());
+    options.now_unix = [&clock] { return clock.unix_seconds(); };
+    const std::int64_t start_ms = clock.monotonic_ms();
+    options.on_line = [&runtime, &clock, start_ms](const std::string& line) {
+      const std::int64_t elapsed = (clock.monotonic_ms() - start_ms) / 1000;
+      runtime.err << core::utc_time_of_day(clock.unix_seconds()) << " [+" << elapsed << "s] " << line
+                  << std::endl;
     };
     auto out = run_nightly(options);
     if (!out) return report_error(runtime, out.error());

@@ -2,11 +2,10 @@
 
 #include <unistd.h>
 
-#include <ctime>
-
 #include <nlohmann/json.hpp>
 
 #include "builders/ledger.hpp"
+#include "core/time.hpp"
 #include "platform/digest.hpp"
 #include "platform/fs.hpp"
 #include "signing/bundle.hpp"
@@ -15,15 +14,6 @@ namespace relforge::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string rfc3339(std::int64_t unix_seconds) {
-  const auto when = static_cast<std::time_t>(unix_seconds);
-  std::tm parts{};
-  gmtime_r(&when, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
 
 std::string host_name() {
   char name[256] = {};
@@ -90,8 +80,8 @@ Result<SignedWheel> sign_built_wheel(const SigningKeys& keys, const ProvenanceCo
     facts.source_repository = "git+" + context.source_repository;
   facts.builder_id = "https://relforge.dev/runners/" + host_name() + "/" + row.runner;
   facts.invocation_id = outcome.cell + "@" + std::to_string(row.started_unix);
-  facts.started_on = rfc3339(row.started_unix);
-  facts.finished_on = rfc3339(row.started_unix + row.duration_ms / 1000);
+  facts.started_on = core::rfc3339_utc(row.started_unix);
+  facts.finished_on = core::rfc3339_utc(row.started_unix + row.duration_ms / 1000);
   if (!row.log.empty()) {
     if (auto digest = platform::sha256_file(row.log)) {
       facts.log_name = fs::path(row.log).filename().string();

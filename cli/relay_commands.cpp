@@ -2,7 +2,6 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <chrono>
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -17,6 +16,7 @@
 #include "ci_relay/replay.hpp"
 #include "ci_relay/service.hpp"
 #include "cli/commands.hpp"
+#include "core/text.hpp"
 #include "platform/fs.hpp"
 #include "platform/http_server.hpp"
 
@@ -24,11 +24,6 @@ namespace relforge::cli {
 namespace {
 
 using nlohmann::json;
-
-std::int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 struct RelaySource {
   std::string config = "relay.toml";
@@ -46,19 +41,21 @@ void add_source(CLI::App& command, RelaySource& source) {
   command.add_option("--db", source.db, "The relay's SQLite database")->capture_default_str();
 }
 
-std::string short_sha(const std::string& sha) {
-  return sha.substr(0, 10);
+// The relay's tables print 10 digits (its dashboard too): narrower columns, and the width its
+// users' scripts read; everything else prints core::short_sha's 12.
+std::string relay_sha(const std::string& sha) {
+  return core::short_sha(sha).substr(0, 10);
 }
 
 void print_breakage_line(std::ostream& out, const ci_relay::BreakageView& b) {
   out << '#' << b.id << ' ' << b.state << "  " << b.repo << " · " << b.workflow << " / " << b.job << "  ";
   if (b.culprit_sha)
-    out << "culprit " << short_sha(*b.culprit_sha);
+    out << "culprit " << relay_sha(*b.culprit_sha);
   else
-    out << b.suspects << " suspects (" << short_sha(b.last_good_sha) << ".." << short_sha(b.first_bad_sha)
+    out << b.suspects << " suspects (" << relay_sha(b.last_good_sha) << ".." << relay_sha(b.first_bad_sha)
         << "]";
   if (b.detection_latency_s) out << "  detected after " << *b.detection_latency_s << " s";
-  if (b.fixed_sha) out << "  fixed by " << short_sha(*b.fixed_sha);
+  if (b.fixed_sha) out << "  fixed by " << relay_sha(*b.fixed_sha);
   out << '\n';
 }
 
@@ -82,7 +79,7 @@ Status run_serve(const ServeOptions& options, Runtime& runtime) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  ci_relay::RelayService service(*relay, unix_now);
+  ci_relay::RelayService service(*relay, [&clock = runtime.clock] { return clock.unix_seconds(); });
   platform::HttpServer server;
   service.install(server);
   auto port = server.bind(options.host, options.port);
@@ -142,7 +139,7 @@ void register_relay(CLI::App& group, Runtime& runtime) {
     command->callback([&runtime, options] {
       auto relay = open_relay(options->source, runtime, ci_relay::Secrets::optional);
       if (!relay) return report_error(runtime, relay.error());
-      auto summary = ci_relay::replay(*relay, options->path, unix_now());
+      auto summary = ci_relay::replay(*relay, options->path, runtime.clock.unix_seconds());
       if (!summary) return report_error(runtime, summary.error());
       if (runtime.json) {
         runtime.out << json{{"outcomes", summary->outcomes},
@@ -234,7 +231,7 @@ void register_relay(CLI::App& group, Runtime& runtime) {
       }
       std::optional<std::int64_t> queued;
       if (*request) {
-        auto outbox = relay->request_bisect_run(*id, unix_now());
+        auto outbox = relay->request_bisect_run(*id, runtime.clock.unix_seconds());
         if (!outbox) return report_error(runtime, outbox.error());
         queued = *outbox;
       }
@@ -275,7 +272,7 @@ void register_relay(CLI::App& group, Runtime& runtime) {
         for (std::size_t i = 0; i < grid->columns.size(); ++i)
           runtime.out << "  [" << i + 1 << "] " << grid->columns[i] << '\n';
         for (const auto& row : grid->rows) {
-          runtime.out << short_sha(row.sha) << "  " << row.glyphs << "  " << row.message.substr(0, 50)
+          runtime.out << relay_sha(row.sha) << "  " << row.glyphs << "  " << row.message.substr(0, 50)
                       << '\n';
         }
       }
@@ -308,7 +305,7 @@ void register_relay(CLI::App& group, Runtime& runtime) {
         runtime.out << out.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
       } else {
         for (const auto& j : *list) {
-          runtime.out << short_sha(j.head_sha) << "  " << j.repo << " · " << j.workflow << " / " << j.job
+          runtime.out << relay_sha(j.head_sha) << "  " << j.repo << " · " << j.workflow << " / " << j.job
                       << "  " << (j.conclusion ? *j.conclusion : j.status);
           if (j.classification && !j.classification->rule.empty())
             runtime.out << "  [" << j.classification->rule << "] " << j.classification->line;
@@ -367,7 +364,7 @@ void register_relay(CLI::App& group, Runtime& runtime) {
     command->callback([&runtime, source] {
       auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
       if (!relay) return report_error(runtime, relay.error());
-      auto health = ci_relay::repo_health(relay->db(), relay->config(), unix_now());
+      auto health = ci_relay::repo_health(relay->db(), relay->config(), runtime.clock.unix_seconds());
       if (!health) return report_error(runtime, health.error());
       if (runtime.json) {
         json out = json::array();

@@ -1,5 +1,4 @@
 // `relforge release cut|pick|picks|rc|final|patch|status` and `relforge version current`.
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "core/text.hpp"
+#include "core/time.hpp"
 #include "platform/fs.hpp"
 #include "release/build_ref.hpp"
 #include "release/build_version.hpp"
@@ -79,27 +80,9 @@ Status sync_ledger(Runtime& runtime, release::Ledger& ledger, const std::string&
   return {};
 }
 
-std::string short_sha(const std::string& sha) {
-  return sha.substr(0, 12);
-}
-
 Json audit_json(const std::string& by, const std::string& at) {
   if (by.empty()) return nullptr;
   return {{"by", by}, {"at", at}};
-}
-
-// Now, UTC, as RFC 3339 (the ledger's audit times).
-std::string rfc3339_now() {
-  const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-  const auto day = std::chrono::floor<std::chrono::days>(now);
-  const std::chrono::year_month_day date{day};
-  const std::chrono::hh_mm_ss time{now - day};
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(date.year()),
-                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
-                static_cast<int>(time.seconds().count()));
-  return buffer;
 }
 
 Json pick_json(const release::Pick& pick) {
@@ -123,9 +106,9 @@ Json pick_json(const release::Pick& pick) {
 }
 
 void print_pick_line(std::ostream& out, const release::Pick& pick) {
-  out << "#" << pick.id << "  " << pick.state << "  " << short_sha(pick.sha) << "  " << pick.reason << "  "
-      << pick.subject;
-  if (!pick.applied_sha.empty()) out << "  -> " << short_sha(pick.applied_sha);
+  out << "#" << pick.id << "  " << pick.state << "  " << core::short_sha(pick.sha) << "  " << pick.reason
+      << "  " << pick.subject;
+  if (!pick.applied_sha.empty()) out << "  -> " << core::short_sha(pick.applied_sha);
   if (!pick.conflict_files.empty()) {
     out << "  conflicts:";
     for (const auto& file : pick.conflict_files) out << ' ' << file;
@@ -154,11 +137,11 @@ Json commit_json(const release::PlannedCommit& commit) {
 
 void print_cut(std::ostream& out, const release::CutResult& cut) {
   out << (cut.executed ? "Cut release " : "Plan (dry run) for release ") << cut.series << '\n';
-  out << "  from " << cut.from_ref << " = " << short_sha(cut.from_sha) << '\n';
-  out << "  create " << cut.orig_ref << " at " << short_sha(cut.from_sha) << '\n';
+  out << "  from " << cut.from_ref << " = " << core::short_sha(cut.from_sha) << '\n';
+  out << "  create " << cut.orig_ref << " at " << core::short_sha(cut.from_sha) << '\n';
   for (const auto* commit : {&cut.release_commit, &cut.main_commit}) {
     out << "  commit on " << commit->branch << ": " << commit->message.substr(0, commit->message.find('\n'));
-    if (!commit->sha.empty()) out << " (" << short_sha(commit->sha) << ")";
+    if (!commit->sha.empty()) out << " (" << core::short_sha(commit->sha) << ")";
     out << '\n';
     for (const auto& change : commit->changes) out << "    " << change.path << ": " << change.summary << '\n';
   }
@@ -231,8 +214,8 @@ Json plan_json(const release::Plan& plan) {
 void print_plan(std::ostream& out, const release::Plan& plan) {
   for (const auto& step : plan.refs) {
     out << "  " << (step.old_sha.empty() ? "create " : "move   ") << step.ref << ' '
-        << (step.old_sha.empty() ? "" : short_sha(step.old_sha) + " -> ")
-        << (step.new_sha.empty() ? "(new)" : short_sha(step.new_sha)) << "  " << step.summary << '\n';
+        << (step.old_sha.empty() ? "" : core::short_sha(step.old_sha) + " -> ")
+        << (step.new_sha.empty() ? "(new)" : core::short_sha(step.new_sha)) << "  " << step.summary << '\n';
   }
   for (const auto& file : plan.files) out << "  change " << file.path << ": " << file.summary << '\n';
   for (std::size_t i = 0; i < plan.picks_after.size(); ++i) {
@@ -370,7 +353,7 @@ void register_pick(CLI::App& group, Runtime& runtime) {
     add_ledger(*command, *common);
     add_json_flag(*command, runtime);
     command->callback([&runtime, options, common] {
-      options->actor.when = rfc3339_now();
+      options->actor.when = core::rfc3339_utc(runtime.clock.unix_seconds());
       run_with_context(runtime, *common, [&](Context& context) -> Status {
         auto ledger = open_ledger(context, *common);
         if (!ledger) return tl::unexpected(ledger.error());
@@ -404,8 +387,9 @@ void register_pick(CLI::App& group, Runtime& runtime) {
         if (!push->empty()) {
           if (auto ok = sync_ledger(runtime, *ledger, *push); !ok) return ok;
         }
-        auto result = release::run_pick_decide(context.repo, context.config, *ledger, *id, decision,
-                                               release::Actor{*who, rfc3339_now()}, *reason);
+        auto result = release::run_pick_decide(
+            context.repo, context.config, *ledger, *id, decision,
+            release::Actor{*who, core::rfc3339_utc(runtime.clock.unix_seconds())}, *reason);
         if (!result) return tl::unexpected(result.error());
         if (auto ok = sync_ledger(runtime, *ledger, *push); !ok) return ok;
         print_picks(runtime, {*result});
@@ -440,7 +424,7 @@ void register_pick(CLI::App& group, Runtime& runtime) {
           return {};
         }
         for (const auto& note : report->notes) runtime.out << "merged: " << note << '\n';
-        runtime.out << "ledger " << (report->after.empty() ? "empty" : short_sha(report->after))
+        runtime.out << "ledger " << (report->after.empty() ? "empty" : core::short_sha(report->after))
                     << (report->pushed ? ", pushed to " : ", in sync with ") << *remote << '\n';
         return {};
       });
@@ -543,7 +527,7 @@ void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, c
       if (runtime.json) {
         runtime.out << tag_json(*tag).dump(2) << '\n';
       } else {
-        runtime.out << "tagged " << tag->tag << " at " << short_sha(tag->commit) << '\n';
+        runtime.out << "tagged " << tag->tag << " at " << core::short_sha(tag->commit) << '\n';
         for (const auto& spec : tag->pushed) runtime.out << "pushed " << spec << '\n';
       }
       return {};
@@ -578,7 +562,7 @@ void register_patch(CLI::App& group, Runtime& runtime) {
                     << '\n';
       } else {
         runtime.out << patch->branch << ": " << patch->previous_version << " -> " << patch->version << " ("
-                    << short_sha(patch->commit) << ")\n";
+                    << core::short_sha(patch->commit) << ")\n";
         for (const auto& spec : patch->pushed) runtime.out << "pushed " << spec << '\n';
       }
       return {};
@@ -587,10 +571,10 @@ void register_patch(CLI::App& group, Runtime& runtime) {
 }
 
 std::string remote_state(const release::RemoteRefState& ref) {
-  if (ref.local.empty()) return "missing here (on the remote at " + short_sha(ref.remote) + ")";
-  if (ref.remote.empty()) return "missing on the remote (here at " + short_sha(ref.local) + ")";
-  if (ref.local == ref.remote) return "in sync at " + short_sha(ref.local);
-  if (!ref.known) return "differs (remote at " + short_sha(ref.remote) + ", not fetched here)";
+  if (ref.local.empty()) return "missing here (on the remote at " + core::short_sha(ref.remote) + ")";
+  if (ref.remote.empty()) return "missing on the remote (here at " + core::short_sha(ref.local) + ")";
+  if (ref.local == ref.remote) return "in sync at " + core::short_sha(ref.local);
+  if (!ref.known) return "differs (remote at " + core::short_sha(ref.remote) + ", not fetched here)";
   return std::to_string(ref.ahead) + " ahead, " + std::to_string(ref.behind) + " behind";
 }
 
@@ -657,14 +641,14 @@ void register_status(CLI::App& group, Runtime& runtime) {
         return {};
       }
       auto& out = runtime.out;
-      out << "branch   " << s.series.branch() << " at " << short_sha(s.head) << '\n';
+      out << "branch   " << s.series.branch() << " at " << core::short_sha(s.head) << '\n';
       out << "version  " << s.version << (s.final_tag_commit ? " (final)" : "") << '\n';
       out << "phase    " << (s.phase == release::Phase::final_rc ? "final RC: critical picks only" : "open")
           << '\n';
       if (s.rcs.empty())
         out << "last RC  none\n";
       else
-        out << "last RC  " << s.rcs.back().name << " at " << short_sha(s.rcs.back().commit) << '\n';
+        out << "last RC  " << s.rcs.back().name << " at " << core::short_sha(s.rcs.back().commit) << '\n';
       out << "picks   ";
       if (by_state.empty()) out << " none";
       for (const auto& [state, count] : by_state) out << ' ' << state << "=" << count;
@@ -686,15 +670,6 @@ void register_status(CLI::App& group, Runtime& runtime) {
       return {};
     });
   });
-}
-
-std::string utc_today() {
-  const auto now = std::chrono::system_clock::now();
-  const std::chrono::year_month_day day{std::chrono::floor<std::chrono::days>(now)};
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "%04d%02u%02u", static_cast<int>(day.year()),
-                static_cast<unsigned>(day.month()), static_cast<unsigned>(day.day()));
-  return buffer;
 }
 
 }  // namespace
@@ -742,7 +717,8 @@ void register_version_current(CLI::App& version_group, Runtime& runtime) {
     release::BuildVersionInputs inputs;
     inputs.variant = options->variant;
     if (!options->channel.empty()) inputs.channel = options->channel;
-    inputs.date = options->date.empty() ? utc_today() : options->date;
+    inputs.date =
+        options->date.empty() ? core::utc_date_compact(runtime.clock.unix_seconds()) : options->date;
     inputs.ref = options->ref;
     std::string from = "--ref";
     if (inputs.ref.empty()) {

@@ -1,6 +1,7 @@
 #pragma once
-// What every command handler needs from the outside world: streams, the environment, and the
-// place to leave its exit code. main() builds the real one; tests build one over string streams.
+// What every command handler needs from the outside world: streams, the environment, the clock,
+// and the place to leave its exit code. main() builds the real one; tests build one over string
+// streams (and may pass a core::ManualClock).
 #include <functional>
 #include <iosfwd>
 #include <optional>
@@ -9,6 +10,8 @@
 #include <CLI/CLI.hpp>
 
 #include "core/error.hpp"
+#include "core/time.hpp"
+#include "platform/clock.hpp"
 
 namespace relforge::cli {
 
@@ -19,6 +22,8 @@ struct Runtime {
   std::function<std::optional<std::string>(const std::string&)> getenv;
   bool json = false;
   int exit_code = 0;
+  // The only clock commands read; modules get it (or values read from it) as parameters.
+  const core::Clock& clock = platform::system_clock();
 };
 
 // Adds the `--json` flag every command carries.

@@ -1,7 +1,6 @@
 // `relforge triage classify|rules|record|clusters|ingest|flaky|disable-list|pr`: the log classifier,
 // failure clusters and flaky tests over a triage database (--db).
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -27,11 +26,6 @@ namespace relforge::cli {
 namespace {
 
 using triage::CompiledRules;
-
-std::int64_t now_seconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Result<std::shared_ptr<const CompiledRules>> load_rules(const std::optional<std::string>& path) {
   if (!path) return triage::default_rules();
@@ -285,7 +279,7 @@ void register_writers(CLI::App& group, Runtime& runtime) {
     command->add_option("--rules", options->rules, "Rules file (default: the built-in rules)");
     add_json_flag(*command, runtime);
     command->callback([&runtime, options] {
-      auto result = run_record(*options, now_seconds());
+      auto result = run_record(*options, runtime.clock.unix_seconds());
       if (report_failure(runtime, result)) return;
       runtime.out << (runtime.json ? dump(triage::classification_to_json(*result))
                                    : triage::classification_to_text(*result));
@@ -312,7 +306,7 @@ void register_writers(CLI::App& group, Runtime& runtime) {
     command->add_option("--time", options->time, "Unix time of the run (default: now)");
     add_json_flag(*command, runtime);
     command->callback([&runtime, options] {
-      auto result = run_ingest(*options, now_seconds());
+      auto result = run_ingest(*options, runtime.clock.unix_seconds());
       if (report_failure(runtime, result)) return;
       if (runtime.json)
         runtime.out << dump({{"stored", *result}});
@@ -330,7 +324,7 @@ void register_readers(CLI::App& group, Runtime& runtime) {
     add_history_options(*command, *options);
     add_json_flag(*command, runtime);
     command->callback([&runtime, options] {
-      auto result = run_clusters(*options, now_seconds());
+      auto result = run_clusters(*options, runtime.clock.unix_seconds());
       if (report_failure(runtime, result)) return;
       runtime.out << (runtime.json ? dump(triage::clusters_to_json(*result))
                                    : triage::clusters_to_text(*result));
@@ -343,7 +337,7 @@ void register_readers(CLI::App& group, Runtime& runtime) {
     add_history_options(*command, *options);
     add_json_flag(*command, runtime);
     command->callback([&runtime, options] {
-      auto result = run_flaky(*options, now_seconds());
+      auto result = run_flaky(*options, runtime.clock.unix_seconds());
       if (report_failure(runtime, result)) return;
       runtime.out << (runtime.json ? dump(triage::flaky_to_json(*result)) : triage::flaky_to_text(*result));
       finish(runtime, {});
@@ -375,7 +369,7 @@ void register_readers(CLI::App& group, Runtime& runtime) {
         ->capture_default_str();
     add_json_flag(*command, runtime);
     command->callback([&runtime, options] {
-      auto result = run_disable_list(*options, now_seconds());
+      auto result = run_disable_list(*options, runtime.clock.unix_seconds());
       if (report_failure(runtime, result)) return;
       if (runtime.json) {
         runtime.out << dump({{"file", options->out},

@@ -139,4 +139,100 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence starting at text[i], or 0 when it is ill-formed;
+// `bad` is then the length of its maximal ill-formed subpart (Unicode 3.9, table 3-7).
+std::size_t utf8_sequence(std::string_view text, std::size_t i, std::size_t& bad) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = byte(0);
+  std::size_t need = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    need = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    need = 2;
+    if (lead == 0xE0) lo = 0xA0;
+    if (lead == 0xED) hi = 0x9F;  // no UTF-16 surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    need = 3;
+    if (lead == 0xF0) lo = 0x90;
+    if (lead == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+  } else {
+    bad = 1;
+    return 0;
+  }
+  for (std::size_t k = 1; k <= need; ++k) {
+    if (i + k >= text.size() || byte(k) < (k == 1 ? lo : 0x80) || byte(k) > (k == 1 ? hi : 0xBF)) {
+      bad = k;
+      return 0;
+    }
+  }
+  return need + 1;
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view text) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  out += '"';
+  std::size_t run = 0;  // start of the bytes that go out as they are
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      std::size_t bad = 0;
+      if (const std::size_t length = utf8_sequence(text, i, bad); length > 0) {
+        i += length;
+        continue;
+      }
+      out.append(text.substr(run, i - run));
+      out += "\xEF\xBF\xBD";
+      i += bad;
+      run = i;
+      continue;
+    }
+    out.append(text.substr(run, i - run));
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += "\\u00";
+        out += k_hex[c >> 4U];
+        out += k_hex[c & 15U];
+    }
+    ++i;
+    run = i;
+  }
+  out.append(text.substr(run));
+  out += '"';
+}
+
+std::string short_sha(std::string_view sha) {
+  return std::string(sha.substr(0, 12));
+}
+
 }  // namespace relforge::core

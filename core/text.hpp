@@ -16,6 +16,13 @@ std::string replace_all(std::string_view text, std::string_view from, std::strin
 std::string percent_encode(std::string_view text, std::string_view keep = "");
 // Escapes & < > " ' for HTML text and attribute values.
 std::string html_escape(std::string_view text);
+// Appends `text` as a JSON string literal, byte for byte what nlohmann's dump() writes with
+// error_handler_t::replace: \b \f \n \r \t \" \\, other controls as \u00xx, UTF-8 kept, and
+// each maximal ill-formed UTF-8 subsequence replaced by U+FFFD.
+void append_json_string(std::string& out, std::string_view text);
+
+// A commit id shortened for people (12 hex digits, as git does in large repositories).
+std::string short_sha(std::string_view sha);
 
 // Levenshtein distance, for "did you mean" suggestions.
 std::size_t edit_distance(std::string_view a, std::string_view b);

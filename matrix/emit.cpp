@@ -79,42 +79,6 @@ Result<Format> parse_format(std::string_view name) {
               "unknown format '" + std::string(name) + "'; expected table, json, github or ids");
 }
 
-void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char k_hex[] = "0123456789abcdef";
-  out += '"';
-  // Copies runs of characters that need no escape in one append.
-  std::size_t run = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(text.substr(run, i - run));
-    run = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += "\\u00";
-        out += k_hex[c >> 4];
-        out += k_hex[c & 0xf];
-    }
-  }
-  out.append(text.substr(run));
-  out += '"';
-}
-
 void emit_table(std::ostream& out, const Expansion& expansion, const std::vector<std::string>& fields) {
   const auto& names = *expansion.names;
   std::vector<std::size_t> slots;

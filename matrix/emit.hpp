@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "matrix/expand.hpp"
 
 namespace relforge::matrix {
@@ -48,7 +49,7 @@ std::size_t github_shard_count(const Expansion& expansion, std::size_t shard_siz
 // "matrix-0=<json>", "matrix-1=<json>", ..., "shard-count=N" and "shards=[0,1,...]".
 std::string github_output_lines(const std::vector<std::string>& matrices);
 
-// Appends `text` to `out` as a JSON string literal (quoted, escaped).
-void append_json_string(std::string& out, std::string_view text);
+// Appends `text` to `out` as a JSON string literal (quoted, escaped): the one in core/text.
+using core::append_json_string;
 
 }  // namespace relforge::matrix

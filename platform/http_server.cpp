@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <httplib.h>
 #include <poll.h>
+#include <re2/re2.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,7 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
-#include <regex>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -52,9 +53,22 @@ namespace {
 
 struct Route {
   std::string method;
-  std::regex pattern;
+  std::unique_ptr<const re2::RE2> pattern;
   HttpHandler handler;
 };
+
+// Whether `path` matches the whole of `pattern`; fills `groups` (when given) with the captures.
+bool full_match(const re2::RE2& pattern, const std::string& path, std::vector<std::string>* groups) {
+  std::vector<re2::StringPiece> found(groups ? static_cast<std::size_t>(pattern.NumberOfCapturingGroups()) + 1
+                                             : 0);
+  if (!pattern.Match(path, 0, path.size(), re2::RE2::ANCHOR_BOTH, found.data(),
+                     static_cast<int>(found.size())))
+    return false;
+  if (groups) {
+    for (std::size_t i = 1; i < found.size(); ++i) groups->emplace_back(found[i].data(), found[i].size());
+  }
+  return true;
+}
 
 HttpRequest convert(const httplib::Request& in, std::string body) {
   HttpRequest out;
@@ -173,7 +187,7 @@ struct HttpServer::Impl {
       if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
     };
     for (const auto& route : routes) {
-      if (!std::regex_match(path, route.pattern)) continue;
+      if (!full_match(*route.pattern, path, nullptr)) continue;
       add(route.method);
       if (route.method == "GET") add("HEAD");
     }
@@ -229,11 +243,11 @@ struct HttpServer::Impl {
     const std::string method = in.method == "HEAD" ? "GET" : in.method;
     std::vector<std::string> allowed;
     for (const auto& route : routes) {
-      std::smatch match;
-      if (!std::regex_match(in.path, match, route.pattern)) continue;
       if (route.method != method) continue;
+      std::vector<std::string> groups;
+      if (!full_match(*route.pattern, in.path, &groups)) continue;
       HttpRequest request = convert(in, std::move(body));
-      for (std::size_t i = 1; i < match.size(); ++i) request.matches.push_back(match[i].str());
+      request.matches = std::move(groups);
       HttpResponse response;
       try {
         response = route.handler(request);
@@ -331,7 +345,14 @@ HttpServer::~HttpServer() {
 }
 
 void HttpServer::route(const std::string& method, const std::string& path_regex, HttpHandler handler) {
-  m_impl->routes.push_back({method, std::regex(path_regex), std::move(handler)});
+  // Latin-1: a decoded path is bytes, not necessarily UTF-8, and `.` must match any of them.
+  re2::RE2::Options options;
+  options.set_encoding(re2::RE2::Options::EncodingLatin1);
+  options.set_log_errors(false);
+  auto pattern = std::make_unique<const re2::RE2>(path_regex, options);
+  if (!pattern->ok())
+    throw std::invalid_argument("bad route pattern '" + path_regex + "': " + pattern->error());
+  m_impl->routes.push_back({method, std::move(pattern), std::move(handler)});
 }
 
 void HttpServer::set_threads(std::size_t count) {

@@ -1,7 +1,7 @@
 #pragma once
 // A small HTTP/1.1 server (cpp-httplib parses; the connections, limits and timeouts are ours):
-// routes by method and path regex, bounded heads and bodies (chunked included), per-connection
-// deadlines, streaming file responses with single byte ranges, loopback-friendly binding.
+// routes by method and path regex (RE2: linear time), bounded heads and bodies (chunked included),
+// per-connection deadlines, streaming file responses with single byte ranges, loopback-friendly binding.
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -21,7 +21,7 @@ struct HttpRequest {
   std::string method{};
   std::string path{};                                 // decoded path, without the query
   std::string target{};                               // the request target exactly as sent
-  std::vector<std::string> matches{};                 // regex capture groups of the route
+  std::vector<std::string> matches{};                 // capture groups of the route's pattern
   std::multimap<std::string, std::string> headers{};  // names lower-cased
   std::multimap<std::string, std::string> query{};
   std::string body{};  // raw bytes, exactly as received
@@ -56,8 +56,8 @@ struct HttpLimits {
   std::chrono::milliseconds write_timeout{30000};   // a response write that makes no progress
   std::size_t max_request_line = 8192;              // 414 beyond (CRLF included; at most 8192)
   std::size_t max_head_bytes = 32768;               // request line + fields; 431 beyond
-  // The path (without the query); 414 beyond. Routes are std::regex, whose matcher recurses
-  // once per input character: a bounded path keeps that recursion far from the stack's end.
+  // The path (without the query); 414 beyond. Route patterns are RE2 (linear time, no
+  // recursion), so the bound is about what a sane client sends, not about the matcher.
   std::size_t max_path_bytes = 2048;
   std::size_t max_requests_per_connection = 10000;
 };
@@ -69,7 +69,8 @@ public:
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // `path_regex` must match the whole path; capture groups land in HttpRequest::matches.
+  // `path_regex` (RE2 syntax, bytes as Latin-1) must match the whole decoded path; capture groups
+  // land in HttpRequest::matches. A pattern RE2 rejects throws std::invalid_argument (a bug).
   // Register every route before serve(). A path matched only under other methods gets 405 with
   // Allow (HEAD is taken wherever GET is), before any body is read.
   void route(const std::string& method, const std::string& path_regex, HttpHandler handler);

@@ -1,7 +1,9 @@
 #include "release/build_ref.hpp"
+#include "core/text.hpp"
 
+#include <charconv>
 #include <optional>
-#include <regex>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -15,13 +17,31 @@ struct TagRank {
   auto key() const { return std::tie(major, minor, patch, final, rc); }
 };
 
-std::optional<TagRank> rank_tag(const std::string& ref) {
-  static const std::regex pattern(R"(refs/tags/v([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})(-rc([0-9]{1,9}))?)");
-  std::smatch match;
-  if (!std::regex_match(ref, match, pattern)) return std::nullopt;
-  TagRank rank{std::stoull(match[1].str()), std::stoull(match[2].str()), std::stoull(match[3].str()),
-               !match[5].matched, 0};
-  if (match[5].matched) rank.rc = std::stoull(match[5].str());
+// Reads 1 to 9 ASCII digits at the front of `text` into `value` and drops them.
+bool take_number(std::string_view& text, unsigned long long& value) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 9) return false;
+  std::from_chars(text.data(), text.data() + digits, value);
+  text.remove_prefix(digits);
+  return true;
+}
+
+bool take(std::string_view& text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return false;
+  text.remove_prefix(prefix.size());
+  return true;
+}
+
+// refs/tags/vX.Y.Z or refs/tags/vX.Y.Z-rcN, each number 1 to 9 digits; nothing else.
+std::optional<TagRank> rank_tag(std::string_view ref) {
+  TagRank rank;
+  if (!take(ref, "refs/tags/v") || !take_number(ref, rank.major) || !take(ref, ".") ||
+      !take_number(ref, rank.minor) || !take(ref, ".") || !take_number(ref, rank.patch)) {
+    return std::nullopt;
+  }
+  rank.final = ref.empty();
+  if (!rank.final && (!take(ref, "-rc") || !take_number(ref, rank.rc) || !ref.empty())) return std::nullopt;
   return rank;
 }
 
@@ -40,9 +60,7 @@ Result<std::optional<std::string>> lookup(const Repository& repo, const std::str
   return target;
 }
 
-std::string short_sha(const std::string& sha) {
-  return sha.substr(0, 12);
-}
+using core::short_sha;
 
 // What HEAD is, for messages: "1a2b3c4d5e6f (refs/tags/v0.4.0)".
 std::string describe_head(const Repository& repo, const std::string& head) {

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  build-essential cmake ninja-build pkg-config git clang-format ccache strace
+  build-essential cmake ninja-build pkg-config git clang-format clang-tidy-14 ccache strace
   # fuzzing (tests/fuzz: libFuzzer targets built with clang)
   clang libfuzzer-14-dev
   # real Windows DLLs and macOS dylibs for the wheel verify tests (mingw-w64; clang + ld64.lld)

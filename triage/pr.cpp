@@ -27,7 +27,7 @@ bool failed(const PrJob& job) {
 }
 
 std::string describe(const PrJob& job) {
-  return job.name + " on " + job.commit.substr(0, 12) +
+  return job.name + " on " + core::short_sha(job.commit) +
          (job.rule.empty() ? "" : " (" + job.rule + ": " + job.line + ")");
 }
 

@@ -1,5 +1,6 @@
 #include "triage/report.hpp"
 
+#include "core/text.hpp"
 #include "triage/preprocess.hpp"
 
 namespace relforge::triage {
@@ -76,7 +77,7 @@ std::string clusters_to_text(const std::vector<ClusterSummary>& clusters) {
       return std::string(s.size() < width ? width - s.size() : 0, ' ') + s;
     };
     text += c.id + pad(c.failures_1d, 4) + pad(c.failures_3d, 5) + pad(c.failures_7d, 5) + pad(c.jobs_7d, 6) +
-            pad(c.repos_7d, 6) + "  " + c.first_seen_commit.substr(0, 12) + (c.new_failure ? " NEW" : "") +
+            pad(c.repos_7d, 6) + "  " + core::short_sha(c.first_seen_commit) + (c.new_failure ? " NEW" : "") +
             "\n";
     text += "  " + c.rule + ": " + to_valid_utf8(c.example) + "\n";
   }
