@@ -98,7 +98,11 @@ Json wheel_json(const ParsedWheel& parsed) {
   const auto& wheel = parsed.wheel;
   const auto canonical = packaging::format_wheel_filename(wheel);
   Json build = nullptr;
-  if (wheel.build) build = {{"number", wheel.build->number}, {"tag", wheel.build->tag}};
+  if (wheel.build) {
+    const auto& n = wheel.build->number;  // beyond 2^64 - 1 as digits, which JSON readers would round
+    build = {{"number", n.is_small() ? Json(n.small_value()) : Json(n.to_string())},
+             {"tag", wheel.build->tag}};
+  }
   return {{"filename", parsed.filename},
           {"name", wheel.distribution},
           {"normalized_name", wheel.normalized_name()},
@@ -146,7 +150,7 @@ void register_parse(CLI::App& group, Runtime& runtime) {
   auto strict = std::make_shared<bool>(false);
   CLI::App* command = group.add_subcommand(
       "parse",
-      "Parse wheel file names as pip does (packaging 23.0); --json prints an array, one object per file");
+      "Parse wheel file names as pip does (packaging 26.3); --json prints an array, one object per file");
   command
       ->add_option("filenames", options->filenames,
                    "Wheel file names or paths (only the last component counts)")

@@ -1,6 +1,6 @@
 #pragma once
 // PEP 440 versions: parse (with the spec's normalisations), print in normal form, and compare
-// exactly as packaging.version.Version does (epoch, release, pre, post, dev, local).
+// exactly as packaging 26.3's packaging.version.Version does (epoch, release, pre, post, dev, local).
 #include <compare>
 #include <cstdint>
 #include <optional>
@@ -12,28 +12,53 @@
 
 namespace relforge::packaging {
 
+// A non-negative integer of any size, as Python's int in packaging's versions. Values below 2^64
+// live in a machine word (the fast path); larger ones as their decimal digits.
+class VersionNumber {
+public:
+  VersionNumber() = default;
+  VersionNumber(std::uint64_t value) : m_small(value) {}  // NOLINT(google-explicit-constructor)
+  // Decimal digits ("000123" is 123); the caller passes only '0'..'9', at least one.
+  static VersionNumber from_digits(std::string_view digits);
+
+  bool is_small() const { return m_big.empty(); }
+  std::uint64_t small_value() const { return m_small; }  // meaningful only when is_small()
+  std::string to_string() const;
+  void append_to(std::string& out) const;
+  VersionNumber plus_one() const;
+
+  friend std::strong_ordering operator<=>(const VersionNumber& a, const VersionNumber& b);
+  friend bool operator==(const VersionNumber& a, const VersionNumber& b) {
+    return a.m_small == b.m_small && a.m_big == b.m_big;
+  }
+
+private:
+  std::uint64_t m_small = 0;
+  std::string m_big;  // digits without leading zeros when the value is 2^64 or more; else empty
+};
+
 enum class PreReleaseKind { a, b, rc };
 
 struct PreRelease {
   PreReleaseKind kind;
-  std::uint64_t number;
+  VersionNumber number;
   bool operator==(const PreRelease&) const = default;
 };
 
 // A segment of a local label: a number (compares numerically, above any word) or a lower-cased word.
 struct LocalSegment {
-  std::optional<std::uint64_t> number;
+  std::optional<VersionNumber> number;
   std::string word;
   bool operator==(const LocalSegment&) const = default;
 };
 
 class Version {
 public:
-  std::uint64_t epoch = 0;
-  std::vector<std::uint64_t> release;  // at least one component
+  VersionNumber epoch = 0;
+  std::vector<VersionNumber> release;  // at least one component
   std::optional<PreRelease> pre;
-  std::optional<std::uint64_t> post;
-  std::optional<std::uint64_t> dev;
+  std::optional<VersionNumber> post;
+  std::optional<VersionNumber> dev;
   std::vector<LocalSegment> local;
 
   std::string to_string() const;      // the normal form: "1!2.0rc1.post2.dev3+abc.5"
@@ -53,8 +78,8 @@ public:
 bool same_base(const Version& a, const Version& b);
 
 // Parses any spelling PEP 440 accepts ("v1.0-RC1", " 1.0.post-1 "); invalid_input otherwise.
-// Numbers must fit in 64 bits, and letters must be ASCII (packaging also folds a few
-// non-ASCII letters such as U+212A KELVIN SIGN; relforge rejects them).
+// Numbers may have any size up to 4300 digits (CPython's int() limit, where packaging raises
+// ValueError); letters must be ASCII, as in packaging 26.3.
 Result<Version> parse_version(std::string_view text);
 
 // Python's whitespace (str.isspace, regex \s: ASCII and Unicode spaces, UTF-8 encoded), which

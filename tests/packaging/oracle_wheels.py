@@ -1,7 +1,8 @@
-"""Oracle for tests/packaging/wheel_oracle_test.cpp: answers with Debian's python3-packaging 23.0.
+"""Oracle for tests/packaging/wheel_oracle_test.cpp: answers with packaging 26.3 (on PYTHONPATH).
 
-Usage: /usr/bin/python3 oracle_wheels.py FILE   one answer line per input line of FILE
-       /usr/bin/python3 oracle_wheels.py --unicode   Python's \\w, \\d and str.lower() tables
+Usage: PYTHONPATH=<shared>/oracles/packaging-26.3 /usr/bin/python3 oracle_wheels.py FILE
+           one answer line per input line of FILE
+       ... oracle_wheels.py --unicode   Python's \\w, \\d and str.lower() tables
 
 Input lines are "KIND<TAB>HEX" (HEX: the UTF-8 bytes of the case). String fields of the answers
 are hex too, so any byte survives the round trip. Answers:
@@ -39,8 +40,7 @@ def answer_wheel(filename):
     return "\t".join(["ok", h(name), h(str(version)), number, tag, tag_list(tags)])
 
 
-# The name rule of PEP 508 / core metadata, in the spec's own regex. (Requirement() of packaging
-# 23.0 is not used: its tokenizer also accepts a trailing '_', as in "foo_".)
+# The name rule of PEP 508 / core metadata, in the spec's own regex.
 _VALID_NAME = re.compile(r"([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])", re.IGNORECASE | re.ASCII)
 
 
@@ -76,8 +76,8 @@ def unicode_tables():
 
 
 def main():
-    if packaging.__version__ != "23.0":
-        sys.exit("oracle: expected packaging 23.0, found %s" % packaging.__version__)
+    if packaging.__version__ != "26.3":
+        sys.exit("oracle: expected packaging 26.3 on PYTHONPATH, found %s at %s" % (packaging.__version__, packaging.__file__))
     if sys.argv[1:] == ["--unicode"]:
         print("\n".join(unicode_tables()))
         return

@@ -1,5 +1,5 @@
 // Differential test: generated wheel file names, project names and tag sets, parsed here and by
-// Debian's python3-packaging 23.0 (tests/packaging/oracle_wheels.py). No skip: a missing or broken
+// packaging 26.3 (tests/packaging/oracle_wheels.py). No skip: a missing or broken
 // oracle fails the test.
 #include <gtest/gtest.h>
 
@@ -16,6 +16,7 @@
 #include "core/text.hpp"
 #include "packaging/names.hpp"
 #include "packaging/wheel_name.hpp"
+#include "tests/packaging/oracle_python.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::packaging {
@@ -171,7 +172,13 @@ std::vector<std::string> oracle(const std::vector<std::pair<std::string, std::st
     std::ofstream file(dir / "cases.txt", std::ios::binary);
     for (const auto& [kind, text] : cases) file << kind << '\t' << hex(text) << '\n';
   }
-  const auto run = test::run_shell("/usr/bin/python3 " +
+  const std::string python = test::oracle_python();
+  if (python.empty()) {
+    std::filesystem::remove_all(dir);
+    ADD_FAILURE() << test::oracle_missing_message();
+    return {};
+  }
+  const auto run = test::run_shell(python + " " +
                                    test::shell_quote(test::source_path("tests/packaging/oracle_wheels.py")) +
                                    " " + test::shell_quote((dir / "cases.txt").string()));
   std::filesystem::remove_all(dir);
@@ -195,9 +202,10 @@ std::string sorted_tags(std::vector<Tag> tags) {
 std::string blamed_part(const std::string& message) {
   for (const auto& [part, markers] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"extension", {"extension must be"}},
+           {"tag", {"(invalid tag component)", "tag set '"}},  // before "parts": ours name both
            {"parts", {"wrong number of parts", "'-'-separated parts"}},
            {"name", {"Invalid project name", "project name part"}},
-           {"version", {"Invalid version", "version part"}},
+           {"version", {"(invalid version)", "version part"}},
            {"build", {"Invalid build number", "build tag '"}}}) {
     for (const auto& marker : markers) {
       if (message.find(marker) != std::string::npos) return part;
@@ -209,8 +217,7 @@ std::string blamed_part(const std::string& message) {
 std::string our_wheel_answer(const std::string& filename) {
   const auto wheel = parse_wheel_filename(filename);
   if (!wheel) return "err\t" + blamed_part(wheel.error().message());
-  const auto build =
-      wheel->build ? std::to_string(wheel->build->number) + "\t" + hex(wheel->build->tag) : "-\t-";
+  const auto build = wheel->build ? wheel->build->number.to_string() + "\t" + hex(wheel->build->tag) : "-\t-";
   return "ok\t" + hex(wheel->normalized_name()) + "\t" + hex(wheel->version.to_string()) + "\t" + build +
          "\t" + hex(sorted_tags(wheel->tags()));
 }
@@ -301,9 +308,10 @@ TEST(WheelOracle, TagSetsAgreeWithParseTag) {
 
 // Every code point: re's \w and \d, int() of a digit, and str.lower(), against our tables.
 TEST(WheelOracle, UnicodeTablesMatchPython) {
-  const auto run = test::run_shell("/usr/bin/python3 " +
-                                   test::shell_quote(test::source_path("tests/packaging/oracle_wheels.py")) +
-                                   " --unicode");
+  const std::string python = test::oracle_python();
+  ASSERT_FALSE(python.empty()) << test::oracle_missing_message();
+  const auto run = test::run_shell(
+      python + " " + test::shell_quote(test::source_path("tests/packaging/oracle_wheels.py")) + " --unicode");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   std::map<char32_t, std::vector<std::string_view>> expected;
   std::istringstream in(run.out);
