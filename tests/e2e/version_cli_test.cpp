@@ -112,10 +112,11 @@ TEST(VersionCli, MatchingNothingExitsOne) {
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_EQ(none.out, "");
   EXPECT_EQ(none.err, "");
+  EXPECT_EQ(relforge("version match '>=3' 3.0a1").exit_code, 1);  // 3.0a1 sorts below 3
   // packaging 26.x: with no final release matching, filter() yields the pre-releases.
-  EXPECT_EQ(relforge("version match '>=3' 3.0a1").out, "3.0a1\n");
-  EXPECT_EQ(relforge("version match '>=3' 3.0a1 3.0").out, "3.0\n");
-  EXPECT_EQ(relforge("version match --no-pre '>=3' 3.0a1").exit_code, 1);            // prereleases=False
+  EXPECT_EQ(relforge("version match '>=3' 3.1a1").out, "3.1a1\n");
+  EXPECT_EQ(relforge("version match '>=3' 3.1a1 3.0").out, "3.0\n");
+  EXPECT_EQ(relforge("version match --no-pre '>=3' 3.1a1").exit_code, 1);            // prereleases=False
   EXPECT_EQ(relforge("version match '===V3.0' v3.0 V3.0 3.0").out, "v3.0\nV3.0\n");  // === as written
   const auto json = parse_json(relforge("version match --json '>=3' 2.0"), 1);
   EXPECT_EQ(json["matches"], Json::array());
