@@ -9,6 +9,7 @@ are hex too, so any byte survives the round trip. Answers:
   wheel  ok NAME VERSION BUILD_NUMBER|- BUILD_TAG|- TAGS   or   err EXCEPTION MESSAGE
   name   CANONICAL WHEEL_COMPONENT VALID(0/1)
   tag    ok TAGS   or   err EXCEPTION MESSAGE
+  canon  canonicalize_version(TEXT) canonicalize_version(TEXT, strip_trailing_zero=False)
 TAGS is the sorted expanded tag strings joined with ','.
 """
 import re
@@ -16,7 +17,7 @@ import sys
 
 import packaging
 from packaging.tags import parse_tag
-from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.utils import canonicalize_name, canonicalize_version, parse_wheel_filename
 
 
 def h(text):
@@ -60,6 +61,13 @@ def answer_tag(text):
         return err(exc)
 
 
+def answer_canon(text):
+    try:
+        return "\t".join([h(canonicalize_version(text)), h(canonicalize_version(text, strip_trailing_zero=False))])
+    except ValueError as exc:  # more digits than int() takes
+        return err(exc)
+
+
 def unicode_tables():
     word, digit = re.compile(r"\w"), re.compile(r"\d")
     out = []
@@ -81,7 +89,7 @@ def main():
     if sys.argv[1:] == ["--unicode"]:
         print("\n".join(unicode_tables()))
         return
-    answers = {"wheel": answer_wheel, "name": answer_name, "tag": answer_tag}
+    answers = {"wheel": answer_wheel, "name": answer_name, "tag": answer_tag, "canon": answer_canon}
     with open(sys.argv[1], "rb") as f:
         for line in f.read().decode("ascii").splitlines():
             kind, _, data = line.partition("\t")

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/text.hpp"
+#include "packaging/canonical_version.hpp"
 #include "packaging/names.hpp"
 #include "packaging/wheel_name.hpp"
 #include "tests/packaging/oracle_python.hpp"
@@ -277,7 +278,7 @@ TEST(WheelOracle, FileNamesAgreeWithPackaging) {
   const auto tally = compare("wheel", names, our_wheel_answer);
   EXPECT_GE(tally.valid, 500u);
   // Every way packaging rejects a name is exercised, and ours blames the same part.
-  for (const auto* part : {"extension", "parts", "name", "version", "build"}) {
+  for (const auto* part : {"extension", "parts", "name", "version", "build", "tag"}) {
     EXPECT_GE(tally.errors.count(part) ? tally.errors.at(part) : 0u, 20u) << part;
   }
   EXPECT_EQ(tally.errors.count("other"), 0u);
@@ -290,6 +291,21 @@ TEST(WheelOracle, ProjectNamesAgreeWithPackaging) {
   const std::size_t valid = compare("name", names, our_name_answer).valid;
   EXPECT_GE(valid, 300u);
   EXPECT_GE(names.size() - valid, 100u);
+}
+
+std::string our_canon_answer(const std::string& text) {
+  return hex(canonicalize_version(text)) + "\t" + hex(canonicalize_version(text, false));
+}
+
+// Inputs from packaging's tests/test_utils.py (canonicalize_version) plus generated versions.
+TEST(WheelOracle, CanonicalVersionsAgreeWithPackaging) {
+  Generator g;
+  std::vector<std::string> versions = {
+      "1.4",   "1.4.0",        "1.40.0",      "1.4.0.0.00.000.0000",      "1.0.0",       "1",
+      "1.0a0", "1.0+deadbeef", "1.0.0+abc.0", "1!2.0.0.post1.dev0+x",     "foo bar baz", "1.0.*",
+      "",      "v1.0",         " 1.0 ",       "18446744073709551616.0.0", "00!0.0"};
+  while (versions.size() < 600) versions.push_back(version(g));
+  compare("canon", versions, our_canon_answer);
 }
 
 TEST(WheelOracle, TagSetsAgreeWithParseTag) {
