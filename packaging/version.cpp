@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <mutex>
+#include <unordered_set>
 
 namespace relforge::packaging {
 namespace {
@@ -292,35 +294,34 @@ void append_public(std::string& out, const Version& v) {
 // Release segments compare as if zero-padded to the same length (packaging strips trailing zeros).
 std::strong_ordering compare_release(const std::vector<VersionNumber>& a,
                                      const std::vector<VersionNumber>& b) {
-  static const VersionNumber zero;
-  const std::size_t n = std::max(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const VersionNumber& x = i < a.size() ? a[i] : zero;
-    const VersionNumber& y = i < b.size() ? b[i] : zero;
-    if (const auto c = x <=> y; c != 0) return c;
+  const std::size_t common = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < common; ++i) {
+    if (const auto c = a[i] <=> b[i]; c != 0) return c;
+  }
+  // The longer one is greater exactly when its extra components are not all zero.
+  const auto& longer = a.size() > b.size() ? a : b;
+  for (std::size_t i = common; i < longer.size(); ++i) {
+    if (!longer[i].is_small() || longer[i].small_value() != 0) {
+      return &longer == &a ? std::strong_ordering::greater : std::strong_ordering::less;
+    }
   }
   return std::strong_ordering::equal;
 }
 
 // packaging's _cmpkey pre slot: dev-only releases sort below every pre-release (-Infinity),
 // final releases above them (+Infinity). Encoded as (rank, kind, number).
-struct PreKey {
-  int rank;  // 0 = -Infinity, 1 = a real pre-release, 2 = +Infinity
-  int kind;
-  const VersionNumber* number;
-};
+// 0 = -Infinity (a dev release without pre or post), 1 = a real pre-release, 2 = +Infinity.
+int pre_rank(const Version& v) {
+  if (v.pre) return 1;
+  return (!v.post && v.dev) ? 0 : 2;
+}
 
 std::strong_ordering compare_pre(const Version& a, const Version& b) {
-  const auto key = [](const Version& v) -> PreKey {
-    if (!v.pre && !v.post && v.dev) return {0, 0, nullptr};
-    if (!v.pre) return {2, 0, nullptr};
-    return {1, static_cast<int>(v.pre->kind), &v.pre->number};
-  };
-  const PreKey x = key(a), y = key(b);
-  if (x.rank != y.rank) return x.rank <=> y.rank;
-  if (x.kind != y.kind) return x.kind <=> y.kind;
-  if (x.number == nullptr) return std::strong_ordering::equal;
-  return *x.number <=> *y.number;
+  const int x = pre_rank(a), y = pre_rank(b);
+  if (x != y) return x <=> y;
+  if (x != 1) return std::strong_ordering::equal;
+  if (a.pre->kind != b.pre->kind) return static_cast<int>(a.pre->kind) <=> static_cast<int>(b.pre->kind);
+  return a.pre->number <=> b.pre->number;
 }
 
 std::strong_ordering compare_local(const std::vector<LocalSegment>& a, const std::vector<LocalSegment>& b) {
@@ -350,7 +351,10 @@ VersionNumber VersionNumber::from_digits(std::string_view digits) {
   for (const char c : digits) {
     const auto digit = static_cast<std::uint64_t>(c - '0');
     if (small > (UINT64_MAX - digit) / 10) {
-      n.m_big = std::string(digits);
+      static std::mutex mutex;
+      static std::unordered_set<std::string> pool;  // node-based: element addresses are stable
+      const std::lock_guard lock(mutex);
+      n.m_big = &*pool.emplace(digits).first;
       return n;
     }
     small = small * 10 + digit;
@@ -360,8 +364,8 @@ VersionNumber VersionNumber::from_digits(std::string_view digits) {
 }
 
 void VersionNumber::append_to(std::string& out) const {
-  if (!m_big.empty()) {
-    out += m_big;
+  if (m_big) {
+    out += *m_big;
     return;
   }
   char buffer[24];
@@ -376,7 +380,7 @@ std::string VersionNumber::to_string() const {
 }
 
 VersionNumber VersionNumber::plus_one() const {
-  if (m_big.empty() && m_small != UINT64_MAX) return VersionNumber(m_small + 1);
+  if (!m_big && m_small != UINT64_MAX) return VersionNumber(m_small + 1);
   std::string digits = to_string();
   std::size_t i = digits.size();
   while (i > 0 && digits[i - 1] == '9') digits[--i] = '0';
@@ -387,12 +391,11 @@ VersionNumber VersionNumber::plus_one() const {
   return from_digits(digits);
 }
 
-std::strong_ordering operator<=>(const VersionNumber& a, const VersionNumber& b) {
-  if (a.m_big.empty() && b.m_big.empty()) return a.m_small <=> b.m_small;
-  if (a.m_big.empty()) return std::strong_ordering::less;  // every big value is above 2^64 - 1
-  if (b.m_big.empty()) return std::strong_ordering::greater;
-  if (a.m_big.size() != b.m_big.size()) return a.m_big.size() <=> b.m_big.size();
-  const int c = a.m_big.compare(b.m_big);
+std::strong_ordering VersionNumber::compare_big(const VersionNumber& a, const VersionNumber& b) {
+  if (!a.m_big) return std::strong_ordering::less;  // every big value is above 2^64 - 1
+  if (!b.m_big) return std::strong_ordering::greater;
+  if (a.m_big->size() != b.m_big->size()) return a.m_big->size() <=> b.m_big->size();
+  const int c = a.m_big->compare(*b.m_big);
   return c <=> 0;
 }
 

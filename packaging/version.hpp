@@ -13,7 +13,9 @@
 namespace relforge::packaging {
 
 // A non-negative integer of any size, as Python's int in packaging's versions. Values below 2^64
-// live in a machine word (the fast path); larger ones as their decimal digits.
+// live in a machine word (the fast path); larger ones as their decimal digits, interned for the
+// life of the process so that the type stays trivially copyable and versions sort as fast as
+// before (each distinct digit string of at most 4300 digits is kept once).
 class VersionNumber {
 public:
   VersionNumber() = default;
@@ -21,20 +23,26 @@ public:
   // Decimal digits ("000123" is 123); the caller passes only '0'..'9', at least one.
   static VersionNumber from_digits(std::string_view digits);
 
-  bool is_small() const { return m_big.empty(); }
+  bool is_small() const { return m_big == nullptr; }
   std::uint64_t small_value() const { return m_small; }  // meaningful only when is_small()
   std::string to_string() const;
   void append_to(std::string& out) const;
   VersionNumber plus_one() const;
 
-  friend std::strong_ordering operator<=>(const VersionNumber& a, const VersionNumber& b);
+  friend std::strong_ordering operator<=>(const VersionNumber& a, const VersionNumber& b) {
+    if (!a.m_big && !b.m_big) return a.m_small <=> b.m_small;  // the fast path, inline
+    return compare_big(a, b);
+  }
+  // Interning makes equal digits the same pointer.
   friend bool operator==(const VersionNumber& a, const VersionNumber& b) {
     return a.m_small == b.m_small && a.m_big == b.m_big;
   }
 
 private:
+  static std::strong_ordering compare_big(const VersionNumber& a, const VersionNumber& b);
+
   std::uint64_t m_small = 0;
-  std::string m_big;  // digits without leading zeros when the value is 2^64 or more; else empty
+  const std::string* m_big = nullptr;  // the interned digits of a value of 2^64 or more
 };
 
 enum class PreReleaseKind { a, b, rc };
