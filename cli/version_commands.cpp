@@ -1,4 +1,5 @@
-// `relforge version sort|compare|match|normalize`: PEP 440 as packaging 26.3 (pip) sees it.
+// `relforge version sort|compare|match|normalize|requirement`: PEP 440 and PEP 508 as packaging
+// 26.3 (pip) sees them.
 #include <algorithm>
 #include <iterator>
 #include <memory>
@@ -12,7 +13,10 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/text.hpp"
+#include "packaging/marker.hpp"
+#include "packaging/requirement.hpp"
 #include "packaging/specifier.hpp"
+#include "packaging/supported_tags.hpp"
 #include "packaging/version.hpp"
 
 namespace relforge::cli {
@@ -269,6 +273,86 @@ void register_normalize(CLI::App& group, Runtime& runtime) {
   });
 }
 
+struct RequirementOptions {
+  std::vector<std::string> requirements;
+  std::string python;    // "3.13"
+  std::string platform;  // "manylinux_2_28_x86_64"
+  std::string extra;
+};
+
+struct RequirementAnswer {
+  packaging::Requirement requirement;
+  bool applies = true;  // the marker holds in the target environment (true without a marker)
+};
+
+Result<std::vector<RequirementAnswer>> run_requirement(const RequirementOptions& options) {
+  auto target = packaging::parse_python_target(options.python, options.platform);
+  if (!target) return tl::unexpected(target.error());
+  auto env = packaging::environment_for(target->major, target->minor, options.platform);
+  if (!env) return tl::unexpected(env.error());
+  if (!options.extra.empty()) (*env)["extra"] = options.extra;
+  std::vector<RequirementAnswer> answers;
+  for (const auto& text : options.requirements) {
+    auto requirement = packaging::parse_requirement(text);
+    if (!requirement) return tl::unexpected(requirement.error());
+    RequirementAnswer answer{std::move(*requirement), true};
+    if (answer.requirement.marker) {
+      auto applies = answer.requirement.marker->evaluate(*env);
+      if (!applies) return tl::unexpected(applies.error());
+      answer.applies = *applies;
+    }
+    answers.push_back(std::move(answer));
+  }
+  return answers;
+}
+
+void register_requirement(CLI::App& group, Runtime& runtime) {
+  auto options = std::make_shared<RequirementOptions>();
+  CLI::App* command = group.add_subcommand(
+      "requirement",
+      "Parse PEP 508 requirements (Requires-Dist lines) as packaging 26.3 does and say whether each "
+      "applies to a target interpreter; prints the ones that apply, exit 1 when none does");
+  command
+      ->add_option("requirements", options->requirements,
+                   "Requirements, e.g. \"torch[cuda]>=2.6; sys_platform == 'linux'\"")
+      ->required();
+  command->add_option("--python", options->python, "CPython version of the target, e.g. 3.13")->required();
+  command
+      ->add_option(
+          "--platform", options->platform,
+          "The target machine as a platform tag: manylinux_2_28_x86_64, macosx_14_0_arm64, win_amd64, ...")
+      ->required();
+  command->add_option("--extra", options->extra, "The extra being installed (the marker variable `extra`)");
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, options] {
+    const auto answers = run_requirement(*options);
+    if (!answers) return report_error(runtime, answers.error());
+    bool any = false;
+    if (runtime.json) {
+      Json all = Json::array();
+      for (const auto& a : *answers) {
+        const auto& r = a.requirement;
+        all.push_back({{"requirement", r.to_string()},
+                       {"name", r.name},
+                       {"extras", r.extras},
+                       {"specifier", r.specifier.to_string()},
+                       {"url", r.url ? Json(*r.url) : Json(nullptr)},
+                       {"marker", r.marker ? Json(r.marker->to_string()) : Json(nullptr)},
+                       {"applies", a.applies}});
+        any = any || a.applies;
+      }
+      runtime.out << all.dump(2) << '\n';
+    } else {
+      for (const auto& a : *answers) {
+        if (a.applies) runtime.out << a.requirement.to_string() << '\n';
+        any = any || a.applies;
+      }
+    }
+    finish(runtime, {});
+    if (!any) runtime.exit_code = k_exit_false;
+  });
+}
+
 }  // namespace
 
 void register_version(CLI::App& group, Runtime& runtime) {
@@ -276,6 +360,7 @@ void register_version(CLI::App& group, Runtime& runtime) {
   register_compare(group, runtime);
   register_match(group, runtime);
   register_normalize(group, runtime);
+  register_requirement(group, runtime);
   register_version_current(group, runtime);
 }
 

@@ -341,4 +341,28 @@ TEST_F(VersionContext, TrustRefBuildsTheNamedRef) {
   expect_version(current("", "--ref refs/tags/v2.7.0-rc1 --trust-ref"), "2.7.0+cpu", "test");
 }
 
+TEST(VersionCli, RequirementAppliesToATarget) {
+  const std::string reqs =
+      "\"torch[cuda]>=2.6; sys_platform == 'linux'\" \"pywin32>=306; os_name == 'nt'\" "
+      "\"typing-extensions>=4; python_version < '3.11'\" \"pytest; extra == 'Dev_Tools'\"";
+  const auto on_linux =
+      relforge("version requirement --python 3.13 --platform manylinux_2_28_x86_64 " + reqs);
+  ASSERT_EQ(on_linux.exit_code, 0) << on_linux.err;
+  EXPECT_EQ(on_linux.out, "torch[cuda]>=2.6; sys_platform == \"linux\"\n");
+  EXPECT_EQ(relforge("version requirement --python 3.9 --platform win_amd64 --extra dev-tools " + reqs).out,
+            "pywin32>=306; os_name == \"nt\"\ntyping-extensions>=4; python_version < \"3.11\"\n"
+            "pytest; extra == \"dev-tools\"\n");
+  const auto json = parse_json(
+      relforge("version requirement --json --python 3.12 --platform macosx_14_0_arm64 'Foo[b,a] (>=1,<2)'"));
+  EXPECT_EQ(json[0]["requirement"], "Foo[a,b]<2,>=1");
+  EXPECT_EQ(json[0]["applies"], true);
+  EXPECT_EQ(
+      relforge("version requirement --python 3.13 --platform win_amd64 \"x; os_name == 'posix'\"").exit_code,
+      1);
+  expect_error(relforge("version requirement --python 3.13 --platform win_amd64 'x >= '"), "expected");
+  expect_error(
+      relforge("version requirement --python 3.13 --platform win_amd64 \"x; platform_release ~= 'NT'\""),
+      "undefined comparison");
+}
+
 }  // namespace
