@@ -1,4 +1,5 @@
-// `relforge version sort|compare|match|normalize`: PEP 440 as packaging 23.0 (pip) sees it.
+// `relforge version sort|compare|match|normalize|requirement`: PEP 440 and PEP 508 as packaging
+// 26.3 (pip) sees them.
 #include <algorithm>
 #include <iterator>
 #include <memory>
@@ -12,7 +13,10 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/text.hpp"
+#include "packaging/marker.hpp"
+#include "packaging/requirement.hpp"
 #include "packaging/specifier.hpp"
+#include "packaging/supported_tags.hpp"
 #include "packaging/version.hpp"
 
 namespace relforge::cli {
@@ -121,13 +125,16 @@ Result<MatchOutput> run_version_match(const VersionMatchOptions& options) {
   if (!set) return tl::unexpected(set.error());
   auto parsed = parse_all(options.versions, {});
   if (!parsed) return tl::unexpected(parsed.error());
-  std::vector<Version> versions;
-  versions.reserve(parsed->size());
-  for (const auto& item : *parsed) versions.push_back(item.version);
+  // The texts as given: === compares the version as written, not its normal form.
+  std::vector<std::string> texts;
+  texts.reserve(parsed->size());
+  for (const auto& item : *parsed) texts.push_back(item.text);
   MatchOutput output;
   output.specifiers = set->to_string();
-  output.prereleases_allowed = options.prereleases == PreReleases::allow || set->mentions_prerelease();
-  const std::vector<std::size_t> kept = set->filter(versions, options.prereleases);
+  output.prereleases_allowed =
+      options.prereleases == PreReleases::allow ||
+      (options.prereleases == PreReleases::by_specifier && set->mentions_prerelease());
+  const std::vector<std::size_t> kept = set->filter_text(texts, options.prereleases);
   for (std::size_t i = 0, k = 0; i < parsed->size(); ++i) {
     const bool match = k < kept.size() && kept[k] == i;
     (match ? output.matches : output.rejected).push_back((*parsed)[i].text);
@@ -140,24 +147,32 @@ Result<std::vector<Parsed>> run_version_normalize(const VersionNormalizeOptions&
   return parse_all(options.versions, {});
 }
 
+// A JSON number below 2^64; a larger one as its decimal digits in a string, which JSON readers
+// would otherwise round.
+Json number_json(const packaging::VersionNumber& n) {
+  return n.is_small() ? Json(n.small_value()) : Json(n.to_string());
+}
+
 Json version_json(const Parsed& item) {
   const Version& v = item.version;
+  Json release = Json::array();
+  for (const auto& n : v.release) release.push_back(number_json(n));
   Json pre = nullptr;
   if (v.pre) {
     const char* kind = v.pre->kind == packaging::PreReleaseKind::a   ? "a"
                        : v.pre->kind == packaging::PreReleaseKind::b ? "b"
                                                                      : "rc";
-    pre = Json::array({kind, v.pre->number});
+    pre = Json::array({kind, number_json(v.pre->number)});
   }
   return {{"input", item.text},
           {"normalized", v.to_string()},
           {"public", v.public_string()},
           {"base", v.base_string()},
-          {"epoch", v.epoch},
-          {"release", v.release},
+          {"epoch", number_json(v.epoch)},
+          {"release", release},
           {"pre", pre},
-          {"post", v.post ? Json(*v.post) : Json(nullptr)},
-          {"dev", v.dev ? Json(*v.dev) : Json(nullptr)},
+          {"post", v.post ? number_json(*v.post) : Json(nullptr)},
+          {"dev", v.dev ? number_json(*v.dev) : Json(nullptr)},
           {"local", v.has_local() ? Json(v.local_string()) : Json(nullptr)},
           {"is_prerelease", v.is_prerelease()},
           {"is_postrelease", v.is_postrelease()}};
@@ -205,15 +220,23 @@ void register_compare(CLI::App& group, Runtime& runtime) {
 void register_match(CLI::App& group, Runtime& runtime) {
   auto options = std::make_shared<VersionMatchOptions>();
   auto pre = std::make_shared<bool>(false);
+  auto no_pre = std::make_shared<bool>(false);
   CLI::App* command = group.add_subcommand(
-      "match", "Print the versions a specifier set admits, as pip would; exit 1 when none does");
+      "match",
+      "Print the versions a specifier set admits, as pip would (packaging 26.3: pre-releases only when "
+      "no final release matches, or a specifier names one); exit 1 when none does");
   command->add_option("specifiers", options->specifiers, "Comma-separated specifiers, e.g. '>=2.6,<2.8'")
       ->required();
   command->add_option("versions", options->versions, "Versions to test")->required();
-  command->add_flag("--pre", *pre, "Admit pre-releases even when no specifier names one (pip --pre)");
+  auto* pre_flag =
+      command->add_flag("--pre", *pre, "Admit pre-releases even when a final release matches (pip --pre)");
+  command->add_flag("--no-pre", *no_pre, "Never admit pre-releases (packaging's prereleases=False)")
+      ->excludes(pre_flag);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, options, pre] {
-    options->prereleases = *pre ? PreReleases::allow : PreReleases::by_specifier;
+  command->callback([&runtime, options, pre, no_pre] {
+    options->prereleases = *pre      ? PreReleases::allow
+                           : *no_pre ? PreReleases::exclude
+                                     : PreReleases::by_specifier;
     const auto result = run_version_match(*options);
     if (!result) return report_error(runtime, result.error());
     if (runtime.json) {
@@ -250,6 +273,86 @@ void register_normalize(CLI::App& group, Runtime& runtime) {
   });
 }
 
+struct RequirementOptions {
+  std::vector<std::string> requirements;
+  std::string python;    // "3.13"
+  std::string platform;  // "manylinux_2_28_x86_64"
+  std::string extra;
+};
+
+struct RequirementAnswer {
+  packaging::Requirement requirement;
+  bool applies = true;  // the marker holds in the target environment (true without a marker)
+};
+
+Result<std::vector<RequirementAnswer>> run_requirement(const RequirementOptions& options) {
+  auto target = packaging::parse_python_target(options.python, options.platform);
+  if (!target) return tl::unexpected(target.error());
+  auto env = packaging::environment_for(target->major, target->minor, options.platform);
+  if (!env) return tl::unexpected(env.error());
+  if (!options.extra.empty()) (*env)["extra"] = options.extra;
+  std::vector<RequirementAnswer> answers;
+  for (const auto& text : options.requirements) {
+    auto requirement = packaging::parse_requirement(text);
+    if (!requirement) return tl::unexpected(requirement.error());
+    RequirementAnswer answer{std::move(*requirement), true};
+    if (answer.requirement.marker) {
+      auto applies = answer.requirement.marker->evaluate(*env);
+      if (!applies) return tl::unexpected(applies.error());
+      answer.applies = *applies;
+    }
+    answers.push_back(std::move(answer));
+  }
+  return answers;
+}
+
+void register_requirement(CLI::App& group, Runtime& runtime) {
+  auto options = std::make_shared<RequirementOptions>();
+  CLI::App* command = group.add_subcommand(
+      "requirement",
+      "Parse PEP 508 requirements (Requires-Dist lines) as packaging 26.3 does and say whether each "
+      "applies to a target interpreter; prints the ones that apply, exit 1 when none does");
+  command
+      ->add_option("requirements", options->requirements,
+                   "Requirements, e.g. \"torch[cuda]>=2.6; sys_platform == 'linux'\"")
+      ->required();
+  command->add_option("--python", options->python, "CPython version of the target, e.g. 3.13")->required();
+  command
+      ->add_option(
+          "--platform", options->platform,
+          "The target machine as a platform tag: manylinux_2_28_x86_64, macosx_14_0_arm64, win_amd64, ...")
+      ->required();
+  command->add_option("--extra", options->extra, "The extra being installed (the marker variable `extra`)");
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, options] {
+    const auto answers = run_requirement(*options);
+    if (!answers) return report_error(runtime, answers.error());
+    bool any = false;
+    if (runtime.json) {
+      Json all = Json::array();
+      for (const auto& a : *answers) {
+        const auto& r = a.requirement;
+        all.push_back({{"requirement", r.to_string()},
+                       {"name", r.name},
+                       {"extras", r.extras},
+                       {"specifier", r.specifier.to_string()},
+                       {"url", r.url ? Json(*r.url) : Json(nullptr)},
+                       {"marker", r.marker ? Json(r.marker->to_string()) : Json(nullptr)},
+                       {"applies", a.applies}});
+        any = any || a.applies;
+      }
+      runtime.out << all.dump(2) << '\n';
+    } else {
+      for (const auto& a : *answers) {
+        if (a.applies) runtime.out << a.requirement.to_string() << '\n';
+        any = any || a.applies;
+      }
+    }
+    finish(runtime, {});
+    if (!any) runtime.exit_code = k_exit_false;
+  });
+}
+
 }  // namespace
 
 void register_version(CLI::App& group, Runtime& runtime) {
@@ -257,6 +360,7 @@ void register_version(CLI::App& group, Runtime& runtime) {
   register_compare(group, runtime);
   register_match(group, runtime);
   register_normalize(group, runtime);
+  register_requirement(group, runtime);
   register_version_current(group, runtime);
 }
 

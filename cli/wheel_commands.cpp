@@ -1,5 +1,9 @@
-// `relforge wheel parse` and `relforge wheel tags`: PEP 427 file names and PEP 425 tag sets.
+// `relforge wheel parse|tags|best`: PEP 427 file names, PEP 425 tag sets, and the tags an
+// interpreter supports in pip's priority order.
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -7,7 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "core/text.hpp"
+#include "packaging/names.hpp"
+#include "packaging/supported_tags.hpp"
 #include "packaging/tags.hpp"
 #include "packaging/wheel_name.hpp"
 
@@ -98,7 +105,11 @@ Json wheel_json(const ParsedWheel& parsed) {
   const auto& wheel = parsed.wheel;
   const auto canonical = packaging::format_wheel_filename(wheel);
   Json build = nullptr;
-  if (wheel.build) build = {{"number", wheel.build->number}, {"tag", wheel.build->tag}};
+  if (wheel.build) {
+    const auto& n = wheel.build->number;  // beyond 2^64 - 1 as digits, which JSON readers would round
+    build = {{"number", n.is_small() ? Json(n.small_value()) : Json(n.to_string())},
+             {"tag", wheel.build->tag}};
+  }
   return {{"filename", parsed.filename},
           {"name", wheel.distribution},
           {"normalized_name", wheel.normalized_name()},
@@ -146,7 +157,7 @@ void register_parse(CLI::App& group, Runtime& runtime) {
   auto strict = std::make_shared<bool>(false);
   CLI::App* command = group.add_subcommand(
       "parse",
-      "Parse wheel file names as pip does (packaging 23.0); --json prints an array, one object per file");
+      "Parse wheel file names as pip does (packaging 26.3); --json prints an array, one object per file");
   command
       ->add_option("filenames", options->filenames,
                    "Wheel file names or paths (only the last component counts)")
@@ -173,16 +184,66 @@ void register_parse(CLI::App& group, Runtime& runtime) {
   });
 }
 
+struct SupportedTagsOptions {
+  std::string python;    // "3.13t"
+  std::string platform;  // "manylinux_2_28_x86_64"
+};
+
+struct SupportedTags {
+  packaging::TagTarget target;
+  std::vector<std::string> platforms;  // the expanded platform list
+  std::vector<Tag> tags;               // best first
+};
+
+Result<SupportedTags> run_supported_tags(const SupportedTagsOptions& options) {
+  auto target = packaging::parse_python_target(options.python, options.platform);
+  if (!target) return tl::unexpected(target.error());
+  auto platforms = packaging::expand_platform(options.platform);
+  if (!platforms) return tl::unexpected(platforms.error());
+  auto tags = packaging::supported_tags(*target);
+  if (!tags) return tl::unexpected(tags.error());
+  return SupportedTags{*target, std::move(*platforms), std::move(*tags)};
+}
+
 void register_tags(CLI::App& group, Runtime& runtime) {
   auto options = std::make_shared<WheelTagsOptions>();
+  auto target = std::make_shared<SupportedTagsOptions>();
   auto strict = std::make_shared<bool>(false);
   CLI::App* command = group.add_subcommand(
-      "tags", "Expand a compressed tag set (py2.py3-none-any) into its tags, one per line");
-  command->add_option("tagset", options->tag_set, "INTERPRETERS-ABIS-PLATFORMS, values separated by '.'")
-      ->required();
-  command->add_flag("--strict", *strict, "Also require every tag to be one pip can select");
+      "tags",
+      "Expand a compressed tag set (wheel tags py2.py3-none-any), or list the tags an interpreter "
+      "supports, best first as pip ranks them (wheel tags --python 3.13t --platform manylinux_2_28_x86_64)");
+  auto* tagset =
+      command->add_option("tagset", options->tag_set, "INTERPRETERS-ABIS-PLATFORMS, values separated by '.'");
+  auto* python =
+      command->add_option("--python", target->python, "CPython version: 3.13, or 3.13t for free-threaded");
+  auto* platform = command->add_option("--platform", target->platform,
+                                       "The machine, as one platform tag: manylinux_2_28_x86_64, "
+                                       "musllinux_1_2_x86_64, macosx_14_0_arm64, win_amd64");
+  python->excludes(tagset)->needs(platform);
+  platform->excludes(tagset)->needs(python);
+  command->add_flag("--strict", *strict, "Also require every tag to be one pip can select")->excludes(python);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, options, strict] {
+  command->callback([&runtime, options, target, strict, tagset, python] {
+    if (python->count() > 0) {
+      const auto result = run_supported_tags(*target);
+      if (!result) return report_error(runtime, result.error());
+      if (runtime.json) {
+        const Json body = {{"python", target->python},
+                           {"platform", target->platform},
+                           {"platforms", result->platforms},
+                           {"tags", tag_strings(result->tags)}};
+        runtime.out << body.dump(2) << '\n';
+      } else {
+        for (const auto& tag : result->tags) runtime.out << tag.to_string() << '\n';
+      }
+      return finish(runtime, {});
+    }
+    if (tagset->count() == 0) {
+      return report_error(runtime,
+                          Error(ErrorCategory::invalid_input,
+                                "wheel tags needs a TAGSET (py2.py3-none-any) or --python and --platform"));
+    }
     options->check = *strict ? TagCheck::strict : TagCheck::lenient;
     const auto set = run_wheel_tags(*options);
     if (!set) return report_error(runtime, set.error());
@@ -201,11 +262,138 @@ void register_tags(CLI::App& group, Runtime& runtime) {
   });
 }
 
+struct WheelBestOptions {
+  SupportedTagsOptions target;
+  std::vector<std::string> filenames;
+  bool pre = false;
+};
+
+struct RankedWheel {
+  ParsedWheel parsed;
+  std::optional<std::size_t> rank;  // index of its best tag in the supported list; none: incompatible
+  std::string best_tag;
+};
+
+struct ProjectChoice {
+  std::string project;  // PEP 503 name
+  std::vector<RankedWheel> candidates;
+  std::optional<std::size_t> chosen;  // index into candidates
+};
+
+// pip's CandidateEvaluator order among compatible files of one project: the highest version
+// (final releases first unless --pre or none is final), then the best-ranked tag, then the
+// highest build tag.
+std::optional<std::size_t> choose(const std::vector<RankedWheel>& candidates, bool pre) {
+  const bool any_final = std::any_of(candidates.begin(), candidates.end(), [](const RankedWheel& c) {
+    return c.rank && !c.parsed.wheel.version.is_prerelease();
+  });
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const auto& c = candidates[i];
+    if (!c.rank || (!pre && any_final && c.parsed.wheel.version.is_prerelease())) continue;
+    if (!best) {
+      best = i;
+      continue;
+    }
+    const auto& b = candidates[*best];
+    const auto by_version = c.parsed.wheel.version <=> b.parsed.wheel.version;
+    if (by_version > 0 || (by_version == 0 && *c.rank < *b.rank) ||
+        (by_version == 0 && *c.rank == *b.rank && c.parsed.wheel.build > b.parsed.wheel.build)) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+Result<std::vector<ProjectChoice>> run_wheel_best(const WheelBestOptions& options) {
+  auto supported = run_supported_tags(options.target);
+  if (!supported) return tl::unexpected(supported.error());
+  std::map<Tag, std::size_t> ranks;
+  for (std::size_t i = 0; i < supported->tags.size(); ++i) ranks.emplace(supported->tags[i], i);
+  auto wheels = run_wheel_parse({options.filenames, TagCheck::lenient});
+  if (!wheels) return tl::unexpected(wheels.error());
+  std::vector<ProjectChoice> projects;
+  for (auto& parsed : *wheels) {
+    RankedWheel ranked{parsed, std::nullopt, ""};
+    for (const auto& tag : parsed.wheel.tags()) {
+      const auto it = ranks.find(tag);
+      if (it != ranks.end() && (!ranked.rank || it->second < *ranked.rank)) {
+        ranked.rank = it->second;
+        ranked.best_tag = tag.to_string();
+      }
+    }
+    const std::string project = parsed.wheel.normalized_name();
+    auto it = std::find_if(projects.begin(), projects.end(),
+                           [&](const ProjectChoice& p) { return p.project == project; });
+    if (it == projects.end()) it = projects.insert(projects.end(), ProjectChoice{project, {}, std::nullopt});
+    it->candidates.push_back(std::move(ranked));
+  }
+  for (auto& project : projects) project.chosen = choose(project.candidates, options.pre);
+  return projects;
+}
+
+void register_best(CLI::App& group, Runtime& runtime) {
+  auto options = std::make_shared<WheelBestOptions>();
+  CLI::App* command = group.add_subcommand(
+      "best",
+      "Pick, per project, the wheel pip would install on a target interpreter: the highest version, "
+      "then the tag pip ranks best (see wheel tags --python); exit 1 when a project has no compatible file");
+  command->add_option("--python", options->target.python, "CPython version: 3.13, or 3.13t for free-threaded")
+      ->required();
+  command
+      ->add_option(
+          "--platform", options->target.platform,
+          "The machine, as one platform tag: manylinux_2_28_x86_64, macosx_14_0_arm64, win_amd64, ...")
+      ->required();
+  command
+      ->add_option("files", options->filenames, "Wheel file names or paths (only the last component counts)")
+      ->required();
+  command->add_flag("--pre", options->pre, "Prefer pre-releases too (pip --pre)");
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, options] {
+    const auto projects = run_wheel_best(*options);
+    if (!projects) return report_error(runtime, projects.error());
+    bool all_chosen = true;
+    if (runtime.json) {
+      Json all = Json::array();
+      for (const auto& project : *projects) {
+        Json candidates = Json::array();
+        for (const auto& c : project.candidates) {
+          candidates.push_back({{"filename", c.parsed.filename},
+                                {"version", c.parsed.wheel.version.to_string()},
+                                {"compatible", c.rank.has_value()},
+                                {"rank", c.rank ? Json(*c.rank) : Json(nullptr)},
+                                {"best_tag", c.rank ? Json(c.best_tag) : Json(nullptr)}});
+        }
+        const auto* chosen = project.chosen ? &project.candidates[*project.chosen] : nullptr;
+        all.push_back({{"project", project.project},
+                       {"chosen", chosen ? Json(chosen->parsed.filename) : Json(nullptr)},
+                       {"candidates", candidates}});
+        all_chosen = all_chosen && chosen != nullptr;
+      }
+      runtime.out << all.dump(2) << '\n';
+    } else {
+      for (const auto& project : *projects) {
+        if (project.chosen) {
+          runtime.out << project.candidates[*project.chosen].parsed.filename << '\n';
+        } else {
+          all_chosen = false;
+          runtime.err << "relforge: no file of " << project.project << " is compatible with CPython "
+                      << options->target.python << " on " << options->target.platform << '\n';
+        }
+      }
+    }
+    finish(runtime, {});
+    if (!all_chosen) runtime.exit_code = k_exit_false;
+  });
+}
+
 }  // namespace
 
 void register_wheel(CLI::App& group, Runtime& runtime) {
   register_parse(group, runtime);
   register_tags(group, runtime);
+  register_best(group, runtime);
   register_wheel_repair(group, runtime);
 }
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
+
+#include "packaging/names.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -14,10 +17,6 @@ constexpr bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
-bool all_digits(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), is_digit);
-}
-
 std::strong_ordering compare_public(const Version& a, const Version& b) {
   if (a.local.empty() && b.local.empty()) return a <=> b;
   Version x = a, y = b;
@@ -26,95 +25,28 @@ std::strong_ordering compare_public(const Version& a, const Version& b) {
   return x <=> y;
 }
 
-// packaging.utils.canonicalize_version for a parsed version, with or without the local label.
-std::string canonical_string(const Version& version, TrailingZeros zeros, bool with_local) {
+// packaging.utils.canonicalize_version for a parsed version (26.3: local label kept).
+std::string canonical_string(const Version& version, TrailingZeros zeros) {
+  if (zeros == TrailingZeros::keep) return version.to_string();
   Version copy = version;
-  if (zeros == TrailingZeros::strip) {
-    while (copy.release.size() > 1 && copy.release.back() == 0) copy.release.pop_back();
-  }
-  if (!with_local) copy.local.clear();
+  while (copy.release.size() > 1 && copy.release.back() == 0) copy.release.pop_back();
   return copy.to_string();
 }
 
-// canonicalize_version(text): text that is not a version comes back unchanged.
-std::string canonicalize_text(std::string_view text, TrailingZeros zeros) {
-  auto parsed = parse_version(text);
-  if (!parsed) return std::string(text);
-  return canonical_string(*parsed, zeros, true);
+// The smallest version of the next release prefix: 1.2 -> 1.3.dev0 (packaging's _next_prefix_dev0).
+Version next_prefix_dev0(const Version& version, std::size_t length) {
+  Version next;
+  next.epoch = version.epoch;
+  next.release.assign(version.release.begin(), version.release.begin() + static_cast<std::ptrdiff_t>(length));
+  next.release.back() = next.release.back().plus_one();
+  next.dev = VersionNumber();
+  return next;
 }
 
-// packaging.specifiers._version_split: split on '.', then "0rc1" -> "0", "rc1".
-std::vector<std::string> version_split(std::string_view text) {
-  std::vector<std::string> result;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = text.find('.', start);
-    const std::string_view item = text.substr(start, dot == std::string_view::npos ? text.npos : dot - start);
-    std::size_t digits = 0;
-    while (digits < item.size() && is_digit(item[digits])) ++digits;
-    std::string_view rest = item.substr(digits);
-    std::size_t letters = rest.starts_with("rc")                                                      ? 2
-                          : (rest.starts_with("a") || rest.starts_with("b") || rest.starts_with("c")) ? 1
-                                                                                                      : 0;
-    if (digits > 0 && letters > 0 && all_digits(rest.substr(letters))) {
-      result.emplace_back(item.substr(0, digits));
-      result.emplace_back(rest);
-    } else {
-      result.emplace_back(item);
-    }
-    if (dot == std::string_view::npos) return result;
-    start = dot + 1;
-  }
-}
-
-bool is_not_suffix(std::string_view item) {
-  for (const std::string_view prefix : {"dev", "a", "b", "rc", "post"}) {
-    if (item.starts_with(prefix)) return false;
-  }
-  return true;
-}
-
-std::size_t leading_numeric(const std::vector<std::string>& items) {
-  std::size_t n = 0;
-  while (n < items.size() && all_digits(items[n])) ++n;
-  return n;
-}
-
-// _compare_equal's ".*" branch: the prospective's canonical public form, split and zero-padded
-// after its numeric head, must start with the prefix items.
-bool prefix_matches(const Version& prospective, const std::vector<std::string>& prefix) {
-  const std::vector<std::string> items =
-      version_split(canonical_string(prospective, TrailingZeros::strip, false));
-  const std::size_t left_numeric = leading_numeric(items);
-  const std::size_t right_numeric = leading_numeric(prefix);
-  const std::size_t padding = right_numeric > left_numeric ? right_numeric - left_numeric : 0;
-  if (items.size() + padding < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    const std::string_view item = i < left_numeric             ? std::string_view(items[i])
-                                  : i < left_numeric + padding ? std::string_view("0")
-                                                               : std::string_view(items[i - padding]);
-    if (item != prefix[i]) return false;
-  }
-  return true;
-}
-
-// Python's str.lower() as far as it can make a normal-form (ASCII) version: the only non-ASCII
-// character it lower-cases to ASCII is U+212A KELVIN SIGN.
-std::string python_lower(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c >= 'A' && c <= 'Z') {
-      out.push_back(static_cast<char>(c + ('a' - 'A')));
-    } else if (text.substr(i, 3) == "\xE2\x84\xAA") {
-      out.push_back('k');
-      i += 2;
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
+// Same epoch, same release (trailing zeros ignored) and same pre-release: the versions that
+// AFTER_POSTS(V), the lower bound of >V, sits above.
+bool same_release_and_pre(const Version& a, const Version& b) {
+  return same_base(a, b) && a.pre == b.pre;
 }
 
 struct OperatorSpelling {
@@ -153,17 +85,17 @@ std::string Specifier::to_string() const {
 }
 
 bool Specifier::matches(const Version& v) const {
-  if (m_op == SpecifierOperator::arbitrary) return v.to_string() == m_arbitrary_lower;
+  if (m_op == SpecifierOperator::arbitrary) return python_lower(v.to_string()) == m_arbitrary_lower;
   const Version& spec = *m_version;
   switch (m_op) {
     case SpecifierOperator::compatible:
-      return compare_public(v, spec) >= 0 && prefix_matches(v, m_prefix_items);
+      return v >= spec && v < *m_high;
     case SpecifierOperator::equal:
     case SpecifierOperator::not_equal: {
       bool equal = false;
       if (m_wildcard)
-        equal = prefix_matches(v, m_prefix_items);
-      else if (spec.has_local())
+        equal = v >= *m_low && v < *m_high;
+      else if (m_has_local)
         equal = v == spec;
       else
         equal = compare_public(v, spec) == 0;
@@ -172,24 +104,28 @@ bool Specifier::matches(const Version& v) const {
     case SpecifierOperator::less_equal:
       return compare_public(v, spec) <= 0;
     case SpecifierOperator::greater_equal:
-      return compare_public(v, spec) >= 0;
+      return v >= spec;
     case SpecifierOperator::less:
-      // "<2.6" must not admit 2.6.0rc1: a pre-release of the very version named is not "less".
-      if (!(v < spec)) return false;
-      return !(!spec.is_prerelease() && v.is_prerelease() && same_base(v, spec));
+      // <V stops below V.dev0 when V is final: its own pre-releases are not "less".
+      return m_low && v < *m_low;
     case SpecifierOperator::greater:
-      if (!(v > spec)) return false;
-      if (!spec.is_postrelease() && v.is_postrelease() && same_base(v, spec)) return false;
-      return !(v.has_local() && same_base(v, spec));
+      // >V.devN and >V.postN start at the next real version; >V skips V, V+local and V.postN.
+      if (m_low) return v >= *m_low;
+      return v > spec && !same_release_and_pre(v, spec);
     case SpecifierOperator::arbitrary:
       break;
   }
   return false;
 }
 
+bool Specifier::matches_text(std::string_view text) const {
+  if (m_op == SpecifierOperator::arbitrary) return python_lower(text) == m_arbitrary_lower;
+  const auto parsed = parse_version(text);
+  return parsed && matches(*parsed);
+}
+
 bool Specifier::contains(const Version& version, PreReleases prereleases) const {
-  const bool allow = prereleases == PreReleases::allow || m_mentions_prerelease;
-  if (version.is_prerelease() && !allow) return false;
+  if (prereleases == PreReleases::exclude && version.is_prerelease()) return false;
   return matches(version);
 }
 
@@ -221,7 +157,7 @@ Result<Specifier> parse_specifier(std::string_view text) {
       spec.m_version = std::move(*parsed);
     }
     spec.m_arbitrary_lower = python_lower(value);
-    spec.m_canonical = canonicalize_text(value, TrailingZeros::strip);
+    spec.m_canonical = std::string(value);  // 26.3 keeps === as written
     return spec;
   }
 
@@ -235,8 +171,14 @@ Result<Specifier> parse_specifier(std::string_view text) {
       return invalid(text, "'.*' must directly follow the release numbers, as in ==2.6.*");
     }
     spec.m_wildcard = true;
+    // ==V.* is the range [V.dev0, next.dev0), epoch included: ==1.2.* is [1.2.dev0, 1.3.dev0).
+    Version low;
+    low.epoch = parsed->epoch;
+    low.release = parsed->release;
+    low.dev = VersionNumber();
+    spec.m_low = std::move(low);
+    spec.m_high = next_prefix_dev0(*parsed, parsed->release.size());
     spec.m_version = std::move(*parsed);
-    spec.m_prefix_items = version_split(canonicalize_text(prefix, TrailingZeros::keep));
     spec.m_canonical = std::string(value);  // canonicalize_version() leaves non-versions alone
     return spec;
   }
@@ -253,22 +195,34 @@ Result<Specifier> parse_specifier(std::string_view text) {
     return invalid(text, "~= needs at least two release numbers (~=2.2, not ~=2)");
   }
   const SpecifierOperator op = spec.m_op;
-  spec.m_mentions_prerelease = parsed->is_prerelease() && op != SpecifierOperator::not_equal &&
-                               op != SpecifierOperator::less && op != SpecifierOperator::greater;
+  spec.m_mentions_prerelease = parsed->is_prerelease() && op != SpecifierOperator::not_equal;
+  spec.m_has_local = value.find('+') != std::string_view::npos;
   spec.m_canonical = canonical_string(
-      *parsed, op == SpecifierOperator::compatible ? TrailingZeros::keep : TrailingZeros::strip, true);
+      *parsed, op == SpecifierOperator::compatible ? TrailingZeros::keep : TrailingZeros::strip);
+  const Version& v = *parsed;
   if (op == SpecifierOperator::compatible) {
-    // The prefix comes from the spec *as written* (packaging splits the raw string), so
-    // "~=2.2.RC1" and "~=2.2rc1" really do differ.
-    std::vector<std::string> items = version_split(value);
-    std::size_t keep = 0;
-    while (keep < items.size() && is_not_suffix(items[keep])) ++keep;
-    std::string prefix;
-    for (std::size_t i = 0; i + 1 < keep; ++i) {
-      if (i != 0) prefix.push_back('.');
-      prefix += items[i];
+    spec.m_high = next_prefix_dev0(v, v.release.size() - 1);
+  } else if (op == SpecifierOperator::greater && (v.dev || v.post)) {
+    Version low = v;
+    low.local.clear();
+    if (v.dev) {
+      low.dev = v.dev->plus_one();
+    } else {
+      low.post = v.post->plus_one();
+      low.dev = VersionNumber();
     }
-    spec.m_prefix_items = version_split(canonicalize_text(prefix, TrailingZeros::keep));
+    spec.m_low = std::move(low);
+  } else if (op == SpecifierOperator::less) {
+    Version bound = v;
+    if (!v.is_prerelease()) {
+      bound.dev = VersionNumber();
+      bound.local.clear();
+    }
+    // Nothing sorts below 0.dev0, so <0 (bound 0.dev0) matches no version at all.
+    Version floor;
+    floor.release = {VersionNumber()};
+    floor.dev = VersionNumber();
+    if (bound > floor) spec.m_low = std::move(bound);
   }
   spec.m_version = std::move(*parsed);
   return spec;
@@ -279,42 +233,97 @@ bool SpecifierSet::mentions_prerelease() const {
                      [](const Specifier& s) { return s.mentions_prerelease(); });
 }
 
+bool SpecifierSet::has_arbitrary() const {
+  return std::any_of(m_specifiers.begin(), m_specifiers.end(),
+                     [](const Specifier& s) { return s.op() == SpecifierOperator::arbitrary; });
+}
+
 std::string SpecifierSet::to_string() const {
-  std::vector<std::string> parts;
-  parts.reserve(m_specifiers.size());
-  for (const auto& s : m_specifiers) parts.push_back(s.to_string());
-  std::sort(parts.begin(), parts.end());
+  std::vector<const Specifier*> sorted;
+  sorted.reserve(m_specifiers.size());
+  for (const auto& s : m_specifiers) sorted.push_back(&s);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Specifier* a, const Specifier* b) { return a->to_string() < b->to_string(); });
   std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i != 0) out.push_back(',');
-    out += parts[i];
+  std::vector<const Specifier*> kept;
+  for (const Specifier* s : sorted) {
+    const bool seen = std::any_of(kept.begin(), kept.end(), [&](const Specifier* k) {
+      return k->op() == s->op() && k->canonical_key() == s->canonical_key();
+    });
+    if (seen) continue;
+    kept.push_back(s);
+    if (!out.empty()) out.push_back(',');
+    out += s->to_string();
   }
   return out;
 }
 
+namespace {
+
+// The PEP 440 default of filter(): the finals that matched, or when none did, everything that
+// matched. `is_final` says, per matched index, whether it counts as a final release.
+std::vector<std::size_t> pep440_default(const std::vector<std::size_t>& matched,
+                                        const std::vector<bool>& is_final, const std::vector<bool>& is_pre) {
+  const bool any_final =
+      std::any_of(matched.begin(), matched.end(), [&](std::size_t i) { return is_final[i]; });
+  if (!any_final) return matched;
+  std::vector<std::size_t> kept;
+  for (const std::size_t i : matched) {
+    if (!is_pre[i]) kept.push_back(i);
+  }
+  return kept;
+}
+
+}  // namespace
+
 bool SpecifierSet::contains(const Version& version, PreReleases prereleases) const {
-  const bool allow = prereleases == PreReleases::allow || mentions_prerelease();
-  if (version.is_prerelease() && !allow) return false;
+  if (prereleases == PreReleases::exclude && version.is_prerelease()) return false;
   return std::all_of(m_specifiers.begin(), m_specifiers.end(),
                      [&](const Specifier& s) { return s.matches(version); });
 }
 
+bool SpecifierSet::contains_text(std::string_view text, PreReleases prereleases) const {
+  const auto parsed = parse_version(text);
+  if (parsed && prereleases == PreReleases::exclude && parsed->is_prerelease()) return false;
+  if (!parsed && !m_specifiers.empty() && !has_arbitrary()) return false;
+  if (parsed && !has_arbitrary()) return contains(*parsed, prereleases);
+  return std::all_of(m_specifiers.begin(), m_specifiers.end(),
+                     [&](const Specifier& s) { return s.matches_text(text); });
+}
+
 std::vector<std::size_t> SpecifierSet::filter(std::span<const Version> versions,
                                               PreReleases prereleases) const {
-  std::vector<std::size_t> kept;
-  if (!m_specifiers.empty() || prereleases == PreReleases::allow) {
-    for (std::size_t i = 0; i < versions.size(); ++i) {
-      if (contains(versions[i], prereleases)) kept.push_back(i);
-    }
-    return kept;
-  }
+  if (prereleases == PreReleases::by_specifier && mentions_prerelease()) prereleases = PreReleases::allow;
+  std::vector<std::size_t> matched;
+  std::vector<bool> is_final(versions.size()), is_pre(versions.size());
   for (std::size_t i = 0; i < versions.size(); ++i) {
-    if (!versions[i].is_prerelease()) kept.push_back(i);
+    is_pre[i] = versions[i].is_prerelease();
+    is_final[i] = !is_pre[i];
+    if (prereleases == PreReleases::exclude && is_pre[i]) continue;
+    if (contains(versions[i], PreReleases::allow)) matched.push_back(i);
   }
-  if (kept.empty()) {
-    for (std::size_t i = 0; i < versions.size(); ++i) kept.push_back(i);
+  if (prereleases != PreReleases::by_specifier) return matched;
+  return pep440_default(matched, is_final, is_pre);
+}
+
+std::vector<std::size_t> SpecifierSet::filter_text(std::span<const std::string> texts,
+                                                   PreReleases prereleases) const {
+  if (prereleases == PreReleases::by_specifier && mentions_prerelease()) prereleases = PreReleases::allow;
+  // Text that is not a version survives only the === path and the empty set, where packaging
+  // cannot tell whether it is a pre-release and keeps it.
+  const bool keeps_text = m_specifiers.empty() || has_arbitrary();
+  std::vector<std::size_t> matched;
+  std::vector<bool> is_final(texts.size()), is_pre(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const auto parsed = parse_version(texts[i]);
+    is_pre[i] = parsed && parsed->is_prerelease();
+    is_final[i] = parsed && !is_pre[i];
+    if (!parsed && !keeps_text) continue;
+    if (prereleases == PreReleases::exclude && is_pre[i]) continue;
+    if (contains_text(texts[i], PreReleases::allow)) matched.push_back(i);
   }
-  return kept;
+  if (prereleases != PreReleases::by_specifier) return matched;
+  return pep440_default(matched, is_final, is_pre);
 }
 
 Result<SpecifierSet> parse_specifier_set(std::string_view text) {
@@ -332,10 +341,7 @@ Result<SpecifierSet> parse_specifier_set(std::string_view text) {
       if (item != strip_python_space(text)) error.with_context("specifier set '" + std::string(text) + "'");
       return tl::unexpected(std::move(error));
     }
-    const bool seen = std::any_of(set.m_specifiers.begin(), set.m_specifiers.end(), [&](const Specifier& s) {
-      return s.op() == spec->op() && s.canonical_key() == spec->canonical_key();
-    });
-    if (!seen) set.m_specifiers.push_back(std::move(*spec));
+    set.m_specifiers.push_back(std::move(*spec));
   }
   return set;
 }

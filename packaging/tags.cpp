@@ -149,12 +149,43 @@ std::string TagSet::to_string() const {
   return core::join(interpreters, ".") + "-" + core::join(abis, ".") + "-" + core::join(platforms, ".");
 }
 
+bool is_python_identifier(std::string_view text) {
+  std::size_t pos = 0;
+  bool first = true;
+  while (pos < text.size()) {
+    const auto c = next_code_point(text, pos);
+    if (!c) return false;
+    const bool word = *c == '_' || is_python_word_char(*c);
+    if (!word || (first && python_digit_value(*c))) return false;
+    first = false;
+  }
+  return !first;
+}
+
 Result<TagSet> parse_tag_set(std::string_view text) {
   const auto parts = core::split(text, '-');
+  // packaging 26.3 checks for empty values in every part before it counts the parts.
+  for (const auto part : parts) {
+    for (const auto value : core::split(part, '.')) {
+      if (value.empty()) {
+        return fail(ErrorCategory::invalid_input,
+                    "tag set '" + std::string(text) + "' has an empty value in '" + std::string(part) +
+                        "'; write values separated by single dots, as in py2.py3");
+      }
+    }
+  }
   if (parts.size() != 3) {
     return fail(ErrorCategory::invalid_input,
                 "tag set '" + std::string(text) + "' has " + std::to_string(parts.size()) +
                     " '-'-separated parts; expected 3: INTERPRETERS-ABIS-PLATFORMS (e.g. py2.py3-none-any)");
+  }
+  for (const auto interpreter : core::split(parts[0], '.')) {
+    if (!is_python_identifier(interpreter)) {
+      return fail(ErrorCategory::invalid_input, "tag set '" + std::string(text) + "' has interpreter '" +
+                                                    std::string(interpreter) +
+                                                    "', which is not an identifier (letters, digits and '_', "
+                                                    "not starting with a digit), e.g. cp313 or py3");
+    }
   }
   return TagSet{split_values(parts[0]), split_values(parts[1]), split_values(parts[2])};
 }

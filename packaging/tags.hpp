@@ -1,6 +1,6 @@
 #pragma once
-// PEP 425 compatibility tags: expand and compress tag sets exactly as packaging.tags.parse_tag does,
-// and classify interpreter, ABI and platform tags (manylinux, musllinux, macOS, Windows).
+// PEP 425 compatibility tags: expand and compress tag sets exactly as packaging.tags.parse_tag
+// (26.3) does, and classify interpreter, ABI and platform tags (manylinux, musllinux, macOS, Windows).
 // Free-threaded CPython lives in the ABI ("cp313t"); its interpreter tag stays "cp313".
 #include <compare>
 #include <optional>
@@ -32,8 +32,11 @@ struct TagSet {
   bool operator==(const TagSet&) const = default;
 };
 
-// Exactly three '-'-separated parts (any text in them, as packaging allows); invalid_input otherwise.
+// packaging 26.3's rules: exactly three '-'-separated parts, no empty '.'-separated value, and
+// each interpreter an identifier (relforge: Python's \w for non-ASCII letters, see
+// docs/standards.md); any other text is allowed. invalid_input otherwise.
 Result<TagSet> parse_tag_set(std::string_view text);
+bool is_python_identifier(std::string_view text);  // str.isidentifier(), exact for ASCII
 
 // packaging.tags.parse_tag: the expanded, lower-cased tags of a compressed set.
 Result<std::vector<Tag>> parse_tag(std::string_view text);

@@ -2,17 +2,23 @@
 
 #include <algorithm>
 #include <charconv>
+#include <mutex>
+#include <unordered_set>
 
 namespace relforge::packaging {
 namespace {
 
-// A hand-written single pass over packaging 23.0's VERSION_PATTERN (re.VERBOSE | re.IGNORECASE):
+// A hand-written single pass over packaging 26.3's VERSION_PATTERN (re.VERBOSE | re.IGNORECASE,
+// the letters ASCII-only):
 //   v? (N!)? N(.N)* ([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?N?)?
 //   (-N | [-_.]?(post|rev|r)[-_.]?N?)? ([-_.]?dev[-_.]?N?)? (+L([-_.]L)*)?
 // Each optional part is taken greedily; the regex's backtracking can never do better here,
 // because every later part starts with an optional separator of its own.
 
 enum class FailureKind { empty, expected_number, number_too_large, expected_local, unexpected };
+
+// CPython refuses int() on longer digit strings (sys.int_info.default_max_str_digits).
+constexpr std::size_t k_max_digits = 4300;
 
 struct Failure {
   FailureKind kind = FailureKind::unexpected;
@@ -41,7 +47,7 @@ public:
     skip_space();
     if (m_pos == m_text.size()) return fail(FailureKind::empty);
     if (peek() == 'v' || peek() == 'V') ++m_pos;
-    std::uint64_t number = 0;
+    VersionNumber number;
     if (!number_required(number)) return false;
     if (peek() == '!') {
       ++m_pos;
@@ -85,30 +91,37 @@ private:
     return true;
   }
 
-  bool number_required(std::uint64_t& value) {
+  bool number_required(VersionNumber& value) {
     if (!is_digit(peek())) return fail(FailureKind::expected_number);
     return read_number(value);
   }
 
-  bool read_number(std::uint64_t& value) {
+  bool read_number(VersionNumber& value) {
     const std::size_t start = m_pos;
-    value = 0;
+    std::uint64_t small = 0;
+    bool overflow = false;
     while (is_digit(peek())) {
       const auto digit = static_cast<std::uint64_t>(peek() - '0');
-      if (value > (UINT64_MAX - digit) / 10) {
-        m_pos = start;
-        return fail(FailureKind::number_too_large);
-      }
-      value = value * 10 + digit;
+      if (small > (UINT64_MAX - digit) / 10) overflow = true;
+      small = small * 10 + digit;
       ++m_pos;
     }
+    if (!overflow) {
+      value = VersionNumber(small);
+      return true;
+    }
+    if (m_pos - start > k_max_digits) {
+      m_pos = start;
+      return fail(FailureKind::number_too_large);
+    }
+    value = VersionNumber::from_digits(m_text.substr(start, m_pos - start));
     return true;
   }
 
   // `[-_.]?N?` after a pre/post/dev keyword; a missing number means 0.
-  bool read_letter_number(std::uint64_t& value) {
+  bool read_letter_number(VersionNumber& value) {
     if (is_separator(peek())) ++m_pos;
-    value = 0;
+    value = VersionNumber();
     return !is_digit(peek()) || read_number(value);
   }
 
@@ -136,14 +149,14 @@ private:
     else
       return true;
     m_pos = at + length;
-    std::uint64_t number = 0;
+    VersionNumber number;
     if (!read_letter_number(number)) return false;
-    out.pre = PreRelease{kind, number};
+    out.pre = PreRelease{kind, std::move(number)};
     return true;
   }
 
   bool parse_post(Version& out) {
-    std::uint64_t number = 0;
+    VersionNumber number;
     if (peek() == '-' && is_digit(peek(1))) {  // the implicit form, "1.0-1"
       ++m_pos;
       if (!read_number(number)) return false;
@@ -172,7 +185,7 @@ private:
     if (is_separator(peek())) ++at;
     if (!word_at(at, "dev")) return true;
     m_pos = at + 3;
-    std::uint64_t number = 0;
+    VersionNumber number;
     if (!read_letter_number(number)) return false;
     out.dev = number;
     return true;
@@ -191,7 +204,7 @@ private:
       }
       LocalSegment segment;
       if (numeric) {
-        std::uint64_t value = 0;
+        VersionNumber value;
         m_pos = start;
         if (!read_number(value)) return false;
         segment.number = value;
@@ -233,7 +246,8 @@ std::string describe_failure(std::string_view text, const Failure& failure) {
       what = "expected a release number at column " + column + ", found " + found;
       break;
     case FailureKind::number_too_large:
-      what = "the number at column " + column + " does not fit in 64 bits";
+      what = "the number at column " + column + " has more than " + std::to_string(k_max_digits) +
+             " digits (Python's int() limit)";
       break;
     case FailureKind::expected_local:
       what = "expected a local label (letters and digits) after '+' at column " + column + ", found " + found;
@@ -246,10 +260,8 @@ std::string describe_failure(std::string_view text, const Failure& failure) {
          "; a PEP 440 version looks like 1.0, 2.6.0rc1, 1!2.0.post1.dev3 or 2.6.0+cu126";
 }
 
-void append_number(std::string& out, std::uint64_t value) {
-  char buffer[24];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, result.ptr);
+void append_number(std::string& out, const VersionNumber& value) {
+  value.append_to(out);
 }
 
 void append_base(std::string& out, const Version& v) {
@@ -280,30 +292,36 @@ void append_public(std::string& out, const Version& v) {
 }
 
 // Release segments compare as if zero-padded to the same length (packaging strips trailing zeros).
-std::strong_ordering compare_release(const std::vector<std::uint64_t>& a,
-                                     const std::vector<std::uint64_t>& b) {
-  const std::size_t n = std::max(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t x = i < a.size() ? a[i] : 0;
-    const std::uint64_t y = i < b.size() ? b[i] : 0;
-    if (x != y) return x <=> y;
+std::strong_ordering compare_release(const std::vector<VersionNumber>& a,
+                                     const std::vector<VersionNumber>& b) {
+  const std::size_t common = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < common; ++i) {
+    if (const auto c = a[i] <=> b[i]; c != 0) return c;
+  }
+  // The longer one is greater exactly when its extra components are not all zero.
+  const auto& longer = a.size() > b.size() ? a : b;
+  for (std::size_t i = common; i < longer.size(); ++i) {
+    if (!longer[i].is_small() || longer[i].small_value() != 0) {
+      return &longer == &a ? std::strong_ordering::greater : std::strong_ordering::less;
+    }
   }
   return std::strong_ordering::equal;
 }
 
 // packaging's _cmpkey pre slot: dev-only releases sort below every pre-release (-Infinity),
 // final releases above them (+Infinity). Encoded as (rank, kind, number).
-struct PreKey {
-  int rank;  // 0 = -Infinity, 1 = a real pre-release, 2 = +Infinity
-  int kind;
-  std::uint64_t number;
-  auto operator<=>(const PreKey&) const = default;
-};
+// 0 = -Infinity (a dev release without pre or post), 1 = a real pre-release, 2 = +Infinity.
+int pre_rank(const Version& v) {
+  if (v.pre) return 1;
+  return (!v.post && v.dev) ? 0 : 2;
+}
 
-PreKey pre_key(const Version& v) {
-  if (!v.pre && !v.post && v.dev) return {0, 0, 0};
-  if (!v.pre) return {2, 0, 0};
-  return {1, static_cast<int>(v.pre->kind), v.pre->number};
+std::strong_ordering compare_pre(const Version& a, const Version& b) {
+  const int x = pre_rank(a), y = pre_rank(b);
+  if (x != y) return x <=> y;
+  if (x != 1) return std::strong_ordering::equal;
+  if (a.pre->kind != b.pre->kind) return static_cast<int>(a.pre->kind) <=> static_cast<int>(b.pre->kind);
+  return a.pre->number <=> b.pre->number;
 }
 
 std::strong_ordering compare_local(const std::vector<LocalSegment>& a, const std::vector<LocalSegment>& b) {
@@ -312,7 +330,7 @@ std::strong_ordering compare_local(const std::vector<LocalSegment>& a, const std
     const LocalSegment& x = a[i];
     const LocalSegment& y = b[i];
     if (x.number && y.number) {
-      if (*x.number != *y.number) return *x.number <=> *y.number;
+      if (const auto c = *x.number <=> *y.number; c != 0) return c;
     } else if (x.number) {
       return std::strong_ordering::greater;  // numeric above alphanumeric
     } else if (y.number) {
@@ -325,6 +343,61 @@ std::strong_ordering compare_local(const std::vector<LocalSegment>& a, const std
 }
 
 }  // namespace
+
+VersionNumber VersionNumber::from_digits(std::string_view digits) {
+  while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
+  VersionNumber n;
+  std::uint64_t small = 0;
+  for (const char c : digits) {
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (small > (UINT64_MAX - digit) / 10) {
+      static std::mutex mutex;
+      static std::unordered_set<std::string> pool;  // node-based: element addresses are stable
+      const std::lock_guard lock(mutex);
+      n.m_big = &*pool.emplace(digits).first;
+      return n;
+    }
+    small = small * 10 + digit;
+  }
+  n.m_small = small;
+  return n;
+}
+
+void VersionNumber::append_to(std::string& out) const {
+  if (m_big) {
+    out += *m_big;
+    return;
+  }
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, m_small);
+  out.append(buffer, result.ptr);
+}
+
+std::string VersionNumber::to_string() const {
+  std::string out;
+  append_to(out);
+  return out;
+}
+
+VersionNumber VersionNumber::plus_one() const {
+  if (!m_big && m_small != UINT64_MAX) return VersionNumber(m_small + 1);
+  std::string digits = to_string();
+  std::size_t i = digits.size();
+  while (i > 0 && digits[i - 1] == '9') digits[--i] = '0';
+  if (i == 0)
+    digits.insert(digits.begin(), '1');
+  else
+    ++digits[i - 1];
+  return from_digits(digits);
+}
+
+std::strong_ordering VersionNumber::compare_big(const VersionNumber& a, const VersionNumber& b) {
+  if (!a.m_big) return std::strong_ordering::less;  // every big value is above 2^64 - 1
+  if (!b.m_big) return std::strong_ordering::greater;
+  if (a.m_big->size() != b.m_big->size()) return a.m_big->size() <=> b.m_big->size();
+  const int c = a.m_big->compare(*b.m_big);
+  return c <=> 0;
+}
 
 std::size_t python_space_length(std::string_view text, std::size_t at) {
   if (at >= text.size()) return 0;
@@ -411,7 +484,7 @@ bool same_base(const Version& a, const Version& b) {
 std::strong_ordering operator<=>(const Version& a, const Version& b) {
   if (a.epoch != b.epoch) return a.epoch <=> b.epoch;
   if (const auto c = compare_release(a.release, b.release); c != 0) return c;
-  if (const auto c = pre_key(a) <=> pre_key(b); c != 0) return c;
+  if (const auto c = compare_pre(a, b); c != 0) return c;
   // post: absent is -Infinity; dev: absent is +Infinity; local: absent is -Infinity.
   if (a.post != b.post)
     return !a.post   ? std::strong_ordering::less

@@ -1,6 +1,6 @@
 #pragma once
 // PEP 440 versions: parse (with the spec's normalisations), print in normal form, and compare
-// exactly as packaging.version.Version does (epoch, release, pre, post, dev, local).
+// exactly as packaging 26.3's packaging.version.Version does (epoch, release, pre, post, dev, local).
 #include <compare>
 #include <cstdint>
 #include <optional>
@@ -12,28 +12,61 @@
 
 namespace relforge::packaging {
 
+// A non-negative integer of any size, as Python's int in packaging's versions. Values below 2^64
+// live in a machine word (the fast path); larger ones as their decimal digits, interned for the
+// life of the process so that the type stays trivially copyable and versions sort as fast as
+// before (each distinct digit string of at most 4300 digits is kept once).
+class VersionNumber {
+public:
+  VersionNumber() = default;
+  VersionNumber(std::uint64_t value) : m_small(value) {}  // NOLINT(google-explicit-constructor)
+  // Decimal digits ("000123" is 123); the caller passes only '0'..'9', at least one.
+  static VersionNumber from_digits(std::string_view digits);
+
+  bool is_small() const { return m_big == nullptr; }
+  std::uint64_t small_value() const { return m_small; }  // meaningful only when is_small()
+  std::string to_string() const;
+  void append_to(std::string& out) const;
+  VersionNumber plus_one() const;
+
+  friend std::strong_ordering operator<=>(const VersionNumber& a, const VersionNumber& b) {
+    if (!a.m_big && !b.m_big) return a.m_small <=> b.m_small;  // the fast path, inline
+    return compare_big(a, b);
+  }
+  // Interning makes equal digits the same pointer.
+  friend bool operator==(const VersionNumber& a, const VersionNumber& b) {
+    return a.m_small == b.m_small && a.m_big == b.m_big;
+  }
+
+private:
+  static std::strong_ordering compare_big(const VersionNumber& a, const VersionNumber& b);
+
+  std::uint64_t m_small = 0;
+  const std::string* m_big = nullptr;  // the interned digits of a value of 2^64 or more
+};
+
 enum class PreReleaseKind { a, b, rc };
 
 struct PreRelease {
   PreReleaseKind kind;
-  std::uint64_t number;
+  VersionNumber number;
   bool operator==(const PreRelease&) const = default;
 };
 
 // A segment of a local label: a number (compares numerically, above any word) or a lower-cased word.
 struct LocalSegment {
-  std::optional<std::uint64_t> number;
+  std::optional<VersionNumber> number;
   std::string word;
   bool operator==(const LocalSegment&) const = default;
 };
 
 class Version {
 public:
-  std::uint64_t epoch = 0;
-  std::vector<std::uint64_t> release;  // at least one component
+  VersionNumber epoch = 0;
+  std::vector<VersionNumber> release;  // at least one component
   std::optional<PreRelease> pre;
-  std::optional<std::uint64_t> post;
-  std::optional<std::uint64_t> dev;
+  std::optional<VersionNumber> post;
+  std::optional<VersionNumber> dev;
   std::vector<LocalSegment> local;
 
   std::string to_string() const;      // the normal form: "1!2.0rc1.post2.dev3+abc.5"
@@ -53,8 +86,8 @@ public:
 bool same_base(const Version& a, const Version& b);
 
 // Parses any spelling PEP 440 accepts ("v1.0-RC1", " 1.0.post-1 "); invalid_input otherwise.
-// Numbers must fit in 64 bits, and letters must be ASCII (packaging also folds a few
-// non-ASCII letters such as U+212A KELVIN SIGN; relforge rejects them).
+// Numbers may have any size up to 4300 digits (CPython's int() limit, where packaging raises
+// ValueError); letters must be ASCII, as in packaging 26.3.
 Result<Version> parse_version(std::string_view text);
 
 // Python's whitespace (str.isspace, regex \s: ASCII and Unicode spaces, UTF-8 encoded), which

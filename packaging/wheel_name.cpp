@@ -17,15 +17,14 @@ tl::unexpected<Error> bad_name(std::string_view filename, const std::string& wha
               "invalid wheel file name '" + std::string(filename) + "': " + what);
 }
 
-// packaging: `"__" in name or not re.match(r"^[\w\d._]*$", name, re.UNICODE)`. `$` also matches
-// before one final newline, so "abc\n" passes there and must pass here.
+// packaging 26.3: `"__" in name or not re.match(r"^[\w._]+\Z", name, re.UNICODE)`.
 std::optional<std::string> name_problem(std::string_view name) {
   if (name.find("__") != std::string_view::npos) {
     return "project name part '" + std::string(name) +
            "' contains '__'; PEP 427 writes each run of '-', '_' and '.' as one '_'";
   }
-  std::string_view body = name;
-  if (!body.empty() && body.back() == '\n') body.remove_suffix(1);
+  if (name.empty()) return std::string("the project name part is empty");
+  const std::string_view body = name;
   std::size_t pos = 0;
   while (pos < body.size()) {
     const std::size_t start = pos;
@@ -38,30 +37,20 @@ std::optional<std::string> name_problem(std::string_view name) {
   return std::nullopt;
 }
 
-// packaging: re.match(r"(\d+)(.*)", part) -> (int(group 1), group 2); `\d` is any Unicode decimal
-// digit and `.` stops at a newline.
+// packaging 26.3: re.match(r"(\d+)(.*)", part, re.ASCII) -> (int(group 1), group 2); `.` stops at
+// a newline.
 Result<BuildTag> parse_build(std::string_view filename, std::string_view part) {
   BuildTag build;
   std::size_t pos = 0;
-  std::size_t digits = 0;
-  bool overflow = false;
-  while (pos < part.size()) {
-    std::size_t next = pos;
-    const auto c = next_code_point(part, next);
-    const auto value = c ? python_digit_value(*c) : std::nullopt;
-    if (!value) break;
-    if (build.number > (std::numeric_limits<std::uint64_t>::max() - *value) / 10) overflow = true;
-    build.number = build.number * 10 + *value;
-    ++digits;
-    pos = next;
-  }
-  if (digits == 0) {
+  while (pos < part.size() && part[pos] >= '0' && part[pos] <= '9') ++pos;
+  if (pos == 0) {
     return bad_name(filename, "build tag '" + std::string(part) + "' must start with a digit (PEP 427)");
   }
-  if (overflow || digits > k_python_max_int_digits) {
-    return bad_name(filename, "build number in '" + std::string(part) + "' is larger than " +
-                                  std::to_string(std::numeric_limits<std::uint64_t>::max()));
+  if (pos > k_python_max_int_digits) {
+    return bad_name(filename, "build number in '" + std::string(part) + "' has more than " +
+                                  std::to_string(k_python_max_int_digits) + " digits (Python's int() limit)");
   }
+  build.number = VersionNumber::from_digits(part.substr(0, pos));
   const std::string_view rest = part.substr(pos);
   build.tag = std::string(rest.substr(0, rest.find('\n')));
   return build;
@@ -70,7 +59,7 @@ Result<BuildTag> parse_build(std::string_view filename, std::string_view part) {
 }  // namespace
 
 std::string BuildTag::to_string() const {
-  return std::to_string(number) + tag;
+  return number.to_string() + tag;
 }
 
 std::string WheelName::normalized_name() const {

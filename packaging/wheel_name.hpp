@@ -1,5 +1,5 @@
 #pragma once
-// PEP 427 wheel file names: parse exactly as packaging.utils.parse_wheel_filename (23.0) does, and
+// PEP 427 wheel file names: parse exactly as packaging.utils.parse_wheel_filename (26.3) does, and
 // format them back ({name}-{version}[-{build}]-{python}-{abi}-{platform}.whl, name in wheel form).
 #include <compare>
 #include <cstdint>
@@ -14,9 +14,9 @@
 
 namespace relforge::packaging {
 
-// "1abc" -> (1, "abc"); compares as packaging's (int, str) tuple does.
+// "1abc" -> (1, "abc"); compares as packaging's (int, str) tuple does (the int of any size).
 struct BuildTag {
-  std::uint64_t number = 0;
+  VersionNumber number;
   std::string tag;
 
   std::string to_string() const;  // number followed by tag: "1abc"

@@ -112,7 +112,12 @@ TEST(VersionCli, MatchingNothingExitsOne) {
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_EQ(none.out, "");
   EXPECT_EQ(none.err, "");
-  EXPECT_EQ(relforge("version match '>=3' 3.0a1").exit_code, 1);  // a pre-release, not admitted
+  EXPECT_EQ(relforge("version match '>=3' 3.0a1").exit_code, 1);  // 3.0a1 sorts below 3
+  // packaging 26.x: with no final release matching, filter() yields the pre-releases.
+  EXPECT_EQ(relforge("version match '>=3' 3.1a1").out, "3.1a1\n");
+  EXPECT_EQ(relforge("version match '>=3' 3.1a1 3.0").out, "3.0\n");
+  EXPECT_EQ(relforge("version match --no-pre '>=3' 3.1a1").exit_code, 1);            // prereleases=False
+  EXPECT_EQ(relforge("version match '===V3.0' v3.0 V3.0 3.0").out, "v3.0\nV3.0\n");  // === as written
   const auto json = parse_json(relforge("version match --json '>=3' 2.0"), 1);
   EXPECT_EQ(json["matches"], Json::array());
 }
@@ -334,6 +339,30 @@ TEST_F(VersionContext, ARefThatDisagreesWithHeadIsRefused) {
 TEST_F(VersionContext, TrustRefBuildsTheNamedRef) {
   expect_version(current("GITHUB_REF=refs/tags/v2.7.0", "--trust-ref"), "2.7.0+cpu", "release");
   expect_version(current("", "--ref refs/tags/v2.7.0-rc1 --trust-ref"), "2.7.0+cpu", "test");
+}
+
+TEST(VersionCli, RequirementAppliesToATarget) {
+  const std::string reqs =
+      "\"torch[cuda]>=2.6; sys_platform == 'linux'\" \"pywin32>=306; os_name == 'nt'\" "
+      "\"typing-extensions>=4; python_version < '3.11'\" \"pytest; extra == 'Dev_Tools'\"";
+  const auto on_linux =
+      relforge("version requirement --python 3.13 --platform manylinux_2_28_x86_64 " + reqs);
+  ASSERT_EQ(on_linux.exit_code, 0) << on_linux.err;
+  EXPECT_EQ(on_linux.out, "torch[cuda]>=2.6; sys_platform == \"linux\"\n");
+  EXPECT_EQ(relforge("version requirement --python 3.9 --platform win_amd64 --extra dev-tools " + reqs).out,
+            "pywin32>=306; os_name == \"nt\"\ntyping-extensions>=4; python_version < \"3.11\"\n"
+            "pytest; extra == \"dev-tools\"\n");
+  const auto json = parse_json(
+      relforge("version requirement --json --python 3.12 --platform macosx_14_0_arm64 'Foo[b,a] (>=1,<2)'"));
+  EXPECT_EQ(json[0]["requirement"], "Foo[a,b]<2,>=1");
+  EXPECT_EQ(json[0]["applies"], true);
+  EXPECT_EQ(
+      relforge("version requirement --python 3.13 --platform win_amd64 \"x; os_name == 'posix'\"").exit_code,
+      1);
+  expect_error(relforge("version requirement --python 3.13 --platform win_amd64 'x >= '"), "expected");
+  expect_error(
+      relforge("version requirement --python 3.13 --platform win_amd64 \"x; platform_release ~= 'NT'\""),
+      "undefined comparison");
 }
 
 }  // namespace

@@ -144,4 +144,55 @@ TEST(WheelCli, TagsRejectsBadSets) {
   EXPECT_EQ(relforge("wheel parse").exit_code, 2);
 }
 
+TEST(WheelCli, TagsForATargetInterpreter) {
+  const auto result = relforge("wheel tags --python 3.13t --platform manylinux_2_28_x86_64");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(result.out.starts_with("cp313-cp313t-linux_x86_64\ncp313-cp313t-manylinux_2_28_x86_64\n"));
+  EXPECT_NE(result.out.find("cp313-abi3t-manylinux2014_x86_64\n"), std::string::npos);
+  EXPECT_EQ(result.out.find("-abi3-"), std::string::npos);  // free-threaded: abi3t, never abi3
+  EXPECT_TRUE(result.out.ends_with("py31-none-any\npy30-none-any\n"));
+
+  const auto json = parse_json(relforge("wheel tags --json --python 3.12 --platform macosx_14_0_arm64"));
+  EXPECT_EQ(json["python"], "3.12");
+  EXPECT_EQ(json["platforms"][1], "macosx_14_0_universal2");
+  EXPECT_EQ(json["tags"][0], "cp312-cp312-macosx_14_0_arm64");
+
+  expect_usage_error(relforge("wheel tags --python 3.13 --platform 'win amd64'"), "is not of the form");
+  expect_usage_error(relforge("wheel tags --python 3.12t --platform win_amd64"),
+                     "free-threaded CPython starts at 3.13");
+  EXPECT_EQ(relforge("wheel tags --python 3.13").exit_code, 2);  // needs --platform
+  EXPECT_EQ(relforge("wheel tags py3-none-any --python 3.13 --platform win_amd64").exit_code, 2);  // one form
+}
+
+TEST(WheelCli, BestPicksWhatPipWouldInstall) {
+  const std::string files =
+      "torch-2.6.0-cp313-cp313t-manylinux_2_28_x86_64.whl torch-2.6.0-cp313-cp313-manylinux_2_28_x86_64.whl "
+      "torch-2.6.0-cp313-abi3t-manylinux_2_17_x86_64.manylinux2014_x86_64.whl "
+      "torch-2.5.0-cp313-cp313t-manylinux_2_28_x86_64.whl "
+      "torch-2.7.0rc1-cp313-cp313t-manylinux_2_28_x86_64.whl "
+      "torch-2.6.0-py3-none-any.whl torch-2.8.0-cp313-cp313t-manylinux_2_34_x86_64.whl";
+  const auto result = relforge("wheel best --python 3.13t --platform manylinux_2_28_x86_64 " + files);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  // 2.8.0 needs glibc 2.34 and 2.7.0rc1 is a pre-release: 2.6.0 wins, in its best-ranked tag.
+  EXPECT_EQ(result.out, "torch-2.6.0-cp313-cp313t-manylinux_2_28_x86_64.whl\n");
+  EXPECT_EQ(relforge("wheel best --pre --python 3.13t --platform manylinux_2_28_x86_64 " + files).out,
+            "torch-2.7.0rc1-cp313-cp313t-manylinux_2_28_x86_64.whl\n");
+
+  const auto json = parse_json(relforge("wheel best --json --python 3.13 --platform win_amd64 " + files +
+                                        " numpy-2.0-cp313-cp313-win_amd64.whl"));
+  ASSERT_EQ(json.size(), 2u);
+  EXPECT_EQ(json[0]["project"], "torch");
+  EXPECT_EQ(json[0]["chosen"], "torch-2.6.0-py3-none-any.whl");
+  EXPECT_EQ(json[1]["chosen"], "numpy-2.0-cp313-cp313-win_amd64.whl");
+  EXPECT_EQ(json[0]["candidates"][0]["compatible"], false);
+
+  const auto none = relforge(
+      "wheel best --python 3.13 --platform win_amd64 torch-2.6.0-cp313-cp313-manylinux_2_28_x86_64.whl");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.out, "");
+  EXPECT_NE(none.err.find("no file of torch is compatible"), std::string::npos);
+  expect_usage_error(relforge("wheel best --python 3.13 --platform win_amd64 torch-2.6-x.whl"),
+                     "wheel file name");
+}
+
 }  // namespace

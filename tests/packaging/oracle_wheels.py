@@ -1,13 +1,15 @@
-"""Oracle for tests/packaging/wheel_oracle_test.cpp: answers with Debian's python3-packaging 23.0.
+"""Oracle for tests/packaging/wheel_oracle_test.cpp: answers with packaging 26.3 (on PYTHONPATH).
 
-Usage: /usr/bin/python3 oracle_wheels.py FILE   one answer line per input line of FILE
-       /usr/bin/python3 oracle_wheels.py --unicode   Python's \\w, \\d and str.lower() tables
+Usage: PYTHONPATH=<shared>/oracles/packaging-26.3 /usr/bin/python3 oracle_wheels.py FILE
+           one answer line per input line of FILE
+       ... oracle_wheels.py --unicode   Python's \\w, \\d and str.lower() tables
 
 Input lines are "KIND<TAB>HEX" (HEX: the UTF-8 bytes of the case). String fields of the answers
 are hex too, so any byte survives the round trip. Answers:
   wheel  ok NAME VERSION BUILD_NUMBER|- BUILD_TAG|- TAGS   or   err EXCEPTION MESSAGE
   name   CANONICAL WHEEL_COMPONENT VALID(0/1)
   tag    ok TAGS   or   err EXCEPTION MESSAGE
+  canon  canonicalize_version(TEXT) canonicalize_version(TEXT, strip_trailing_zero=False)
 TAGS is the sorted expanded tag strings joined with ','.
 """
 import re
@@ -15,7 +17,7 @@ import sys
 
 import packaging
 from packaging.tags import parse_tag
-from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.utils import canonicalize_name, canonicalize_version, parse_wheel_filename
 
 
 def h(text):
@@ -39,8 +41,7 @@ def answer_wheel(filename):
     return "\t".join(["ok", h(name), h(str(version)), number, tag, tag_list(tags)])
 
 
-# The name rule of PEP 508 / core metadata, in the spec's own regex. (Requirement() of packaging
-# 23.0 is not used: its tokenizer also accepts a trailing '_', as in "foo_".)
+# The name rule of PEP 508 / core metadata, in the spec's own regex.
 _VALID_NAME = re.compile(r"([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])", re.IGNORECASE | re.ASCII)
 
 
@@ -60,6 +61,13 @@ def answer_tag(text):
         return err(exc)
 
 
+def answer_canon(text):
+    try:
+        return "\t".join([h(canonicalize_version(text)), h(canonicalize_version(text, strip_trailing_zero=False))])
+    except ValueError as exc:  # more digits than int() takes
+        return err(exc)
+
+
 def unicode_tables():
     word, digit = re.compile(r"\w"), re.compile(r"\d")
     out = []
@@ -76,12 +84,12 @@ def unicode_tables():
 
 
 def main():
-    if packaging.__version__ != "23.0":
-        sys.exit("oracle: expected packaging 23.0, found %s" % packaging.__version__)
+    if packaging.__version__ != "26.3":
+        sys.exit("oracle: expected packaging 26.3 on PYTHONPATH, found %s at %s" % (packaging.__version__, packaging.__file__))
     if sys.argv[1:] == ["--unicode"]:
         print("\n".join(unicode_tables()))
         return
-    answers = {"wheel": answer_wheel, "name": answer_name, "tag": answer_tag}
+    answers = {"wheel": answer_wheel, "name": answer_name, "tag": answer_tag, "canon": answer_canon}
     with open(sys.argv[1], "rb") as f:
         for line in f.read().decode("ascii").splitlines():
             kind, _, data = line.partition("\t")

@@ -74,7 +74,7 @@ TEST(Version, AlternativeSpellings) {
 TEST(Version, Parts) {
   const Version x = v("1!2.6.0rc1.post2.dev3+Ubuntu.5");
   EXPECT_EQ(x.epoch, 1u);
-  EXPECT_EQ(x.release, (std::vector<std::uint64_t>{2, 6, 0}));
+  EXPECT_EQ(x.release, (std::vector<VersionNumber>{2, 6, 0}));
   ASSERT_TRUE(x.pre.has_value());
   EXPECT_EQ(x.pre->kind, PreReleaseKind::rc);
   EXPECT_EQ(x.pre->number, 1u);
@@ -155,13 +155,34 @@ TEST(Version, InvalidInputsExplainThemselves) {
   EXPECT_EQ(message("1.0.*"), "invalid version '1.0.*': unexpected '.' at column 4" + hint);
   EXPECT_EQ(message("1.0+K\xE2\x84\xAA"),
             "invalid version '1.0+K\xE2\x84\xAA': unexpected byte 0xe2 at column 6" + hint);
-  EXPECT_EQ(message("18446744073709551616"),
-            "invalid version '18446744073709551616': the number at column 1 does not fit in 64 bits" + hint);
+  const std::string too_long = "1." + std::string(4301, '7');
+  EXPECT_EQ(message(too_long),
+            "invalid version '" + too_long +
+                "': the number at column 3 has more than 4300 digits (Python's int() limit)" + hint);
   for (const char* bad :
        {"1..0", ".1", "1.", "1.0+abc-", "1.0+a..b", "1.0a1b2", "+1.0", "1!2!3", "1.0 0", "v"}) {
     message(bad);
   }
-  EXPECT_TRUE(parse_version("18446744073709551615").has_value());  // the largest that fits
+  EXPECT_TRUE(parse_version("1." + std::string(4300, '7')).has_value());  // the longest int() takes
+}
+
+TEST(Version, NumbersOfAnySize) {
+  // packaging 26.3 takes any size (Python int); the machine word is only the fast path.
+  const auto v = [](std::string_view text) { return *parse_version(text); };
+  EXPECT_EQ(v("18446744073709551616").to_string(), "18446744073709551616");
+  EXPECT_EQ(v("00018446744073709551616").to_string(), "18446744073709551616");
+  EXPECT_LT(v("18446744073709551615"), v("18446744073709551616"));
+  EXPECT_LT(v("99999999999999999999"), v("100000000000000000000"));
+  EXPECT_EQ(v("1.0.18446744073709551616.0"), v("1.0.18446744073709551616"));
+  EXPECT_LT(v("1.0a18446744073709551616"), v("1.0a18446744073709551617"));
+  EXPECT_LT(v("1.0+18446744073709551616"), v("1.0+18446744073709551617"));
+  EXPECT_LT(v("1.0+zzz"), v("1.0+18446744073709551617"));
+  EXPECT_EQ(v("18446744073709551616!1.post99999999999999999999.dev0").to_string(),
+            "18446744073709551616!1.post99999999999999999999.dev0");
+  EXPECT_EQ(VersionNumber(UINT64_MAX).plus_one().to_string(), "18446744073709551616");
+  EXPECT_EQ(VersionNumber::from_digits("99999999999999999999").plus_one().to_string(),
+            "100000000000000000000");
+  EXPECT_TRUE(VersionNumber::from_digits("0018446744073709551615").is_small());
 }
 
 TEST(Version, PythonSpace) {

@@ -1,5 +1,5 @@
 // Differential test: generated wheel file names, project names and tag sets, parsed here and by
-// Debian's python3-packaging 23.0 (tests/packaging/oracle_wheels.py). No skip: a missing or broken
+// packaging 26.3 (tests/packaging/oracle_wheels.py). No skip: a missing or broken
 // oracle fails the test.
 #include <gtest/gtest.h>
 
@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "core/text.hpp"
+#include "packaging/canonical_version.hpp"
 #include "packaging/names.hpp"
 #include "packaging/wheel_name.hpp"
+#include "tests/packaging/oracle_python.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::packaging {
@@ -171,7 +173,13 @@ std::vector<std::string> oracle(const std::vector<std::pair<std::string, std::st
     std::ofstream file(dir / "cases.txt", std::ios::binary);
     for (const auto& [kind, text] : cases) file << kind << '\t' << hex(text) << '\n';
   }
-  const auto run = test::run_shell("/usr/bin/python3 " +
+  const std::string python = test::oracle_python();
+  if (python.empty()) {
+    std::filesystem::remove_all(dir);
+    ADD_FAILURE() << test::oracle_missing_message();
+    return {};
+  }
+  const auto run = test::run_shell(python + " " +
                                    test::shell_quote(test::source_path("tests/packaging/oracle_wheels.py")) +
                                    " " + test::shell_quote((dir / "cases.txt").string()));
   std::filesystem::remove_all(dir);
@@ -195,9 +203,10 @@ std::string sorted_tags(std::vector<Tag> tags) {
 std::string blamed_part(const std::string& message) {
   for (const auto& [part, markers] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"extension", {"extension must be"}},
+           {"tag", {"(invalid tag component)", "tag set '"}},  // before "parts": ours name both
            {"parts", {"wrong number of parts", "'-'-separated parts"}},
            {"name", {"Invalid project name", "project name part"}},
-           {"version", {"Invalid version", "version part"}},
+           {"version", {"(invalid version)", "version part"}},
            {"build", {"Invalid build number", "build tag '"}}}) {
     for (const auto& marker : markers) {
       if (message.find(marker) != std::string::npos) return part;
@@ -209,8 +218,7 @@ std::string blamed_part(const std::string& message) {
 std::string our_wheel_answer(const std::string& filename) {
   const auto wheel = parse_wheel_filename(filename);
   if (!wheel) return "err\t" + blamed_part(wheel.error().message());
-  const auto build =
-      wheel->build ? std::to_string(wheel->build->number) + "\t" + hex(wheel->build->tag) : "-\t-";
+  const auto build = wheel->build ? wheel->build->number.to_string() + "\t" + hex(wheel->build->tag) : "-\t-";
   return "ok\t" + hex(wheel->normalized_name()) + "\t" + hex(wheel->version.to_string()) + "\t" + build +
          "\t" + hex(sorted_tags(wheel->tags()));
 }
@@ -270,7 +278,7 @@ TEST(WheelOracle, FileNamesAgreeWithPackaging) {
   const auto tally = compare("wheel", names, our_wheel_answer);
   EXPECT_GE(tally.valid, 500u);
   // Every way packaging rejects a name is exercised, and ours blames the same part.
-  for (const auto* part : {"extension", "parts", "name", "version", "build"}) {
+  for (const auto* part : {"extension", "parts", "name", "version", "build", "tag"}) {
     EXPECT_GE(tally.errors.count(part) ? tally.errors.at(part) : 0u, 20u) << part;
   }
   EXPECT_EQ(tally.errors.count("other"), 0u);
@@ -283,6 +291,21 @@ TEST(WheelOracle, ProjectNamesAgreeWithPackaging) {
   const std::size_t valid = compare("name", names, our_name_answer).valid;
   EXPECT_GE(valid, 300u);
   EXPECT_GE(names.size() - valid, 100u);
+}
+
+std::string our_canon_answer(const std::string& text) {
+  return hex(canonicalize_version(text)) + "\t" + hex(canonicalize_version(text, false));
+}
+
+// Inputs from packaging's tests/test_utils.py (canonicalize_version) plus generated versions.
+TEST(WheelOracle, CanonicalVersionsAgreeWithPackaging) {
+  Generator g;
+  std::vector<std::string> versions = {
+      "1.4",   "1.4.0",        "1.40.0",      "1.4.0.0.00.000.0000",      "1.0.0",       "1",
+      "1.0a0", "1.0+deadbeef", "1.0.0+abc.0", "1!2.0.0.post1.dev0+x",     "foo bar baz", "1.0.*",
+      "",      "v1.0",         " 1.0 ",       "18446744073709551616.0.0", "00!0.0"};
+  while (versions.size() < 600) versions.push_back(version(g));
+  compare("canon", versions, our_canon_answer);
 }
 
 TEST(WheelOracle, TagSetsAgreeWithParseTag) {
@@ -301,9 +324,10 @@ TEST(WheelOracle, TagSetsAgreeWithParseTag) {
 
 // Every code point: re's \w and \d, int() of a digit, and str.lower(), against our tables.
 TEST(WheelOracle, UnicodeTablesMatchPython) {
-  const auto run = test::run_shell("/usr/bin/python3 " +
-                                   test::shell_quote(test::source_path("tests/packaging/oracle_wheels.py")) +
-                                   " --unicode");
+  const std::string python = test::oracle_python();
+  ASSERT_FALSE(python.empty()) << test::oracle_missing_message();
+  const auto run = test::run_shell(
+      python + " " + test::shell_quote(test::source_path("tests/packaging/oracle_wheels.py")) + " --unicode");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   std::map<char32_t, std::vector<std::string_view>> expected;
   std::istringstream in(run.out);
