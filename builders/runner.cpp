@@ -1,6 +1,7 @@
 #include "builders/runner.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <map>
 #include <set>
@@ -157,21 +158,25 @@ Result<Runner> detect_local_runner(const DetectOptions& options) {
 }
 
 void detect_gpus(const std::filesystem::path& dev_dir, Runner& runner) {
-  static const std::regex nvidia(R"(nvidia[0-9]+)");
-  static const std::regex render(R"(renderD[0-9]+)");
-  auto count = [](const std::filesystem::path& dir, const std::regex& pattern) {
+  // Device nodes named PREFIX followed by digits only: nvidia0 (not nvidiactl), renderD128.
+  auto count = [](const std::filesystem::path& dir, std::string_view prefix) {
     int found = 0;
     std::error_code ec;
-    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-      if (std::regex_match(it->path().filename().string(), pattern)) ++found;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+          std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
+                      [](unsigned char c) { return std::isdigit(c) != 0; }))
+        ++found;
+    }
     return found;
   };
   std::error_code ec;
-  if (const int cards = count(dev_dir, nvidia); cards > 0) {
+  if (const int cards = count(dev_dir, "nvidia"); cards > 0) {
     runner.gpus = cards;
     runner.gpu_vendor = "nvidia";
   } else if (std::filesystem::exists(dev_dir / "kfd", ec)) {
-    runner.gpus = std::max(1, count(dev_dir / "dri", render));
+    runner.gpus = std::max(1, count(dev_dir / "dri", "renderD"));
     runner.gpu_vendor = "amd";
   }
 }

@@ -90,15 +90,21 @@ Result<std::string> object_sha256(ObjectStore& store, const std::string& key, co
   return platform::to_hex(*digest);
 }
 
-Result<PutResult> FilesystemObjectStore::put_if_absent(const std::string& key, const fs::path& file,
-                                                       const std::string& sha256_hex, const std::string&) {
+Result<fs::path> FilesystemObjectStore::writable_path_of(const std::string& key) const {
   auto target = path_of(key);
-  if (!target) return tl::unexpected(target.error());
+  if (!target) return target;
   std::error_code error;
   fs::create_directories(target->parent_path(), error);
   if (error)
-    return fail(ErrorCategory::io,
-                "cannot create " + target->parent_path().string() + ": " + error.message());
+    return fail(ErrorCategory::io, "cannot create " + target->parent_path().string() + ": " + error.message());
+  return target;
+}
+
+Result<PutResult> FilesystemObjectStore::put_if_absent(const std::string& key, const fs::path& file,
+                                                       const std::string& sha256_hex, const std::string&) {
+  auto target = writable_path_of(key);
+  if (!target) return tl::unexpected(target.error());
+  std::error_code error;
   if (!fs::exists(*target)) {
     // A hard link from a complete temp copy fails when the name exists: no window where a racing
     // publisher's bytes are replaced.
@@ -127,13 +133,8 @@ Result<PutResult> FilesystemObjectStore::put_if_absent(const std::string& key, c
 }
 
 Status FilesystemObjectStore::put(const std::string& key, std::string_view bytes, const std::string&) {
-  auto target = path_of(key);
+  auto target = writable_path_of(key);
   if (!target) return tl::unexpected(target.error());
-  std::error_code error;
-  fs::create_directories(target->parent_path(), error);
-  if (error)
-    return fail(ErrorCategory::io,
-                "cannot create " + target->parent_path().string() + ": " + error.message());
   // An unchanged object is left as it is: no rename, so its mtime and ETag stay stable.
   if (platform::file_has_content(*target, bytes)) return {};
   return platform::write_file_atomic(*target, bytes, durability_of(key));

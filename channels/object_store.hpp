@@ -107,6 +107,8 @@ public:
 
 private:
   Result<std::filesystem::path> path_of(const std::string& key) const;
+  // path_of, with its folder created (for writing).
+  Result<std::filesystem::path> writable_path_of(const std::string& key) const;
   std::filesystem::path m_root;
 };
 

@@ -1,35 +1,15 @@
 // Server-rendered dashboard (no build step, no scripts) and the Prometheus text exposition.
 #include <sstream>
 
+#include "core/text.hpp"
 #include "ci_relay/query.hpp"
 
 namespace relforge::ci_relay {
 namespace {
 
-std::string escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+// One HTML escaper for the whole project (core/text).
+std::string escape(std::string_view text) {
+  return core::html_escape(text);
 }
 
 std::string label(const std::string& text) {

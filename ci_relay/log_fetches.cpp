@@ -97,29 +97,9 @@ Status LogFetches::record(const LogRequest& request, const FetchedLog& answer, s
     }
     return tx->commit();
   }
-  const bool transient =
-      answer.status == 0 || answer.status == 408 || answer.status == 429 || answer.status >= 500;
-  const std::string error =
-      answer.status == 0 ? answer.error : "HTTP " + std::to_string(answer.status) + " " + answer.error;
-  std::int64_t attempts = 0;
-  {
-    auto stmt = db.prepare("SELECT attempts FROM log_fetches WHERE job_row = ?");
-    if (!stmt) return tl::unexpected(stmt.error());
-    auto row = platform::first_row<std::int64_t>(stmt->bind(1, request.job_row));
-    if (!row) return tl::unexpected(row.error());
-    if (!*row)
-      return fail(ErrorCategory::not_found, "no log fetch for job row " + std::to_string(request.job_row));
-    attempts = std::get<0>(**row) + 1;
-  }
-  const bool give_up = !transient || attempts >= config.max_attempts;
-  const std::int64_t delay =
-      std::min<std::int64_t>(3600, config.backoff_seconds << std::min<std::int64_t>(attempts - 1, 20));
-  auto stmt = db.prepare(
-      "UPDATE log_fetches SET attempts = ?, state = ?, next_attempt_at = ?, last_error = ? WHERE job_row = "
-      "?");
-  if (!stmt) return tl::unexpected(stmt.error());
-  stmt->bind(1, attempts).bind(2, std::string_view(give_up ? "failed" : "pending")).bind(3, now + delay);
-  if (auto ok = stmt->bind(4, error.substr(0, 500)).bind(5, request.job_row).run(); !ok) return ok;
+  if (auto ok = record_failed_call(db, config, "log_fetches", "job_row", request.job_row, answer.status, answer.error, now);
+      !ok)
+    return ok;
   return tx->commit();
 }
 

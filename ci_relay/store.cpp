@@ -1,6 +1,8 @@
 #include "ci_relay/store.hpp"
 
 #include "ci_relay/schema.hpp"
+#include "core/retry.hpp"
+#include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
 
@@ -76,6 +78,29 @@ Status RelayStore::bump_counter(const std::string& name) {
       "ON CONFLICT(name) DO UPDATE SET value = value + 1");
   if (!stmt) return tl::unexpected(stmt.error());
   return (*stmt)->bind(1, name).run();
+}
+
+Status record_failed_call(platform::Database& db, const RelayConfig& config, std::string_view table,
+                          std::string_view key_column, std::int64_t key, long status, const std::string& error,
+                          std::int64_t now) {
+  const auto transient = status == 0 || status == 408 || status == 429 || status >= 500 ? core::Transient::yes
+                                                                                           : core::Transient::no;
+  const std::string text = status == 0 ? error : "HTTP " + std::to_string(status) + " " + error;
+  const std::string where = " WHERE " + std::string(key_column) + " = ?";
+  auto read = db.prepare("SELECT attempts FROM " + std::string(table) + where);
+  if (!read) return tl::unexpected(read.error());
+  auto row = platform::first_row<std::int64_t>(read->bind(1, key));
+  if (!row) return tl::unexpected(row.error());
+  if (!*row) return fail(ErrorCategory::not_found, "no " + std::string(table) + " row " + std::to_string(key));
+  const std::int64_t attempts = std::get<0>(**row) + 1;
+  const core::RetryPolicy policy{config.max_attempts, config.backoff_seconds, 3600};
+  const bool give_up = policy.gives_up(attempts, transient);
+  auto update = db.prepare("UPDATE " + std::string(table) +
+                           " SET attempts = ?, state = ?, next_attempt_at = ?, last_error = ?" + where);
+  if (!update) return tl::unexpected(update.error());
+  update->bind(1, attempts).bind(2, std::string_view(give_up ? "failed" : "pending"));
+  update->bind(3, now + policy.delay_after(attempts)).bind(4, text.substr(0, 500));
+  return update->bind(5, key).run();
 }
 
 }  // namespace relforge::ci_relay

@@ -40,6 +40,14 @@ struct DeliveryOutcome {
   std::string note;           // why; empty: NULL
 };
 
+// A failed outbound call (an outbox send or a log fetch) on its row: attempts + 1, then retried
+// after the backoff of config's retry policy while the failure is transient (no answer, 408, 429,
+// 5xx) and attempts remain, else `failed`. Runs inside the caller's transaction. `table` and
+// `key_column` are fixed names ("outbox", "id"), never input.
+Status record_failed_call(platform::Database& db, const RelayConfig& config, std::string_view table,
+                          std::string_view key_column, std::int64_t key, long status, const std::string& error,
+                          std::int64_t now);
+
 class RelayStore {
 public:
   // Opens (creating) and migrates `db_path` (":memory:" for tests); a file database fsyncs commits.

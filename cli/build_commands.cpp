@@ -352,14 +352,7 @@ void print_summary(Runtime& runtime, const std::vector<builders::CellOutcome>& o
   if (runtime.json) {
     Json cells = Json::array();
     for (const auto& o : outcomes)
-      cells.push_back({{"cell", o.cell},
-                       {"runner", o.runner},
-                       {"result", builders::cell_result_name(o.result)},
-                       {"duration_ms", o.duration_ms},
-                       {"wheel", o.wheel},
-                       {"log", o.log},
-                       {"message", o.message},
-                       {"log_tail", o.log_tail}});
+      cells.push_back(outcome_json(o));
     runtime.out << Json{{"cells", cells}}.dump(2) << '\n';
     return;
   }

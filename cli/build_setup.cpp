@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "builders/build_config.hpp"
+#include "builders/cell_result.hpp"
 #include "builders/plan.hpp"
 #include "core/text.hpp"
 #include "matrix/config.hpp"
@@ -63,6 +64,17 @@ Result<builders::BuildOptions> prepare_build_options(const BuildSetup& setup) {
   if (auto head = platform::run_process(git); head && head->exit_code == 0)
     options.source_key = std::string(core::trim(head->out));
   return options;
+}
+
+nlohmann::ordered_json outcome_json(const builders::CellOutcome& o) {
+  return {{"cell", o.cell},
+          {"runner", o.runner},
+          {"result", builders::cell_result_name(o.result)},
+          {"duration_ms", o.duration_ms},
+          {"wheel", o.wheel},
+          {"log", o.log},
+          {"message", o.message},
+          {"log_tail", o.log_tail}};
 }
 
 }  // namespace relforge::cli

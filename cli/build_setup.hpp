@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 #include "matrix/select.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace relforge::cli {
 
 // Runner detection over PATH, the system interpreters first (they come with their headers).
@@ -31,5 +33,8 @@ struct BuildSetup {
 // Loads the config, expands and selects the cells, detects this machine and adds the declared
 // runners; the caller sets jobs, resume, version and callbacks on the result.
 Result<builders::BuildOptions> prepare_build_options(const BuildSetup& setup);
+
+// One cell's outcome as `build --json` and `nightly --json` print it.
+nlohmann::ordered_json outcome_json(const builders::CellOutcome& outcome);
 
 }  // namespace relforge::cli

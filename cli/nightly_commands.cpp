@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/build_setup.hpp"
 #include "cli/commands.hpp"
 #include "cli/nightly_pipeline.hpp"
 #include "core/text.hpp"
@@ -29,14 +30,7 @@ bool is_failure(const builders::CellOutcome& cell) {
 Json output_json(const NightlyOutput& out) {
   Json cells = Json::array(), signed_wheels = Json::array(), published = Json::array();
   for (const auto& o : out.cells)
-    cells.push_back({{"cell", o.cell},
-                     {"runner", o.runner},
-                     {"result", builders::cell_result_name(o.result)},
-                     {"duration_ms", o.duration_ms},
-                     {"wheel", o.wheel},
-                     {"log", o.log},
-                     {"message", o.message},
-                     {"log_tail", o.log_tail}});
+    cells.push_back(outcome_json(o));
   for (const auto& s : out.signed_wheels)
     signed_wheels.push_back({{"wheel", s.wheel}, {"bundle", s.bundle}, {"key_id", s.key_id}});
   for (const auto& f : out.published)

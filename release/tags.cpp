@@ -22,6 +22,15 @@ void fill_outcome(T& result, TxOutcome& outcome) {
   result.plan = std::move(outcome.plan);
 }
 
+// A finished rc/final transaction as its result, logged to the ledger's events when it ran.
+Result<TagResult> tag_result(Result<TxOutcome>& outcome, Ledger& ledger, const Series& series, const char* event) {
+  if (!outcome) return tl::unexpected(outcome.error());
+  TagResult result = nlohmann::json::parse(outcome->plan.result).get<TagResult>();
+  fill_outcome(result, *outcome);
+  if (result.executed) (void)ledger.log(series.text(), 0, event, result.tag + " " + result.commit);
+  return result;
+}
+
 Error unfinished_error(const Plan& journal) {
   return Error(ErrorCategory::conflict,
                "an interrupted 'relforge release " + journal.command +
@@ -163,11 +172,7 @@ Result<TagResult> run_release_rc(const Repository& repo, const ReleaseConfig& co
         plan.result = nlohmann::json(result).dump();
         return plan;
       });
-  if (!outcome) return tl::unexpected(outcome.error());
-  TagResult result = nlohmann::json::parse(outcome->plan.result).get<TagResult>();
-  fill_outcome(result, *outcome);
-  if (result.executed) (void)ledger.log(series->text(), 0, "rc", result.tag + " " + result.commit);
-  return result;
+  return tag_result(outcome, ledger, *series, "rc");
 }
 
 Result<TagResult> run_release_final(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
@@ -202,11 +207,7 @@ Result<TagResult> run_release_final(const Repository& repo, const ReleaseConfig&
         plan.result = nlohmann::json(result).dump();
         return plan;
       });
-  if (!outcome) return tl::unexpected(outcome.error());
-  TagResult result = nlohmann::json::parse(outcome->plan.result).get<TagResult>();
-  fill_outcome(result, *outcome);
-  if (result.executed) (void)ledger.log(series->text(), 0, "final", result.tag + " " + result.commit);
-  return result;
+  return tag_result(outcome, ledger, *series, "final");
 }
 
 Result<PatchResult> run_release_patch(const Repository& repo, const ReleaseConfig& config,
