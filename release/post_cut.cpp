@@ -61,6 +61,8 @@ Result<std::map<std::string, std::string>> run_post_cut(const Repository& repo, 
   spec.argv = hook.argv;
   spec.working_dir = tree;
   spec.environment = hook.environment;
+  // git must not find a repository above the scratch directory and act on it.
+  spec.environment["GIT_CEILING_DIRECTORIES"] = scratch.dir.string();
   spec.output_file = scratch.dir / "output.log";
   spec.timeout = hook.timeout;
   auto ran = platform::run_process(spec);
