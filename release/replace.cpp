@@ -1,6 +1,8 @@
 #include "release/replace.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <vector>
 
 #include <re2/re2.h>
 
@@ -87,7 +89,12 @@ bool is_glob(std::string_view pattern) {
 }
 
 bool glob_matches(std::string_view pattern, std::string_view path) {
-  return match_segments(split(pattern), 0, split(path), 0);
+  auto parts = split(pattern);
+  // "**/**" means what "**" means; collapsing it keeps the backtracking polynomial in one '**'.
+  parts.erase(std::unique(parts.begin(), parts.end(),
+                          [](std::string_view a, std::string_view b) { return a == "**" && b == "**"; }),
+              parts.end());
+  return match_segments(parts, 0, split(path), 0);
 }
 
 Status check_regex_rule(const std::string& from, const std::string& to) {

@@ -324,6 +324,28 @@ TEST(ReleaseCut, FailingOrDeletingPostCutHookCutsNothing) {
   EXPECT_EQ(temp.git("branch --list 'release/*' 'orig/*'"), "");
 }
 
+TEST(ReleasePostCut, AHookPastItsTimeoutIsKilledAndNamed) {
+  TempRepo temp;
+  temp.seed_project();
+  auto repo = Repository::open(temp.work);
+  ASSERT_TRUE(repo);
+  PostCutHook hook;
+  hook.argv = {"bash", "-c", "echo started; sleep 30"};
+  hook.timeout = std::chrono::milliseconds(300);
+  hook.environment = {};
+  auto ran = run_post_cut(*repo, temp.git("rev-parse HEAD"), hook);
+  ASSERT_FALSE(ran);
+  EXPECT_NE(ran.error().message().find("timed out; nothing was cut. Its last output lines:\nstarted"),
+            std::string::npos)
+      << ran.error().message();
+
+  hook.argv = {"no-such-program-relforge-test"};
+  auto missing = run_post_cut(*repo, temp.git("rev-parse HEAD"), hook);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("could not start"), std::string::npos)
+      << missing.error().message();
+}
+
 TEST(ReleasePostCut, LastLines) {
   EXPECT_EQ(last_lines("a\nb\nc\n", 2), "b\nc");
   EXPECT_EQ(last_lines("a\nb\nc", 5), "a\nb\nc");

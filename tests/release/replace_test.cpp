@@ -20,6 +20,12 @@ TEST(ReleaseReplaceGlob, StarStaysInOneSegmentDoubleStarSpansAny) {
   EXPECT_FALSE(glob_matches("a?b", "a/b"));
   EXPECT_TRUE(glob_matches("*a*b*", "xxaxxbxx"));
   EXPECT_FALSE(glob_matches("*a*b*", "xxbxxaxx"));
+  EXPECT_TRUE(glob_matches("**/**/**/b.txt", "b.txt"));
+  EXPECT_TRUE(glob_matches("**/**/**/b.txt", "a/b/c/b.txt"));
+  // Many '**' against a deep path that does not match still ends promptly.
+  std::string deep;
+  for (int i = 0; i < 200; ++i) deep += "d/";
+  EXPECT_FALSE(glob_matches("**/**/**/**/**/**/**/**/x.yml", deep + "y.yml"));
   EXPECT_TRUE(is_glob("**/*.yml"));
   EXPECT_FALSE(is_glob(".github/workflows/build.yml"));
 }
