@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/release_builds.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "platform/fs.hpp"
@@ -591,6 +593,36 @@ Json remote_json(const std::vector<release::RemoteRefState>& refs) {
   return all;
 }
 
+Json builds_json(const ReleaseBuilds& builds) {
+  Json cells = Json::array();
+  for (const auto& cell : builds.cells) {
+    cells.push_back({{"cell", cell.cell},
+                     {"filename", cell.filename},
+                     {"published", cell.published},
+                     {"signed", cell.signed_},
+                     {"promoted", cell.promoted}});
+  }
+  return {{"version", builds.version},
+          {"rc", builds.rc.empty() ? Json(nullptr) : Json(builds.rc)},
+          {"cells", cells},
+          {"blockers", builds.blockers}};
+}
+
+void print_builds(std::ostream& out, const ReleaseBuilds& builds) {
+  out << "builds   " << builds.version << (builds.rc.empty() ? " (no RC yet)" : " from " + builds.rc) << '\n';
+  const auto yes = [](bool value) { return value ? "yes" : "no"; };
+  for (const auto& cell : builds.cells) {
+    out << "  " << cell.cell << "  test=" << yes(cell.published) << " signed=" << yes(cell.signed_)
+        << " stable=" << yes(cell.promoted) << "  " << cell.filename << '\n';
+  }
+  if (builds.blockers.empty()) {
+    out << "every cell is published, signed and promoted\n";
+  } else {
+    out << "blocks the builds:\n";
+    for (const auto& blocker : builds.blockers) out << "  - " << blocker << '\n';
+  }
+}
+
 void register_status(CLI::App& group, Runtime& runtime) {
   auto series = std::make_shared<std::string>();
   auto common = std::make_shared<CommonOptions>();
@@ -601,10 +633,14 @@ void register_status(CLI::App& group, Runtime& runtime) {
   command->add_option(
       "--remote", *remote,
       "Compare main, the release branch and its tags with this remote (ahead/behind/missing)");
+  auto store = std::make_shared<std::string>();
+  command->add_option("--store", *store,
+                      "A channel store folder: per release-matrix cell, is the last RC's wheel published to "
+                      "test, signed, promoted to stable (the matrix is read from --config)");
   add_common(*command, *common);
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, series, common, remote] {
+  command->callback([&runtime, series, common, remote, store] {
     run_with_context(runtime, *common, [&](Context& context) -> Status {
       auto ledger = open_ledger(context, *common);
       if (!ledger) return tl::unexpected(ledger.error());
@@ -614,6 +650,14 @@ void register_status(CLI::App& group, Runtime& runtime) {
                                       remote->empty() ? std::nullopt : std::optional<std::string>(*remote));
       if (!status) return tl::unexpected(status.error());
       const auto& s = status->state;
+      std::optional<ReleaseBuilds> builds;
+      if (!store->empty()) {
+        const fs::path config =
+            common->config.empty() ? context.repo.workdir() / "relforge.toml" : fs::path(common->config);
+        auto read = read_release_builds(*store, config, s.version, s.rcs.empty() ? "" : s.rcs.back().name);
+        if (!read) return tl::unexpected(read.error());
+        builds = std::move(*read);
+      }
       std::map<std::string, int> by_state;
       for (const auto& pick : status->picks) ++by_state[pick.state];
       if (runtime.json) {
@@ -635,7 +679,8 @@ void register_status(CLI::App& group, Runtime& runtime) {
                             {"unfinished",
                              status->unfinished ? plan_json(*status->unfinished) : Json(nullptr)},
                             {"remote", status->remote.empty() ? Json(nullptr) : Json(status->remote)},
-                            {"remote_refs", remote_json(status->remote_refs)}}
+                            {"remote_refs", remote_json(status->remote_refs)},
+                            {"builds", builds ? builds_json(*builds) : Json(nullptr)}}
                            .dump(2)
                     << '\n';
         return {};
@@ -661,6 +706,7 @@ void register_status(CLI::App& group, Runtime& runtime) {
       for (const auto& ref : status->remote_refs) {
         out << "remote   " << ref.ref << ": " << remote_state(ref) << '\n';
       }
+      if (builds) print_builds(out, *builds);
       if (status->blockers.empty()) {
         out << "ready for 'relforge release final'\n";
       } else {

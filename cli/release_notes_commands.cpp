@@ -73,7 +73,7 @@ Result<release::ReleaseNotes> run_release_notes(const NotesOptions& options, Run
   if (!from_commit) return tl::unexpected(from_commit.error().with_context("the range's first tag " + from));
   auto to_commit = repo->resolve_commit(to + "^{commit}");
   if (!to_commit) return tl::unexpected(to_commit.error().with_context("the range's second tag " + to));
-  auto shas = repo->commits_between(*to_commit, *from_commit);
+  auto shas = repo->commit_ids_between(*to_commit, *from_commit);
   if (!shas) return tl::unexpected(shas.error());
   std::vector<release::CommitInfo> commits;
   for (const auto& sha : *shas) {

@@ -9,11 +9,14 @@
 
 namespace relforge::release {
 
-// One release-only string replacement; `to` may use {version} (X.Y) and {branch} (release/X.Y).
+// One release-only replacement over `files` (paths or globs over the cut commit's tracked files);
+// `to` may use {version} (X.Y) and {branch} (release/X.Y), and $1-style groups when `regex`.
 struct Replacement {
-  std::string file;
+  std::vector<std::string> files;
   std::string from;
   std::string to;
+  bool regex = false;  // `from` is an RE2 pattern
+  std::string origin;  // "relforge.toml:17:1", the rule's place for errors
 };
 
 struct ReleaseConfig {
@@ -22,7 +25,8 @@ struct ReleaseConfig {
   std::string last_known_good = "viable/strict";  // cut source when it exists, else main_branch
   std::string channel_file;                       // empty: the repository has no channel file
   std::vector<Replacement> replacements;
-  int final_rc_milestone = 1;  // once rcN with N >= this exists, only `critical` picks are accepted
+  std::vector<std::string> post_cut;  // argv run in a checkout of the release-only commit; empty: none
+  int final_rc_milestone = 1;         // once rcN with N >= this exists, only `critical` picks are accepted
 };
 
 // Parses relforge.toml text; a missing [release] table gives the defaults. `file` names it in errors.

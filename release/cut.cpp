@@ -1,21 +1,18 @@
 #include "release/cut.hpp"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "release/post_cut.hpp"
+#include "release/replace.hpp"
 #include "release/state.hpp"
 
 namespace relforge::release {
 namespace {
-
-std::size_t count_occurrences(const std::string& text, const std::string& needle) {
-  std::size_t count = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size()))
-    ++count;
-  return count;
-}
 
 std::string expand(const std::string& text, const Series& series) {
   return core::replace_all(core::replace_all(text, "{version}", series.text()), "{branch}", series.branch());
@@ -44,31 +41,62 @@ Result<std::map<std::string, std::string>> release_only_files(const Repository& 
     files[config.channel_file] = "test\n";
     changes.push_back({config.channel_file, std::string(core::trim(**channel)) + " -> test"});
   }
-  for (const auto& replacement : config.replacements) {
-    std::string text;
-    if (auto pending = files.find(replacement.file); pending != files.end()) {
-      text = pending->second;
-    } else {
-      auto content = repo.read_file(from, replacement.file);
-      if (!content) return tl::unexpected(content.error());
-      if (!*content) {
-        return fail(ErrorCategory::not_found, "'" + replacement.file +
-                                                  "' named in [[release.replace]] is missing at "
-                                                  "the cut commit: fix relforge.toml");
+  std::optional<std::vector<std::string>> tracked;  // listed once, on the first glob
+  for (const auto& rule : config.replacements) {
+    std::vector<std::string> paths;
+    for (const auto& pattern : rule.files) {
+      if (!is_glob(pattern)) {
+        paths.push_back(pattern);
+        continue;
       }
-      text = **content;
+      if (!tracked) {
+        auto listed = repo.list_files(from);
+        if (!listed) return tl::unexpected(listed.error());
+        tracked = std::move(*listed);
+      }
+      const std::size_t before = paths.size();
+      for (const auto& path : *tracked)
+        if (glob_matches(pattern, path)) paths.push_back(path);
+      if (paths.size() == before) {
+        return fail(ErrorCategory::invalid_input,
+                    rule.origin + ": '" + pattern +
+                        "' in [[release.replace]] files matches no tracked file "
+                        "at the cut commit: fix the glob in relforge.toml");
+      }
     }
-    const std::string to = expand(replacement.to, series);
-    const std::size_t count = count_occurrences(text, replacement.from);
-    if (count == 0) {
-      // A replacement that matches nothing is a stale config, not a no-op.
-      return fail(ErrorCategory::invalid_input, "'" + replacement.from + "' does not occur in '" +
-                                                    replacement.file +
-                                                    "' ([[release.replace]]): update relforge.toml");
+    std::sort(paths.begin(), paths.end());
+    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+    const std::string to = expand(rule.to, series);
+    bool changed = false;
+    for (const auto& path : paths) {
+      std::string text;
+      if (auto pending = files.find(path); pending != files.end()) {
+        text = pending->second;
+      } else {
+        auto content = repo.read_file(from, path);
+        if (!content) return tl::unexpected(content.error());
+        if (!*content) {
+          return fail(ErrorCategory::not_found, rule.origin + ": '" + path +
+                                                    "' named in [[release.replace]] is missing at "
+                                                    "the cut commit: fix relforge.toml");
+        }
+        text = **content;
+      }
+      auto outcome = apply_rule(text, rule.from, to, rule.regex);
+      if (!outcome) return tl::unexpected(outcome.error());
+      if (outcome->text == text) continue;
+      changed = true;
+      files[path] = std::move(outcome->text);
+      changes.push_back({path, std::to_string(outcome->count) + " x " + (rule.regex ? "/" : "'") + rule.from +
+                                   (rule.regex ? "/" : "'") + " -> '" + to + "'"});
     }
-    files[replacement.file] = core::replace_all(text, replacement.from, to);
-    changes.push_back(
-        {replacement.file, std::to_string(count) + " x '" + replacement.from + "' -> '" + to + "'"});
+    if (!changed) {
+      // A rule that changes nothing is a stale config, not a no-op.
+      return fail(ErrorCategory::invalid_input,
+                  rule.origin + ": [[release.replace]] " + (rule.regex ? "pattern /" : "'") + rule.from +
+                      (rule.regex ? "/" : "'") + " changes nothing in " + core::join(paths, ", ") +
+                      ": update or remove the rule in relforge.toml");
+    }
   }
   return files;
 }
@@ -146,9 +174,29 @@ Result<CutResult> plan_cut(const Repository& repo, const ReleaseConfig& config, 
   mc.parent = **main_head;
   mc.message = "Bump version to " + result.main_version + "\n";
   mc.changes.push_back({config.version_file, main_version->to_string() + " -> " + result.main_version});
+  if (!config.post_cut.empty() && !write_objects) {
+    rc.changes.push_back({"[post_cut]", "runs '" + core::join(config.post_cut, " ") +
+                                            "' on the cut; the tracked files it changes join this commit"});
+  }
   if (write_objects) {
     auto release_sha = repo.write_commit(rc.parent, *files, rc.message);
     if (!release_sha) return tl::unexpected(release_sha.error());
+    if (!config.post_cut.empty()) {
+      PostCutHook hook;
+      hook.argv = config.post_cut;
+      hook.environment = {{"RELFORGE_RELEASE_VERSION", result.release_version},
+                          {"RELFORGE_RELEASE_SERIES", result.series},
+                          {"RELFORGE_RELEASE_BRANCH", result.branch}};
+      auto changed = run_post_cut(repo, *release_sha, hook);
+      if (!changed) return tl::unexpected(changed.error());
+      for (auto& [path, content] : *changed) {
+        rc.changes.push_back({path, "changed by post_cut '" + core::join(config.post_cut, " ") + "'"});
+        (*files)[path] = std::move(content);
+      }
+      // The hook's edits land in the same release-only commit, written afresh on the same parent.
+      if (!changed->empty()) release_sha = repo.write_commit(rc.parent, *files, rc.message);
+      if (!release_sha) return tl::unexpected(release_sha.error());
+    }
     auto main_sha =
         repo.write_commit(mc.parent, {{config.version_file, result.main_version + "\n"}}, mc.message);
     if (!main_sha) return tl::unexpected(main_sha.error());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -189,6 +190,67 @@ Result<std::optional<std::string>> Repository::read_file(const std::string& comm
   Owned<git_blob, git_blob_free> owned_blob(blob);
   const auto* data = static_cast<const char*>(git_blob_rawcontent(blob));
   return std::optional<std::string>(std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob))));
+}
+
+Result<std::vector<std::string>> Repository::list_files(const std::string& commit) const {
+  auto c = lookup_commit(m_repo, commit);
+  if (!c) return tl::unexpected(c.error());
+  git_tree* tree = nullptr;
+  if (git_commit_tree(&tree, c->get()) != 0) return git_fail(ErrorCategory::io, "reading tree of " + commit);
+  TreePtr owned_tree(tree);
+  std::vector<std::string> paths;
+  const auto collect = [](const char* root, const git_tree_entry* entry, void* payload) -> int {
+    const git_filemode_t mode = git_tree_entry_filemode(entry);
+    if (mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE)
+      static_cast<std::vector<std::string>*>(payload)->push_back(std::string(root) +
+                                                                 git_tree_entry_name(entry));
+    return 0;
+  };
+  if (git_tree_walk(tree, GIT_TREEWALK_PRE, collect, &paths) != 0)
+    return git_fail(ErrorCategory::io, "listing the files of " + commit);
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+Result<std::vector<std::string>> Repository::export_files(const std::string& commit,
+                                                          const std::filesystem::path& dir) const {
+  auto paths = list_files(commit);
+  if (!paths) return tl::unexpected(paths.error());
+  auto c = lookup_commit(m_repo, commit);
+  if (!c) return tl::unexpected(c.error());
+  git_tree* tree = nullptr;
+  if (git_commit_tree(&tree, c->get()) != 0) return git_fail(ErrorCategory::io, "reading tree of " + commit);
+  TreePtr owned_tree(tree);
+  for (const auto& path : *paths) {
+    // A hostile tree could carry "..", "." or empty segments; refuse rather than write outside `dir`.
+    const std::filesystem::path relative(path);
+    for (const auto& part : relative) {
+      if (part == ".." || part == "." || part.empty() || relative.is_absolute())
+        return fail(ErrorCategory::integrity, "commit " + commit + " holds an unsafe path '" + path + "'");
+    }
+    git_tree_entry* entry = nullptr;
+    if (git_tree_entry_bypath(&entry, tree, path.c_str()) != 0) return git_fail(ErrorCategory::io, path);
+    Owned<git_tree_entry, git_tree_entry_free> owned_entry(entry);
+    git_blob* blob = nullptr;
+    if (git_blob_lookup(&blob, m_repo, git_tree_entry_id(entry)) != 0)
+      return git_fail(ErrorCategory::io, path);
+    Owned<git_blob, git_blob_free> owned_blob(blob);
+    const auto target = dir / relative;
+    std::error_code ec;
+    std::filesystem::create_directories(target.parent_path(), ec);
+    std::ofstream out(target, std::ios::binary | std::ios::trunc);
+    out.write(static_cast<const char*>(git_blob_rawcontent(blob)),
+              static_cast<std::streamsize>(git_blob_rawsize(blob)));
+    out.close();
+    if (ec || !out) return fail(ErrorCategory::io, "writing " + target.string());
+    if (git_tree_entry_filemode(entry) == GIT_FILEMODE_BLOB_EXECUTABLE) {
+      std::filesystem::permissions(target,
+                                   std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
+                                   std::filesystem::perm_options::add, ec);
+      if (ec) return fail(ErrorCategory::io, "making " + target.string() + " executable: " + ec.message());
+    }
+  }
+  return paths;
 }
 
 Result<CommitInfo> Repository::commit_info(const std::string& commit) const {
@@ -559,8 +621,8 @@ Result<std::string> Repository::write_tag_object(const std::string& name, const 
   return oid_hex(tag_id);
 }
 
-Result<std::vector<std::string>> Repository::commits_between(const std::string& head,
-                                                             const std::string& hide) const {
+Result<std::vector<std::string>> Repository::commit_ids_between(const std::string& head,
+                                                                const std::string& hide) const {
   auto from = parse_oid(head);
   auto without = parse_oid(hide);
   if (!from || !without) return fail(ErrorCategory::internal, "bad object id");

@@ -59,6 +59,11 @@ public:
   std::vector<std::string> list_refs(const std::string& glob) const;  // full names, sorted
 
   Result<std::optional<std::string>> read_file(const std::string& commit, const std::string& path) const;
+  // Every regular file (executable or not; no symlinks, no submodules) of a commit's tree, sorted.
+  Result<std::vector<std::string>> list_files(const std::string& commit) const;
+  // Writes those files under `dir` (which must exist), executable bits kept; returns their paths.
+  Result<std::vector<std::string>> export_files(const std::string& commit,
+                                                const std::filesystem::path& dir) const;
   Result<CommitInfo> commit_info(const std::string& commit) const;
   Result<bool> is_descendant_or_equal(const std::string& commit, const std::string& ancestor) const;
   // Tracked files modified, staged or deleted (untracked files do not count).
@@ -103,7 +108,7 @@ public:
   Result<std::string> write_tag_object(const std::string& name, const std::string& commit,
                                        const std::string& message) const;
   // Commits reachable from `head` but not from `hide`, newest first (git rev-list head ^hide).
-  Result<std::vector<std::string>> commits_between(const std::string& head, const std::string& hide) const;
+  Result<std::vector<std::string>> commit_ids_between(const std::string& head, const std::string& hide) const;
   // "Name <email>" from git config (user.name, user.email); invalid_input when unset.
   Result<std::string> identity() const;
   // The top-level files (blobs) of a commit's tree: name → content.

@@ -90,7 +90,7 @@ Result<std::optional<std::string>> already_on_branch(const Repository& repo, con
   auto contained = repo.is_descendant_or_equal(head, sha);
   if (!contained) return tl::unexpected(contained.error());
   if (*contained) return std::optional<std::string>(sha);
-  auto own = repo.commits_between(head, main_head);
+  auto own = repo.commit_ids_between(head, main_head);
   if (!own) return tl::unexpected(own.error());
   auto wanted = repo.patch_id(sha);
   if (!wanted) return tl::unexpected(wanted.error());

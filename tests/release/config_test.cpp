@@ -4,6 +4,8 @@
 
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <vector>
 
 namespace relforge::release {
 namespace {
@@ -44,8 +46,54 @@ to = ":{version}"
   EXPECT_EQ(config->channel_file, ".ci/channel");
   EXPECT_EQ(config->final_rc_milestone, 2);
   ASSERT_EQ(config->replacements.size(), 2u);
-  EXPECT_EQ(config->replacements[1].file, "docker/tag");
+  EXPECT_EQ(config->replacements[1].files, std::vector<std::string>{"docker/tag"});
+  EXPECT_FALSE(config->replacements[1].regex);
+  EXPECT_EQ(config->replacements[1].origin, "relforge.toml:12:1");
   EXPECT_EQ(config->replacements[1].to, ":{version}");
+}
+
+TEST(ReleaseConfig, ReplaceTakesGlobsAndRegex) {
+  auto config = parse_release_config(R"([[release.replace]]
+files = ["**/*.yml", ".github/workflows/*.yml"]
+from = '(org/\w+)@main'
+to = "$1@{branch}"
+regex = true
+)",
+                                     "relforge.toml");
+  ASSERT_TRUE(config) << config.error().describe();
+  ASSERT_EQ(config->replacements.size(), 1u);
+  const auto& rule = config->replacements[0];
+  EXPECT_EQ(rule.files, (std::vector<std::string>{"**/*.yml", ".github/workflows/*.yml"}));
+  EXPECT_TRUE(rule.regex);
+  EXPECT_EQ(rule.from, R"((org/\w+)@main)");
+  EXPECT_EQ(rule.origin, "relforge.toml:1:1");
+}
+
+TEST(ReleaseConfig, ReplaceRuleErrorsNameTheirLine) {
+  const auto message = [](const std::string& text) {
+    auto config = parse_release_config(text, "relforge.toml");
+    EXPECT_FALSE(config);
+    return config ? std::string() : config.error().message();
+  };
+  const std::string rule = "[[release.replace]]\n";
+  EXPECT_NE(message(rule + "file = \"a\"\nfiles = [\"b\"]\nfrom = \"x\"\nto = \"y\"\n")
+                .find("exactly one of 'file'"),
+            std::string::npos);
+  EXPECT_NE(message(rule + "from = \"x\"\nto = \"y\"\n").find("exactly one of"), std::string::npos);
+  EXPECT_NE(message(rule + "files = []\nfrom = \"x\"\nto = \"y\"\n").find("relforge.toml:2:"),
+            std::string::npos);
+  EXPECT_NE(message(rule + "files = [\"\"]\nfrom = \"x\"\nto = \"y\"\n").find("empty entry"),
+            std::string::npos);
+  EXPECT_NE(
+      message(rule + "file = \"a\"\nfrom = \"x\"\nto = \"y\"\nregex = \"yes\"\n").find("relforge.toml:5:"),
+      std::string::npos);
+  const std::string bad = message("\n" + rule + "file = \"a\"\nfrom = \"(x\"\nto = \"y\"\nregex = true\n");
+  EXPECT_NE(bad.find("relforge.toml:4:"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("not a valid regular expression"), std::string::npos) << bad;
+  const std::string group = message(rule + "file = \"a\"\nfrom = \"(x)\"\nto = \"$2\"\nregex = true\n");
+  EXPECT_NE(group.find("'to' does not fit 'from'"), std::string::npos) << group;
+  // Without regex = true, "(x" and "$2" are plain text.
+  EXPECT_TRUE(parse_release_config(rule + "file = \"a\"\nfrom = \"(x\"\nto = \"$2\"\n", "f"));
 }
 
 TEST(ReleaseConfig, ErrorsNameTheProblem) {
@@ -117,7 +165,9 @@ TEST(ReleaseConfig, TheDocumentedExampleStillLoads) {
   ASSERT_NE(end, std::string::npos);
   auto config = parse_release_config(text.substr(begin + 8, end - begin - 8), "relforge.toml");
   ASSERT_TRUE(config) << config.error().describe();
-  EXPECT_EQ(config->replacements.size(), 1u);
+  ASSERT_EQ(config->replacements.size(), 2u);
+  EXPECT_TRUE(config->replacements[1].regex);
+  EXPECT_EQ(config->replacements[1].files.size(), 2u);
 }
 
 TEST(ReleaseConfig, DeepTomlIsRefusedBeforeParsing) {

@@ -1,7 +1,10 @@
 #include "release/cut.hpp"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
+#include "release/post_cut.hpp"
 #include "tests/release/repo_fixture.hpp"
 
 namespace relforge::release {
@@ -145,8 +148,208 @@ TEST(ReleaseCut, VersionFileMissingOrUnparsableAndStaleReplacement) {
   temp.commit_all("Workflow no longer points at main");
   auto stale = run_release_cut(repo, config, options);
   ASSERT_FALSE(stale);
-  EXPECT_NE(stale.error().message().find("does not occur"), std::string::npos);
+  EXPECT_NE(stale.error().message().find("relforge.toml:6:1: [[release.replace]] '@main' changes nothing in "
+                                         ".github/workflows/build.yml"),
+            std::string::npos)
+      << stale.error().message();
   EXPECT_EQ(temp.git("branch --list 'release/*'"), "");
+}
+
+// Workflows in two folders plus a file outside every glob; the rule set uses globs and a regex.
+void seed_globbed(const TempRepo& temp, const std::string& rules) {
+  temp.seed_project();
+  temp.write("ci/deploy.yml", "image: org/runner@main\n");
+  temp.write(".github/workflows/test.yml", "uses: org/infra/x.yml@main # and org/other@main\n");
+  temp.write("docs/notes.md", "see org/infra@main\n");
+  temp.write("relforge.toml", "[release]\nversion_file = \"version.txt\"\n\n" + rules);
+  temp.commit_all("Workflows everywhere");
+}
+
+TEST(ReleaseCut, GlobsAndRegexRewriteEveryMatchedTrackedFile) {
+  TempRepo temp;
+  seed_globbed(temp,
+               "[[release.replace]]\nfiles = [\"**/*.yml\", \".github/workflows/*.yml\"]\n"
+               "from = '(org/[a-z]+)(/[^@\\s]*)?@main'\nto = \"$1$2@{branch}\"\nregex = true\n");
+  temp.write("untracked.yml", "org/x@main\n");  // not tracked: never a match
+  auto [repo, config] = open(temp);
+  CutOptions options;
+  options.series = "2.7";
+  options.dry_run = DryRun::yes;
+  auto plan = run_release_cut(repo, config, options);
+  ASSERT_TRUE(plan) << plan.error().describe();
+  // The dry-run plan lists each file the rule changes, sorted, once though two globs match it.
+  ASSERT_EQ(plan->release_commit.changes.size(), 4u);
+  EXPECT_EQ(plan->release_commit.changes[1].path, ".github/workflows/build.yml");
+  EXPECT_EQ(plan->release_commit.changes[2].path, ".github/workflows/test.yml");
+  EXPECT_EQ(plan->release_commit.changes[2].summary,
+            "2 x /(org/[a-z]+)(/[^@\\s]*)?@main/ -> '$1$2@release/2.7'");
+  EXPECT_EQ(plan->release_commit.changes[3].path, "ci/deploy.yml");
+  EXPECT_EQ(temp.git("branch --list 'release/*'"), "");
+
+  temp.git("clean -fdq");
+  options.dry_run = DryRun::no;
+  auto cut = run_release_cut(repo, config, options);
+  ASSERT_TRUE(cut) << cut.error().describe();
+  EXPECT_EQ(temp.git("show release/2.7:.github/workflows/test.yml"),
+            "uses: org/infra/x.yml@release/2.7 # and org/other@release/2.7");
+  EXPECT_EQ(temp.git("show release/2.7:ci/deploy.yml"), "image: org/runner@release/2.7");
+  EXPECT_EQ(temp.git("show release/2.7:docs/notes.md"), "see org/infra@main");
+  EXPECT_EQ(temp.git("diff --name-only release/2.7^ release/2.7"),
+            ".github/workflows/build.yml\n.github/workflows/test.yml\nci/deploy.yml\nversion.txt");
+}
+
+TEST(ReleaseCut, GlobMatchingNothingOrStaleRuleFailsNamingTheRule) {
+  TempRepo temp;
+  seed_globbed(
+      temp,
+      "[[release.replace]]\nfiles = [\"**/*.yml\", \"deploy/*.yaml\"]\nfrom = \"@main\"\nto = \"@x\"\n");
+  {
+    auto [repo, config] = open(temp);
+    CutOptions options;
+    options.series = "2.7";
+    auto cut = run_release_cut(repo, config, options);
+    ASSERT_FALSE(cut);
+    EXPECT_EQ(cut.error().category(), ErrorCategory::invalid_input);
+    EXPECT_NE(
+        cut.error().message().find("relforge.toml:4:1: 'deploy/*.yaml' in [[release.replace]] files matches "
+                                   "no tracked file"),
+        std::string::npos)
+        << cut.error().message();
+  }
+  // A regex that matches but rewrites to the same text changes nothing: stale too.
+  temp.write("relforge.toml",
+             "[release]\nversion_file = \"version.txt\"\n\n[[release.replace]]\nfiles = "
+             "[\"ci/*.yml\"]\nfrom = '(@main)'\nto = \"$1\"\nregex = true\n");
+  temp.commit_all("Identity rule");
+  auto [repo, config] = open(temp);
+  CutOptions options;
+  options.series = "2.7";
+  auto cut = run_release_cut(repo, config, options);
+  ASSERT_FALSE(cut);
+  EXPECT_NE(
+      cut.error().message().find("relforge.toml:4:1: [[release.replace]] pattern /(@main)/ changes nothing "
+                                 "in ci/deploy.yml"),
+      std::string::npos)
+      << cut.error().message();
+  EXPECT_EQ(temp.git("branch --list 'release/*' 'orig/*'"), "");
+  EXPECT_EQ(temp.git("log -1 --format=%s main"), "Identity rule");
+}
+
+// A real script in the repository: regenerates a workflow from the release env, appends to a
+// second tracked file, and writes an untracked file that must not land in the commit.
+void seed_hook(const TempRepo& temp, const std::string& script) {
+  temp.seed_project();
+  temp.write("scripts/regen-workflows.sh", script);
+  std::filesystem::permissions(temp.work / "scripts/regen-workflows.sh", std::filesystem::perms::owner_exec,
+                               std::filesystem::perm_options::add);
+  temp.write("relforge.toml",
+             "[release]\nversion_file = \"version.txt\"\nchannel_file = \"channel.txt\"\n"
+             "post_cut = [\"bash\", \"scripts/regen-workflows.sh\"]\n\n[[release.replace]]\n"
+             "file = \".github/workflows/build.yml\"\nfrom = \"@main\"\nto = \"@{branch}\"\n");
+  temp.commit_all("Add a post-cut hook");
+}
+
+TEST(ReleaseCut, PostCutHookChangesJoinTheReleaseOnlyCommit) {
+  TempRepo temp;
+  seed_hook(temp,
+            "set -eu\n"
+            "test -x scripts/regen-workflows.sh\n"
+            "grep -q '@release/2.7' .github/workflows/build.yml\n"  // runs after the replacements
+            "printf 'version: %s\\nbranch: %s\\n' \"$RELFORGE_RELEASE_VERSION\" \"$RELFORGE_RELEASE_BRANCH\""
+            " > .github/workflows/generated.yml\n"
+            "echo \"series $RELFORGE_RELEASE_SERIES\" >> src/a.txt\n"
+            "echo scratch > untracked.txt\n");
+  temp.write(".github/workflows/generated.yml", "version: dev\n");
+  temp.commit_all("Generated workflow");
+  const std::string base = temp.git("rev-parse HEAD");
+  auto [repo, config] = open(temp);
+  CutOptions options;
+  options.series = "2.7";
+  options.dry_run = DryRun::yes;
+  auto plan = run_release_cut(repo, config, options);
+  ASSERT_TRUE(plan) << plan.error().describe();
+  EXPECT_EQ(plan->release_commit.changes.back().path, "[post_cut]");
+  EXPECT_NE(plan->release_commit.changes.back().summary.find("bash scripts/regen-workflows.sh"),
+            std::string::npos);
+
+  options.dry_run = DryRun::no;
+  auto cut = run_release_cut(repo, config, options);
+  ASSERT_TRUE(cut) << cut.error().describe();
+  EXPECT_EQ(temp.git("rev-parse release/2.7^"), base);  // one release-only commit
+  EXPECT_EQ(temp.git("show release/2.7:.github/workflows/generated.yml"),
+            "version: 2.7.0\nbranch: release/2.7");
+  EXPECT_EQ(temp.git("show release/2.7:src/a.txt"), "one\ntwo\nthree\nseries 2.7");
+  EXPECT_EQ(temp.git("show release/2.7:version.txt"), "2.7.0");
+  EXPECT_EQ(
+      temp.git("diff --name-only release/2.7^ release/2.7"),
+      ".github/workflows/build.yml\n.github/workflows/generated.yml\nchannel.txt\nsrc/a.txt\nversion.txt");
+  EXPECT_EQ(temp.git("ls-tree --name-only release/2.7 untracked.txt"), "");
+  EXPECT_EQ(temp.git("ls-tree release/2.7 scripts/regen-workflows.sh").substr(0, 6), "100755");
+  EXPECT_EQ(cut->release_commit.changes.back().path, "src/a.txt");
+  EXPECT_EQ(temp.git("status --porcelain"), "");
+}
+
+TEST(ReleaseCut, FailingOrDeletingPostCutHookCutsNothing) {
+  TempRepo temp;
+  seed_hook(
+      temp,
+      "for i in $(seq 1 40); do echo \"line $i\"; done\necho 'regen failed: no template' >&2\nexit 3\n");
+  const std::string head = temp.git("rev-parse main");
+  {
+    auto [repo, config] = open(temp);
+    CutOptions options;
+    options.series = "2.7";
+    auto cut = run_release_cut(repo, config, options);
+    ASSERT_FALSE(cut);
+    const std::string& message = cut.error().message();
+    EXPECT_NE(message.find("post_cut hook 'bash scripts/regen-workflows.sh' exited with 3; nothing was cut"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("line 40\nregen failed: no template"), std::string::npos) << message;
+    EXPECT_EQ(message.find("line 20\n"), std::string::npos) << message;  // only the last lines
+  }
+  EXPECT_EQ(temp.git("branch --list 'release/*' 'orig/*'"), "");
+  EXPECT_EQ(temp.git("rev-parse main"), head);
+  EXPECT_FALSE(std::filesystem::exists(temp.work / ".git" / "relforge" / "journal.json"));
+
+  temp.write("scripts/regen-workflows.sh", "rm src/a.txt\n");
+  temp.commit_all("A hook that deletes");
+  auto [repo, config] = open(temp);
+  CutOptions options;
+  options.series = "2.7";
+  auto cut = run_release_cut(repo, config, options);
+  ASSERT_FALSE(cut);
+  EXPECT_NE(cut.error().message().find("deleted or replaced the tracked file 'src/a.txt'"), std::string::npos)
+      << cut.error().message();
+  EXPECT_EQ(temp.git("branch --list 'release/*' 'orig/*'"), "");
+}
+
+TEST(ReleasePostCut, AHookPastItsTimeoutIsKilledAndNamed) {
+  TempRepo temp;
+  temp.seed_project();
+  auto repo = Repository::open(temp.work);
+  ASSERT_TRUE(repo);
+  PostCutHook hook;
+  hook.argv = {"bash", "-c", "echo started; sleep 30"};
+  hook.timeout = std::chrono::milliseconds(300);
+  hook.environment = {};
+  auto ran = run_post_cut(*repo, temp.git("rev-parse HEAD"), hook);
+  ASSERT_FALSE(ran);
+  EXPECT_NE(ran.error().message().find("timed out; nothing was cut. Its last output lines:\nstarted"),
+            std::string::npos)
+      << ran.error().message();
+
+  hook.argv = {"no-such-program-relforge-test"};
+  auto missing = run_post_cut(*repo, temp.git("rev-parse HEAD"), hook);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("could not start"), std::string::npos)
+      << missing.error().message();
+}
+
+TEST(ReleasePostCut, LastLines) {
+  EXPECT_EQ(last_lines("a\nb\nc\n", 2), "b\nc");
+  EXPECT_EQ(last_lines("a\nb\nc", 5), "a\nb\nc");
+  EXPECT_EQ(last_lines("", 3), "");
 }
 
 TEST(ReleaseCut, NotAGitRepository) {
