@@ -1,8 +1,8 @@
 #include "builders/runner.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <atomic>
+#include <cctype>
 #include <map>
 #include <set>
 #include <system_error>

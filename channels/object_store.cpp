@@ -96,7 +96,8 @@ Result<fs::path> FilesystemObjectStore::writable_path_of(const std::string& key)
   std::error_code error;
   fs::create_directories(target->parent_path(), error);
   if (error)
-    return fail(ErrorCategory::io, "cannot create " + target->parent_path().string() + ": " + error.message());
+    return fail(ErrorCategory::io,
+                "cannot create " + target->parent_path().string() + ": " + error.message());
   return target;
 }
 

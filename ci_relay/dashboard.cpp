@@ -1,8 +1,8 @@
 // Server-rendered dashboard (no build step, no scripts) and the Prometheus text exposition.
 #include <sstream>
 
-#include "core/text.hpp"
 #include "ci_relay/query.hpp"
+#include "core/text.hpp"
 
 namespace relforge::ci_relay {
 namespace {

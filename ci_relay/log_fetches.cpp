@@ -97,7 +97,8 @@ Status LogFetches::record(const LogRequest& request, const FetchedLog& answer, s
     }
     return tx->commit();
   }
-  if (auto ok = record_failed_call(db, config, "log_fetches", "job_row", request.job_row, answer.status, answer.error, now);
+  if (auto ok = record_failed_call(db, config, "log_fetches", "job_row", request.job_row, answer.status,
+                                   answer.error, now);
       !ok)
     return ok;
   return tx->commit();

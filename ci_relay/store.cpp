@@ -81,17 +81,18 @@ Status RelayStore::bump_counter(const std::string& name) {
 }
 
 Status record_failed_call(platform::Database& db, const RelayConfig& config, std::string_view table,
-                          std::string_view key_column, std::int64_t key, long status, const std::string& error,
-                          std::int64_t now) {
+                          std::string_view key_column, std::int64_t key, long status,
+                          const std::string& error, std::int64_t now) {
   const auto transient = status == 0 || status == 408 || status == 429 || status >= 500 ? core::Transient::yes
-                                                                                           : core::Transient::no;
+                                                                                        : core::Transient::no;
   const std::string text = status == 0 ? error : "HTTP " + std::to_string(status) + " " + error;
   const std::string where = " WHERE " + std::string(key_column) + " = ?";
   auto read = db.prepare("SELECT attempts FROM " + std::string(table) + where);
   if (!read) return tl::unexpected(read.error());
   auto row = platform::first_row<std::int64_t>(read->bind(1, key));
   if (!row) return tl::unexpected(row.error());
-  if (!*row) return fail(ErrorCategory::not_found, "no " + std::string(table) + " row " + std::to_string(key));
+  if (!*row)
+    return fail(ErrorCategory::not_found, "no " + std::string(table) + " row " + std::to_string(key));
   const std::int64_t attempts = std::get<0>(**row) + 1;
   const core::RetryPolicy policy{config.max_attempts, config.backoff_seconds, 3600};
   const bool give_up = policy.gives_up(attempts, transient);

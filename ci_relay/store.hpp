@@ -45,8 +45,8 @@ struct DeliveryOutcome {
 // 5xx) and attempts remain, else `failed`. Runs inside the caller's transaction. `table` and
 // `key_column` are fixed names ("outbox", "id"), never input.
 Status record_failed_call(platform::Database& db, const RelayConfig& config, std::string_view table,
-                          std::string_view key_column, std::int64_t key, long status, const std::string& error,
-                          std::int64_t now);
+                          std::string_view key_column, std::int64_t key, long status,
+                          const std::string& error, std::int64_t now);
 
 class RelayStore {
 public:

@@ -351,8 +351,7 @@ void print_plan(Runtime& runtime, const builders::BuildOptions& options) {
 void print_summary(Runtime& runtime, const std::vector<builders::CellOutcome>& outcomes) {
   if (runtime.json) {
     Json cells = Json::array();
-    for (const auto& o : outcomes)
-      cells.push_back(outcome_json(o));
+    for (const auto& o : outcomes) cells.push_back(outcome_json(o));
     runtime.out << Json{{"cells", cells}}.dump(2) << '\n';
     return;
   }

@@ -29,8 +29,7 @@ bool is_failure(const builders::CellOutcome& cell) {
 
 Json output_json(const NightlyOutput& out) {
   Json cells = Json::array(), signed_wheels = Json::array(), published = Json::array();
-  for (const auto& o : out.cells)
-    cells.push_back(outcome_json(o));
+  for (const auto& o : out.cells) cells.push_back(outcome_json(o));
   for (const auto& s : out.signed_wheels)
     signed_wheels.push_back({{"wheel", s.wheel}, {"bundle", s.bundle}, {"key_id", s.key_id}});
   for (const auto& f : out.published)

@@ -16,8 +16,8 @@ namespace {
 
 // [build], [runners], [[runner]], [recipe] and [ci] belong to builders/, which reads them itself;
 // [release] to release/ (docs/release.md); [fleet] to runner_images/ (docs/fleet.md).
-const std::vector<std::string> k_top_keys = {"project", "matrix", "build",   "runners",
-                                             "runner",  "recipe", "release", "fleet", "ci"};
+const std::vector<std::string> k_top_keys = {"project", "matrix",  "build", "runners", "runner",
+                                             "recipe",  "release", "fleet", "ci"};
 const std::vector<std::string> k_project_keys = {"name"};
 const std::vector<std::string> k_matrix_keys = {"channels", "id",      "build_id", "vars",  "axis",
                                                 "zip",      "exclude", "include",  "field", "emit"};

@@ -23,7 +23,8 @@ void fill_outcome(T& result, TxOutcome& outcome) {
 }
 
 // A finished rc/final transaction as its result, logged to the ledger's events when it ran.
-Result<TagResult> tag_result(Result<TxOutcome>& outcome, Ledger& ledger, const Series& series, const char* event) {
+Result<TagResult> tag_result(Result<TxOutcome>& outcome, Ledger& ledger, const Series& series,
+                             const char* event) {
   if (!outcome) return tl::unexpected(outcome.error());
   TagResult result = nlohmann::json::parse(outcome->plan.result).get<TagResult>();
   fill_outcome(result, *outcome);

@@ -99,7 +99,8 @@ TEST_F(BuildContainerTest, AMissingImageAndAGpuCellWithoutGpusFailTheirCellsNami
             std::string::npos)
       << result.out;
   if (!fs::exists("/dev/nvidia0") && !fs::exists("/dev/kfd")) {
-    EXPECT_NE(result.out.find("no GPU on this host: the cell is a cuda cell"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("no GPU on this host: the cell is a cuda cell"), std::string::npos)
+        << result.out;
   }
   // The missing image's pull is in the cell's log; nothing ran in a container.
   EXPECT_NE(slurp(m_dir / "state/logs/3.11-cpu.log").find("pull access denied for builder:cpu"),

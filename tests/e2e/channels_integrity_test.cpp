@@ -289,7 +289,8 @@ TEST_P(ChannelsIntegrityE2e, PromoteStagesPypiCopiesFromEitherStore) {
   ASSERT_EQ(cli("publish --channel test" + key + " " + q(cpu) + " " + q(cuda)).exit_code, 0);
   const fs::path pypi = m_dir.path() / "pypi";
   const auto promoted = cli(
-      "promote --no-complete --version 2.7.0 --expect-variant cpu --expect-variant cu130 --pypi-staging " + q(pypi) + key);
+      "promote --no-complete --version 2.7.0 --expect-variant cpu --expect-variant cu130 --pypi-staging " +
+      q(pypi) + key);
   ASSERT_EQ(promoted.exit_code, 0) << promoted.err;
   EXPECT_NE(promoted.out.find("published stable/cu130/mini/mini-2.7.0+cu130-py3-none-any.whl (signed)"),
             std::string::npos)
