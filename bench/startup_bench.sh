@@ -1,46 +1,29 @@
 #!/usr/bin/env bash
-# Whole-process startup: `relforge --version` of the static dist binary (make dist) against the
-# shared-library build ($RELFORGE), the loader's work included. Prints both, median and fastest of
-# 200 runs (hyperfine when installed, else a shell loop); target: the dist binary's median under
-# 5 ms. On a loaded machine the fastest run is the better guide to what the binary itself costs.
+# Whole-process start-up, where users call relforge in loops and pipes: `relforge --version`,
+# `version compare` and `wheel parse` of the static dist binary (make dist) against the same
+# commands of the shared-library build ($RELFORGE), the loader's work included; median of 200 runs
+# (hyperfine). Target: the dist binary's median under 5 ms wall.
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
 shared=$(realpath "${RELFORGE:?the shared relforge binary to compare with}")
-here=$(cd "$(dirname "$0")/.." && pwd)
-dist=${RELFORGE_DIST:-$here/build/dist/relforge}
-if [ ! -x "$dist" ]; then
-  echo "startup --version: no dist binary at $dist (run make dist); shared build only:"
-  dist=
-fi
-runs=200
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/relforge-startup-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+dist=${RELFORGE_DIST:-$here/../build/dist/relforge}
+[ -x "$dist" ] || { echo "startup: no dist binary at $dist: run make dist first" >&2; exit 1; }
+command -v hyperfine >/dev/null || { echo "startup: hyperfine is not installed (apt-get install hyperfine)" >&2; exit 1; }
+BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/relforge-startup-bench.XXXXXX")
+trap 'rm -rf "$BENCH_TMP"' EXIT
 
-# measure BINARY: prints "median fastest cpu" in ms (cpu: mean user + system time, "-" without
-# hyperfine); CPU time moves least when other work shares the cores.
-measure() {
-  local binary=$1
-  if command -v hyperfine >/dev/null 2>&1; then
-    hyperfine -N --warmup 20 --runs "$runs" --export-json "$tmp/h.json" "$binary --version" >/dev/null 2>&1
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.2f %.2f %.2f" % (r["median"]*1e3, r["min"]*1e3, (r["user"]+r["system"])*1e3))' "$tmp/h.json"
-  else
-    local times=() start
-    for _ in $(seq "$runs"); do
-      start=$(date +%s%N)
-      "$binary" --version >/dev/null
-      times+=($(($(date +%s%N) - start)))
-    done
-    printf '%s\n' "${times[@]}" | sort -n |
-      awk '{a[NR]=$1} END {printf "%.2f %.2f -\n", a[int((NR+1)/2)]/1e6, a[1]/1e6}'
-  fi
+# timed BINARY ARGS: "MEDIAN_S CPU_S 0" over 200 runs (CPU: mean user + system per run).
+timed() {
+  hyperfine -N --warmup 20 --runs 200 --export-json "$BENCH_TMP/h.json" "$*" >/dev/null 2>&1
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.6f %.6f null" % (r["median"], r["user"] + r["system"]))' \
+    "$BENCH_TMP/h.json"
 }
-
-read -r shared_median shared_min shared_cpu < <(measure "$shared")
-printf 'startup --version: shared build %6.2f ms median, %5.2f ms fastest, %s ms CPU  (%s)\n' \
-  "$shared_median" "$shared_min" "$shared_cpu" "$shared"
-if [ -n "$dist" ]; then
-  read -r dist_median dist_min dist_cpu < <(measure "$dist")
-  printf 'startup --version: dist static  %6.2f ms median, %5.2f ms fastest, %s ms CPU  (%s)\n' \
-    "$dist_median" "$dist_min" "$dist_cpu" "$dist"
-  python3 -c 'import sys; m=float(sys.argv[1]); s=float(sys.argv[2]); print("startup --version: dist %.1fx faster than shared; target < 5 ms: %s" % (s/m, "PASS" if m < 5 else "FAIL"))' \
-    "$dist_median" "$shared_median"
-fi
+for args in "--version" "version compare 2.7.0rc1 2.7.0" \
+  "wheel parse minitensor-2.7.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"; do
+  name=$(echo "$args" | cut -d' ' -f1-2 | sed 's/ 2.7.0rc1//; s/ minitensor.*//')
+  record "{\"name\": \"start-up: relforge $name\", \"input\": \"relforge $args, whole process, median of 200 (hyperfine)\",
+    \"ours\": $(side "dist binary (static)" "$(timed "$dist" $args)"),
+    \"peer\": $(side "shared-library build" "$(timed "$shared" $args)"),
+    \"target\": {\"on\": \"ours_wall_ms\", \"op\": \"<\", \"value\": 5, \"text\": \"dist median < 5 ms wall\"}}"
+done

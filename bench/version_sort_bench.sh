@@ -4,8 +4,7 @@
 #     candidates, local variants, odd spellings) against `sorted(map(Version, lines))` with
 #     packaging 26.3 (the oracle beside the checkout; Debian's 23.0 when it is absent), both as a
 #     whole process reading the same file, both outputs checked equal. Target >= 30x by CPU time.
-#  2. Start-up bound commands: `relforge version compare` and `relforge wheel parse` of one name,
-#     median of 21 runs each. Target < 5 ms wall.
+#  (Start-up bound commands, `version compare` and `wheel parse`: bench/startup_bench.sh.)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
@@ -40,13 +39,3 @@ record "{\"name\": \"version sort, 200,000 versions\", \"input\": \"200,000 inde
   \"peer\": $(side "python3 sorted(map(Version, ...)) with $peer_name" "$(best "${peer[@]}")"),
   \"target\": {\"on\": \"speedup_cpu\", \"op\": \">=\", \"value\": 30, \"text\": \">= 30x by CPU time\"}}"
 
-for command in "version compare 2.7.0rc1 2.7.0" "wheel parse minitensor-2.7.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"; do
-  runs=()
-  for _ in $(seq 21); do
-    # shellcheck disable=SC2086
-    runs+=("$(measure_ns "$relforge" $command)")
-  done
-  record "{\"name\": \"relforge ${command%% [0-9m]*} start-up\", \"input\": \"relforge $command, whole process, median of 21\",
-    \"ours\": $(side "relforge ${command%% [0-9m]*}" "$(median "${runs[@]}")"),
-    \"target\": {\"on\": \"ours_wall_ms\", \"op\": \"<\", \"value\": 5, \"text\": \"< 5 ms wall\"}}"
-done
