@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/text.hpp"
+#include "core/wildcard.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -56,26 +57,7 @@ bool is_windows_system_dll(std::string_view name) {
 }
 
 bool dll_glob_match(std::string_view glob, std::string_view name) {
-  const auto pattern = core::to_lower(glob);
-  const auto text = core::to_lower(name);
-  // Iterative wildcard match with one backtrack point: linear in practice, no recursion to exhaust.
-  std::size_t p = 0, t = 0, star = std::string::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = t;
-    } else if (star != std::string::npos) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
+  return core::wildcard_match(core::to_lower(glob), core::to_lower(name));
 }
 
 std::vector<std::string> pe_violations(std::string_view file, const PeImage& image,

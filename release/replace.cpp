@@ -7,30 +7,10 @@
 #include <re2/re2.h>
 
 #include "core/text.hpp"
+#include "core/wildcard.hpp"
 
 namespace relforge::release {
 namespace {
-
-bool segment_matches(std::string_view pattern, std::string_view text) {
-  // Iterative wildcard match with one backtrack point for the last '*' seen.
-  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
 
 std::vector<std::string_view> split(std::string_view path) {
   std::vector<std::string_view> parts;
@@ -52,7 +32,7 @@ bool match_segments(const std::vector<std::string_view>& pattern, std::size_t p,
       if (match_segments(pattern, p + 1, path, skip)) return true;
     return false;
   }
-  return t < path.size() && segment_matches(pattern[p], path[t]) &&
+  return t < path.size() && core::wildcard_match(pattern[p], path[t]) &&
          match_segments(pattern, p + 1, path, t + 1);
 }
 
