@@ -19,7 +19,7 @@ function(relforge_module name)
 endfunction()
 
 # relforge_test(MODULE DEPS <targets...>): one GoogleTest binary per module from tests/MODULE/*.cpp,
-# registered with ctest under the labels `unit;MODULE`.
+# registered with ctest under the label MODULE (or LABELS' first value, e.g. e2e).
 function(relforge_test module)
   cmake_parse_arguments(ARG "" "" "DEPS;LABELS" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
@@ -38,9 +38,11 @@ function(relforge_test module)
   if("e2e" IN_LIST ARG_LABELS)
     add_dependencies(${target} relforge)
   endif()
-  set(labels unit ${module})
+  # One label per test: gtest_discover_tests (CMake < 3.28) splits a list value, so a second
+  # label would become a property name and `ctest -L MODULE` would match nothing.
+  set(label ${module})
   if(ARG_LABELS)
-    set(labels ${ARG_LABELS})
+    list(GET ARG_LABELS 0 label)
   endif()
-  gtest_discover_tests(${target} PROPERTIES LABELS "${labels}" DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${target} PROPERTIES LABELS ${label} DISCOVERY_TIMEOUT 60)
 endfunction()

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
+#include <re2/re2.h>
 
 #include "core/text.hpp"
 #include "packaging/version.hpp"
@@ -18,17 +18,15 @@ std::string_view short_ref(std::string_view ref) {
 }
 
 bool is_release_branch(std::string_view ref) {
-  static const std::regex pattern(R"(release/[0-9]+\.[0-9]+)");
-  const std::string name(short_ref(ref));
-  return std::regex_match(name, pattern);
+  static const RE2 pattern(R"(release/[0-9]+\.[0-9]+)");
+  return RE2::FullMatch(short_ref(ref), pattern);
 }
 
 std::optional<std::string> final_tag_version(std::string_view ref) {
-  static const std::regex pattern(R"(v([0-9]+\.[0-9]+\.[0-9]+))");
-  const std::string name(short_ref(ref));
-  std::smatch match;
-  if (!std::regex_match(name, match, pattern)) return std::nullopt;
-  return match[1].str();
+  static const RE2 pattern(R"(v([0-9]+\.[0-9]+\.[0-9]+))");
+  std::string version;
+  if (!RE2::FullMatch(short_ref(ref), pattern, &version)) return std::nullopt;
+  return version;
 }
 
 Result<std::string> normalize_date(const std::string& date) {
@@ -53,11 +51,10 @@ Result<std::string> normalize_date(const std::string& date) {
 }  // namespace
 
 std::optional<std::string> rc_tag_version(std::string_view ref) {
-  static const std::regex pattern(R"(v([0-9]+\.[0-9]+\.[0-9]+)-rc[0-9]+)");
-  const std::string name(short_ref(ref));
-  std::smatch match;
-  if (!std::regex_match(name, match, pattern)) return std::nullopt;
-  return match[1].str();
+  static const RE2 pattern(R"(v([0-9]+\.[0-9]+\.[0-9]+)-rc[0-9]+)");
+  std::string version;
+  if (!RE2::FullMatch(short_ref(ref), pattern, &version)) return std::nullopt;
+  return version;
 }
 
 std::string channel_for_ref(std::string_view ref, std::string_view base_ref) {

@@ -1,20 +1,20 @@
 #include "release/state.hpp"
 
 #include <algorithm>
-#include <regex>
+#include <re2/re2.h>
 
 #include "core/text.hpp"
 
 namespace relforge::release {
 
 Result<Series> parse_series(const std::string& text) {
-  static const std::regex pattern(R"(([0-9]{1,9})\.([0-9]{1,9}))");
-  std::smatch match;
-  if (!std::regex_match(text, match, pattern)) {
+  static const RE2 pattern(R"(([0-9]{1,9})\.([0-9]{1,9}))");
+  std::uint64_t major = 0, minor = 0;
+  if (!RE2::FullMatch(text, pattern, &major, &minor)) {
     return fail(ErrorCategory::invalid_input,
                 "'" + text + "' is not a release series: give MAJOR.MINOR, e.g. 2.7");
   }
-  return Series{std::stoull(match[1].str()), std::stoull(match[2].str())};
+  return Series{major, minor};
 }
 
 Result<Series> newest_series(const Repository& repo) {

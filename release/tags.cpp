@@ -1,7 +1,7 @@
 #include "release/tags.hpp"
 
 #include <algorithm>
-#include <regex>
+#include <re2/re2.h>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -213,13 +213,13 @@ Result<TagResult> run_release_final(const Repository& repo, const ReleaseConfig&
 
 Result<PatchResult> run_release_patch(const Repository& repo, const ReleaseConfig& config,
                                       const PatchOptions& options) {
-  static const std::regex pattern(R"(([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9}))");
-  std::smatch match;
-  if (!std::regex_match(options.version, match, pattern)) {
+  static const RE2 pattern(R"(([0-9]{1,9})\.([0-9]{1,9})\.[0-9]{1,9})");
+  std::string major, minor;
+  if (!RE2::FullMatch(options.version, pattern, &major, &minor)) {
     return fail(ErrorCategory::invalid_input,
                 "'" + options.version + "' is not a patch version: give X.Y.Z, e.g. 2.7.1");
   }
-  auto series = parse_series(match[1].str() + "." + match[2].str());
+  auto series = parse_series(major + "." + minor);
   if (!series) return tl::unexpected(series.error());
   TxOptions tx;
   tx.mode = options.mode;
