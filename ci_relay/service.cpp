@@ -168,8 +168,14 @@ HttpResponse RelayService::breakages(const HttpRequest& request) {
   platform::MutexLock lock(m_db_mutex);
   auto list = list_breakages(m_relay->db(), filter);
   if (!list) return answer(503, "error", list.error().describe());
+  const auto workflow = request.query_value("workflow"), job = request.query_value("job");
   json out = json::array();
-  for (const auto& b : *list) out.push_back(to_json(b));
+  for (const auto& b : *list) {
+    if ((workflow && !workflow->empty() && b.workflow != *workflow) ||
+        (job && !job->empty() && b.job != *job))
+      continue;
+    out.push_back(to_json(b));
+  }
   return HttpResponse::json(200, out.dump() + "\n");
 }
 
@@ -187,9 +193,12 @@ HttpResponse RelayService::breakage(const HttpRequest& request) {
 HttpResponse RelayService::grid(const HttpRequest& request) {
   const auto limit = to_int(request.query_value("limit").value_or("50"));
   if (!limit || *limit < 1 || *limit > 1000) return answer(400, "error", "limit must be between 1 and 1000");
+  // The dashboard's filter names: repo, workflow, job.
+  const GridQuery query{request.query_value("repo").value_or(""),
+                        request.query_value("workflow").value_or(""), request.query_value("job").value_or(""),
+                        0, static_cast<int>(*limit)};
   platform::MutexLock lock(m_db_mutex);
-  auto g =
-      build_grid(m_relay->db(), m_config, request.query_value("repo").value_or(""), static_cast<int>(*limit));
+  auto g = build_grid(m_relay->db(), m_config, query);
   if (!g) return answer(503, "error", g.error().describe());
   return HttpResponse::json(200, to_json(*g).dump() + "\n");
 }

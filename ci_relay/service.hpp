@@ -79,7 +79,8 @@ private:
   std::int64_t m_last_sweep GUARDED_BY(m_db_mutex) = std::numeric_limits<std::int64_t>::min() / 2;
   const RelayConfig& m_config;  // fixed once the relay is open: read without the lock
   Clock m_clock;
-  std::optional<std::int64_t> m_dashboard_now;  // set before serving, read-only after
+  // The dashboard's pinned `now`: set before serving, read-only after.
+  std::optional<std::int64_t> m_dashboard_now;
   std::atomic<int> m_intake_waiting{0};  // intake commits waiting for m_db_mutex
   platform::Mutex m_rate_mutex;
   std::map<std::string, std::pair<std::int64_t, int>> m_rate

@@ -1,4 +1,4 @@
-// `relforge relay serve|dashboard|replay|breakages|show|bisect|grid|jobs|pr|health`: the CI relay and its queries.
+// `relforge relay serve|replay|breakages|show|bisect|grid|jobs|pr|health`: the CI relay and its queries.
 #include <pthread.h>
 #include <signal.h>
 

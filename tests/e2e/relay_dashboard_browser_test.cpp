@@ -30,14 +30,9 @@ std::string sha_of(int n) {
   return std::string(40 - digits.size(), 'a') + digits;
 }
 
-class RelayDashboardBrowser : public ::testing::Test {
+class RelayDashboardServed : public ::testing::Test {
 protected:
   void SetUp() override {
-    const auto found = run_shell("command -v chromium || command -v chromium-browser");
-    if (found.exit_code != 0)
-      GTEST_SKIP()
-          << "chromium is not installed (Debian package `chromium`; scripts/install-deps.sh installs it)";
-    chromium = found.out.substr(0, found.out.find('\n'));
     dir = std::filesystem::temp_directory_path() / ("relforge-dash-browser-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
@@ -66,12 +61,17 @@ protected:
     std::filesystem::remove_all(dir);
   }
 
-  std::string chromium, source, port;
+  std::string source, port;
   std::filesystem::path dir;
   int pid = -1;
 };
 
-TEST_F(RelayDashboardBrowser, LinksFiltersPagingAndLiveRefreshInHeadlessChromiumSlow) {
+TEST_F(RelayDashboardServed, LinksFiltersPagingAndLiveRefreshInHeadlessChromiumSlow) {
+  const auto found = run_shell("command -v chromium || command -v chromium-browser");
+  if (found.exit_code != 0)
+    GTEST_SKIP()
+        << "chromium is not installed (Debian package `chromium`; scripts/install-deps.sh installs it)";
+  const std::string chromium = found.out.substr(0, found.out.find('\n'));
   const auto artifacts =
       std::filesystem::path(RELFORGE_BINARY).parent_path() / "test-artifacts" / "dashboard";
   std::filesystem::remove_all(artifacts);
@@ -162,7 +162,7 @@ TEST_F(RelayDashboardBrowser, LinksFiltersPagingAndLiveRefreshInHeadlessChromium
   EXPECT_EQ(seen["screenshots"].size(), 4U);
 }
 
-TEST_F(RelayDashboardBrowser, BadQueryParametersAreRefusedWithTheirName) {
+TEST_F(RelayDashboardServed, BadQueryParametersAreRefusedWithTheirName) {
   const std::string url = "http://127.0.0.1:" + port;
   auto page = run_shell("curl -s -w '\\n%{http_code}' " + shell_quote(url + "/?now=yesterday"));
   EXPECT_NE(page.out.find("query parameter `now` must be an RFC 3339 time"), std::string::npos) << page.out;
@@ -179,6 +179,29 @@ TEST_F(RelayDashboardBrowser, BadQueryParametersAreRefusedWithTheirName) {
   EXPECT_NE(headers.out.find("Content-Security-Policy: default-src 'none'; script-src 'sha256-"),
             std::string::npos)
       << headers.out;
+}
+
+TEST_F(RelayDashboardServed, JsonApiFiltersTakeTheDashboardParameterNames) {
+  const std::string url = "http://127.0.0.1:" + port;
+  auto grid = json::parse(run_shell("curl -s " + shell_quote(url + "/api/grid?workflow=nightly")).out);
+  EXPECT_EQ(grid["columns"], json::array({"v/serve · nightly / e2e"}));
+  grid =
+      json::parse(run_shell("curl -s " + shell_quote(url + "/api/grid?repo=V/ACCEL&job=test&limit=5")).out);
+  EXPECT_EQ(grid["columns"], json::array({"v/accel · ci / test"}));
+  EXPECT_EQ(grid["rows"].size(), 5U);
+  auto open = json::parse(run_shell("curl -s " + shell_quote(url + "/api/breakages?open=1&job=build")).out);
+  EXPECT_EQ(open.size(), 1U);
+  open = json::parse(run_shell("curl -s " + shell_quote(url + "/api/breakages?open=1&job=test")).out);
+  EXPECT_TRUE(open.empty());
+  auto page = json::parse(
+      run_shell("curl -s " + shell_quote(url + "/api/dashboard?repo=v/serve&hide_green=1&per_page=10&page=2"))
+          .out);
+  EXPECT_EQ(page["filter"]["repo"], "v/serve");
+  EXPECT_EQ(page["page"]["pages"], 3);
+  ASSERT_EQ(page["rows"].size(), 1U);  // of commits 11..20 only 15 (flaky) is not green on v/serve
+  EXPECT_EQ(page["rows"][0]["sha"], sha_of(15));
+  EXPECT_EQ(page["rows"][0]["cells"][0]["state"], "flaky");
+  EXPECT_EQ(page["hidden_green"], 9);
 }
 
 TEST(RelayDashboardCli, SnapshotTakesNowAndFiltersAndRefusesABadNow) {
