@@ -106,20 +106,30 @@ Result<BreakageView> show_breakage(platform::Database& db, std::int64_t id) {
 
 Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const std::string& repo,
                         int limit) {
+  return build_grid(db, config, GridQuery{repo, "", "", 0, limit});
+}
+
+Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const GridQuery& query) {
+  const std::string& repo = query.repo;
   Grid grid;
   std::vector<std::string> shas;
   {
-    auto stmt =
-        db.prepare("SELECT sha, message, author, committed_at FROM commits ORDER BY seq DESC LIMIT ?");
+    auto stmt = db.prepare(
+        "SELECT sha, message, author, committed_at FROM commits ORDER BY seq DESC LIMIT ? OFFSET ?");
     if (!stmt) return tl::unexpected(stmt.error());
-    stmt->bind(1, static_cast<std::int64_t>(limit));
+    stmt->bind(1, static_cast<std::int64_t>(query.limit)).bind(2, query.offset);
     for (;;) {
       auto r = stmt->step();
       if (!r) return tl::unexpected(r.error());
       if (!*r) break;
       shas.push_back(stmt->column_text(0));
-      grid.rows.push_back(
-          {stmt->column_text(0), stmt->column_text(1), stmt->column_text(2), stmt->column_int(3), "", {}});
+      grid.rows.push_back({stmt->column_text(0),
+                           stmt->column_text(1),
+                           stmt->column_text(2),
+                           stmt->column_int(3),
+                           "",
+                           {},
+                           {}});
     }
   }
   // A grid reads ~100 job rows per commit: decide each distinct repo spelling once (tier, filter)
@@ -142,12 +152,15 @@ Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const
   struct Column {
     std::vector<std::vector<RunOutcome>> runs;       // per grid row
     std::map<std::size_t, JobClassification> notes;  // grid row → why it failed
+    std::vector<std::string> urls;                   // per grid row: the run a click should open
+    std::vector<bool> failed_url;                    // per grid row: urls[row] is a failed run's
+    GridKey key;
   };
   std::unordered_map<std::string, std::size_t> column_of;
   std::vector<Column> columns;
   std::string key, job_repo;
   auto stmt = db.prepare(std::string("SELECT repo, workflow, job, status, conclusion, ") +
-                         k_classification_columns + " FROM jobs WHERE head_sha = ?");
+                         k_classification_columns + ", url FROM jobs WHERE head_sha = ? ORDER BY id");
   if (!stmt) return tl::unexpected(stmt.error());
   for (std::size_t index = 0; index < shas.size(); ++index) {
     stmt->reset();
@@ -158,16 +171,29 @@ Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const
       if (!*r) break;
       job_repo = stmt->column_text(0);
       if (!shown(job_repo)) continue;
+      if (!query.workflow.empty() && stmt->column_text(1) != query.workflow) continue;
+      if (!query.job.empty() && stmt->column_text(2) != query.job) continue;
       key.assign(job_repo)
           .append(" · ")
           .append(stmt->column_text(1))
           .append(" / ")
           .append(stmt->column_text(2));
       auto [it, added] = column_of.try_emplace(key, columns.size());
-      if (added) columns.push_back({std::vector<std::vector<RunOutcome>>(shas.size()), {}});
+      if (added) {
+        columns.push_back({std::vector<std::vector<RunOutcome>>(shas.size()),
+                           {},
+                           std::vector<std::string>(shas.size()),
+                           std::vector<bool>(shas.size(), false),
+                           {job_repo, stmt->column_text(1), stmt->column_text(2)}});
+      }
       Column& column = columns[it->second];
       auto conclusion = stmt->column_optional_text(4);
       const bool failed = conclusion == "failure" || conclusion == "timed_out";
+      // The latest run explains the cell, unless an earlier one failed (the failure is the news).
+      if (auto url = stmt->column_text(11); !url.empty() && (failed || !column.failed_url[index])) {
+        column.urls[index] = std::move(url);
+        column.failed_url[index] = failed;
+      }
       column.runs[index].push_back({stmt->column_text(3), std::move(conclusion)});
       if (failed) {
         if (auto c = read_classification(*stmt, 5); c && !c->rule.empty())
@@ -177,13 +203,18 @@ Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const
   }
   std::vector<std::pair<std::string, std::size_t>> order(column_of.begin(), column_of.end());
   std::sort(order.begin(), order.end());
-  for (const auto& [name, id] : order) grid.columns.push_back(name);
+  for (const auto& [name, id] : order) {
+    grid.columns.push_back(name);
+    grid.keys.push_back(columns[id].key);
+  }
   for (std::size_t i = 0; i < grid.rows.size(); ++i) {
     auto& row = grid.rows[i];
     row.glyphs.reserve(order.size());
+    row.urls.reserve(order.size());
     for (std::size_t c = 0; c < order.size(); ++c) {
       const Column& column = columns[order[c].second];
       row.glyphs += merge_cell(column.runs[i]);  // '~' when the commit has no run of this job
+      row.urls.push_back(column.urls[i]);
       if (auto note = column.notes.find(i); note != column.notes.end()) row.classifications[c] = note->second;
     }
   }
@@ -198,23 +229,42 @@ Result<std::vector<RepoHealth>> repo_health(platform::Database& db, const RelayC
       "('failure','timed_out','startup_failure')), "
       "AVG(CASE WHEN started_at IS NOT NULL AND queued_at IS NOT NULL THEN started_at - queued_at END), "
       "AVG(CASE WHEN started_at IS NOT NULL THEN completed_at - started_at END) "
-      "FROM jobs WHERE lower(repo) = lower(?) AND status = 'completed' AND completed_at >= ?");
+      "FROM jobs WHERE lower(repo) = lower(?1) AND status = 'completed' AND completed_at > ?2 AND "
+      "completed_at <= ?3");
+  auto daily = db.prepare(
+      "SELECT (completed_at - ?2 - 1) / 86400, SUM(conclusion IN ('success','neutral')), SUM(conclusion IN "
+      "('failure','timed_out','startup_failure')) FROM jobs WHERE lower(repo) = lower(?1) AND status = "
+      "'completed' AND completed_at > ?2 AND completed_at <= ?3 GROUP BY 1");
   auto breakages = db.prepare(
       "SELECT AVG(detection_latency_s), SUM(state = 'open') FROM breakages WHERE lower(repo) = lower(?) AND "
       "state != 'retracted'");
   if (!stmt) return tl::unexpected(stmt.error());
   if (!breakages) return tl::unexpected(breakages.error());
+  if (!daily) return tl::unexpected(daily.error());
   for (const auto& d : config.downstream) {
     RepoHealth h;
     h.repo = d.repo;
     h.tier = d.tier;
     stmt->reset();
-    if (auto r = stmt->bind(1, d.repo).bind(2, now - k_week).step(); !r) return tl::unexpected(r.error());
+    if (auto r = stmt->bind(1, d.repo).bind(2, now - k_week).bind(3, now).step(); !r)
+      return tl::unexpected(r.error());
     h.completed = stmt->column_int(0);
     const std::int64_t good = stmt->column_int(1), bad = stmt->column_int(2);
     if (good + bad > 0) h.pass_rate = static_cast<double>(good) / static_cast<double>(good + bad);
     if (!stmt->is_null(3)) h.queue_s = stmt->column_double(3);
     if (!stmt->is_null(4)) h.run_s = stmt->column_double(4);
+    h.daily_pass_rate.assign(7, std::nullopt);
+    daily->reset();
+    daily->bind(1, d.repo).bind(2, now - k_week).bind(3, now);
+    for (;;) {
+      auto r = daily->step();
+      if (!r) return tl::unexpected(r.error());
+      if (!*r) break;
+      const std::int64_t day = daily->column_int(0), ok = daily->column_int(1), ko = daily->column_int(2);
+      if (day >= 0 && day < 7 && ok + ko > 0)
+        h.daily_pass_rate[static_cast<std::size_t>(day)] =
+            static_cast<double>(ok) / static_cast<double>(ok + ko);
+    }
     breakages->reset();
     if (auto r = breakages->bind(1, d.repo).step(); !r) return tl::unexpected(r.error());
     if (!breakages->is_null(0)) h.mttd_s = breakages->column_double(0);
@@ -288,6 +338,8 @@ json to_json(const Grid& grid) {
 
 json to_json(const RepoHealth& h) {
   auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  json daily = json::array();
+  for (const auto& rate : h.daily_pass_rate) daily.push_back(opt(rate));
   return {{"repo", h.repo},
           {"tier", tier_name(h.tier)},
           {"completed_7d", h.completed},
@@ -297,7 +349,8 @@ json to_json(const RepoHealth& h) {
           {"mttd_s", opt(h.mttd_s)},
           {"open_breakages", h.open_breakages},
           {"downgrade", h.below_bar},
-          {"reason", h.bar}};
+          {"reason", h.bar},
+          {"daily_pass_rate_7d", daily}};
 }
 
 }  // namespace relforge::ci_relay

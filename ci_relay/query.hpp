@@ -59,11 +59,24 @@ struct GridRow {
   std::int64_t committed_at = 0;
   std::string glyphs;                                        // one per column
   std::map<std::size_t, JobClassification> classifications;  // column → the failed run's classification
+  std::vector<std::string> urls;  // per column: the job page (the failed run's when one failed), or ""
+};
+struct GridKey {
+  std::string repo, workflow, job;
 };
 struct Grid {
   std::vector<std::string> columns;  // "repo · workflow / job"
+  std::vector<GridKey> keys;         // the same columns, as parts
   std::vector<GridRow> rows;         // newest first
 };
+// Which commits (newest first, `offset` skipped, at most `limit`) and which columns: repo is
+// case-insensitive, workflow and job exact; empty means all.
+struct GridQuery {
+  std::string repo, workflow, job;
+  std::int64_t offset = 0;
+  int limit = 50;
+};
+Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const GridQuery& query);
 Result<Grid> build_grid(platform::Database& db, const RelayConfig& config, const std::string& repo,
                         int limit);
 
@@ -76,8 +89,10 @@ struct RepoHealth {
   std::optional<double> mttd_s;
   std::int64_t open_breakages = 0;
   bool below_bar = false;
-  std::string bar;  // why it no longer meets its tier, when below_bar
+  std::string bar;                                     // why it no longer meets its tier, when below_bar
+  std::vector<std::optional<double>> daily_pass_rate;  // 7 days ending at `now`, oldest first
 };
+// Counts jobs completed in (now - 7 days, now]: a past `now` (replays, tests) sees that week.
 Result<std::vector<RepoHealth>> repo_health(platform::Database& db, const RelayConfig& config,
                                             std::int64_t now);
 

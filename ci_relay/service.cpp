@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ci_relay/dashboard_page.hpp"
 #include "ci_relay/hmac.hpp"
 #include "ci_relay/intake_scan.hpp"
 #include "ci_relay/pr_comment.hpp"
@@ -167,8 +168,14 @@ HttpResponse RelayService::breakages(const HttpRequest& request) {
   platform::MutexLock lock(m_db_mutex);
   auto list = list_breakages(m_relay->db(), filter);
   if (!list) return answer(503, "error", list.error().describe());
+  const auto workflow = request.query_value("workflow"), job = request.query_value("job");
   json out = json::array();
-  for (const auto& b : *list) out.push_back(to_json(b));
+  for (const auto& b : *list) {
+    if ((workflow && !workflow->empty() && b.workflow != *workflow) ||
+        (job && !job->empty() && b.job != *job))
+      continue;
+    out.push_back(to_json(b));
+  }
   return HttpResponse::json(200, out.dump() + "\n");
 }
 
@@ -186,16 +193,22 @@ HttpResponse RelayService::breakage(const HttpRequest& request) {
 HttpResponse RelayService::grid(const HttpRequest& request) {
   const auto limit = to_int(request.query_value("limit").value_or("50"));
   if (!limit || *limit < 1 || *limit > 1000) return answer(400, "error", "limit must be between 1 and 1000");
+  // The dashboard's filter names: repo, workflow, job.
+  const GridQuery query{request.query_value("repo").value_or(""),
+                        request.query_value("workflow").value_or(""), request.query_value("job").value_or(""),
+                        0, static_cast<int>(*limit)};
   platform::MutexLock lock(m_db_mutex);
-  auto g =
-      build_grid(m_relay->db(), m_config, request.query_value("repo").value_or(""), static_cast<int>(*limit));
+  auto g = build_grid(m_relay->db(), m_config, query);
   if (!g) return answer(503, "error", g.error().describe());
   return HttpResponse::json(200, to_json(*g).dump() + "\n");
 }
 
-HttpResponse RelayService::health(const HttpRequest&) {
+HttpResponse RelayService::health(const HttpRequest& request) {
+  auto filter = parse_dashboard_filter(request.query);
+  if (!filter) return answer(400, "error", filter.error().describe());
+  const std::int64_t now = filter->now.value_or(m_dashboard_now.value_or(m_clock()));
   platform::MutexLock lock(m_db_mutex);
-  auto h = repo_health(m_relay->db(), m_config, m_clock());
+  auto h = repo_health(m_relay->db(), m_config, now);
   if (!h) return answer(503, "error", h.error().describe());
   json out = json::array();
   for (const auto& r : *h) out.push_back(to_json(r));
@@ -211,12 +224,37 @@ HttpResponse RelayService::metrics(const HttpRequest&) {
   return response;
 }
 
-HttpResponse RelayService::dashboard(const HttpRequest&) {
-  platform::MutexLock lock(m_db_mutex);
-  auto html = dashboard_html(m_relay->db(), m_config, m_clock());
-  if (!html) return answer(503, "error", html.error().describe());
-  HttpResponse response = HttpResponse::text(200, *html);
+HttpResponse RelayService::dashboard(const HttpRequest& request) {
+  auto filter = parse_dashboard_filter(request.query);
+  if (!filter) return HttpResponse::text(400, filter.error().describe() + "\n");
+  const std::int64_t now = filter->now.value_or(m_dashboard_now.value_or(m_clock()));
+  Result<DashboardView> view = DashboardView{};
+  {
+    platform::MutexLock lock(m_db_mutex);
+    view = build_dashboard(m_relay->db(), m_config, *filter, now);
+  }
+  if (!view) return answer(503, "error", view.error().describe());
+  HttpResponse response = HttpResponse::text(200, render_dashboard(*view, m_config, DashboardMode::live));
   response.content_type = "text/html; charset=utf-8";
+  response.headers.emplace_back("Content-Security-Policy", dashboard_csp());
+  response.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  return response;
+}
+
+// The page's data and its rendered sections, for the same query parameters as the page.
+HttpResponse RelayService::dashboard_api(const HttpRequest& request) {
+  auto filter = parse_dashboard_filter(request.query);
+  if (!filter) return answer(400, "error", filter.error().describe());
+  const std::int64_t now = filter->now.value_or(m_dashboard_now.value_or(m_clock()));
+  Result<DashboardView> view = DashboardView{};
+  {
+    platform::MutexLock lock(m_db_mutex);
+    view = build_dashboard(m_relay->db(), m_config, *filter, now);
+  }
+  if (!view) return answer(503, "error", view.error().describe());
+  HttpResponse response = HttpResponse::json(
+      200, dashboard_document(*view, m_config).dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+  response.headers.emplace_back("Cache-Control", "no-store");
   return response;
 }
 
@@ -263,6 +301,7 @@ void RelayService::install(platform::HttpServer& server) {
   server.route("GET", "/api/breakages/([0-9]+)", [this](const HttpRequest& r) { return breakage(r); });
   server.route("GET", "/api/grid", [this](const HttpRequest& r) { return grid(r); });
   server.route("GET", "/api/health", [this](const HttpRequest& r) { return health(r); });
+  server.route("GET", "/api/dashboard", [this](const HttpRequest& r) { return dashboard_api(r); });
   server.route("GET", "/api/jobs", [this](const HttpRequest& r) { return jobs(r); });
   server.route("GET", "/api/prs/([0-9]+)/comment", [this](const HttpRequest& r) { return pr_comment(r); });
   server.route("GET", "/metrics", [this](const HttpRequest& r) { return metrics(r); });

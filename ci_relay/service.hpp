@@ -13,6 +13,7 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "ci_relay/relay.hpp"
@@ -38,6 +39,10 @@ public:
   platform::HttpResponse health(const platform::HttpRequest& request);
   platform::HttpResponse metrics(const platform::HttpRequest& request);
   platform::HttpResponse dashboard(const platform::HttpRequest& request);
+  platform::HttpResponse dashboard_api(const platform::HttpRequest& request);
+  // Health, ages and latencies on the dashboard and /api/health as of `now` instead of the clock
+  // (replays, tests); `?now=` overrides it per request. Call before install().
+  void pin_dashboard_clock(std::int64_t now) { m_dashboard_now = now; }
   platform::HttpResponse jobs(const platform::HttpRequest& request);
   platform::HttpResponse pr_comment(const platform::HttpRequest& request);
 
@@ -74,6 +79,8 @@ private:
   std::int64_t m_last_sweep GUARDED_BY(m_db_mutex) = std::numeric_limits<std::int64_t>::min() / 2;
   const RelayConfig& m_config;  // fixed once the relay is open: read without the lock
   Clock m_clock;
+  // The dashboard's pinned `now`: set before serving, read-only after.
+  std::optional<std::int64_t> m_dashboard_now;
   std::atomic<int> m_intake_waiting{0};  // intake commits waiting for m_db_mutex
   platform::Mutex m_rate_mutex;
   std::map<std::string, std::pair<std::int64_t, int>> m_rate

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/config.hpp"
+#include "ci_relay/dashboard_page.hpp"
 #include "ci_relay/pr_comment.hpp"
 #include "ci_relay/query.hpp"
 #include "ci_relay/relay.hpp"
@@ -66,9 +67,16 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8787;
   std::string port_file;  // written once bound (for scripts and tests using --port 0)
+  std::string now;        // RFC 3339: the dashboard's health and ages as of this instant
 };
 
 Status run_serve(const ServeOptions& options, Runtime& runtime) {
+  std::optional<std::int64_t> now;
+  if (!options.now.empty()) {
+    auto at = ci_relay::parse_instant(options.now, "--now");
+    if (!at) return tl::unexpected(at.error());
+    now = *at;
+  }
   auto relay = open_relay(options.source, runtime, ci_relay::Secrets::required);
   if (!relay) return tl::unexpected(relay.error());
   // Deliveries acknowledged before a crash are normalised before anything new is accepted.
@@ -80,6 +88,7 @@ Status run_serve(const ServeOptions& options, Runtime& runtime) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ci_relay::RelayService service(*relay, [&clock = runtime.clock] { return clock.unix_seconds(); });
+  if (now) service.pin_dashboard_clock(*now);
   platform::HttpServer server;
   service.install(server);
   auto port = server.bind(options.host, options.port);
@@ -126,8 +135,51 @@ void register_relay(CLI::App& group, Runtime& runtime) {
     command->add_option("--host", options->host, "Address to bind")->capture_default_str();
     command->add_option("--port", options->port, "Port to bind (0 picks a free one)")->capture_default_str();
     command->add_option("--port-file", options->port_file, "Write the bound port to this file");
+    command->add_option("--now", options->now,
+                        "Dashboard health and ages as of this RFC 3339 time (replays, demos)");
     add_json_flag(*command, runtime);
     command->callback([&runtime, options] { finish(runtime, run_serve(*options, runtime)); });
+  }
+  {
+    auto source = std::make_shared<RelaySource>();
+    auto filter = std::make_shared<ci_relay::DashboardFilter>();
+    auto now = std::make_shared<std::string>();
+    CLI::App* command =
+        group.add_subcommand("dashboard", "Write the dashboard page (HTML; --json: its data) to stdout");
+    add_source(*command, *source);
+    command->add_option("--repo", filter->repo, "Only this downstream repository");
+    command->add_option("--workflow", filter->workflow, "Only this workflow");
+    command->add_option("--job", filter->job, "Only this job");
+    command->add_flag("--hide-green", filter->hide_green, "Leave out commits whose every job passed");
+    command->add_option("--page", filter->page, "Page of commits (newest first)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000000));
+    command->add_option("--per-page", filter->per_page, "Commits per page")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 200));
+    command->add_option("--now", *now, "Health and ages as of this RFC 3339 time (default: the clock)");
+    add_json_flag(*command, runtime);
+    command->callback([&runtime, source, filter, now] {
+      std::int64_t at = runtime.clock.unix_seconds();
+      if (!now->empty()) {
+        auto parsed = ci_relay::parse_instant(*now, "--now");
+        if (!parsed) return report_error(runtime, parsed.error());
+        at = *parsed;
+        filter->now = at;
+      }
+      auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+      if (!relay) return report_error(runtime, relay.error());
+      auto view = ci_relay::build_dashboard(relay->db(), relay->config(), *filter, at);
+      if (!view) return report_error(runtime, view.error());
+      if (runtime.json) {
+        runtime.out << ci_relay::dashboard_document(*view, relay->config())
+                           .dump(2, ' ', false, json::error_handler_t::replace)
+                    << '\n';
+      } else {
+        runtime.out << ci_relay::render_dashboard(*view, relay->config(), ci_relay::DashboardMode::snapshot);
+      }
+      finish(runtime, {});
+    });
   }
   {
     auto options = std::make_shared<ReplayOptions>();

@@ -134,7 +134,9 @@ TEST_F(Scenario, ReportsExactlyTheExpectedBreakagesCulpritsAndLatencies) {
   EXPECT_NE(page->find("Open breakages (1)"), std::string::npos);
   EXPECT_NE(page->find("culprit <code>" + sha_of(7).substr(0, 10) + "</code>"), std::string::npos);
   EXPECT_NE(page->find("https://github.com/v/vision/actions/runs/1007"), std::string::npos);
-  EXPECT_NE(page->find("<td class=\"flaky\">F</td>"), std::string::npos);
+  EXPECT_NE(
+      page->find("<td class=\"c flaky\"><a href=\"https://github.com/v/serve/actions/runs/1015\">F</a></td>"),
+      std::string::npos);
   EXPECT_NE(page->find("downgrade: pass rate"), std::string::npos);
 }
 

@@ -172,7 +172,8 @@ TEST_F(RelayCli, DashboardRendersInHeadlessChromiumSlow) {
   EXPECT_NE(dom.out.find("Open breakages (1)"), std::string::npos) << dom.err;
   EXPECT_NE(dom.out.find("v/vision"), std::string::npos);
   EXPECT_NE(dom.out.find("3 suspects"), std::string::npos);
-  EXPECT_NE(dom.out.find("class=\"flaky\">F<"), std::string::npos);
+  EXPECT_NE(dom.out.find("class=\"c flaky\"><a href=\"https://github.com/v/serve/actions/runs/1015\">F</a>"),
+            std::string::npos);
   EXPECT_NE(dom.out.find("<b>compile_error</b> (compile)"), std::string::npos);  // the breakage's rule
   EXPECT_NE(dom.out.find("title=\"gtest_failure: [  FAILED  ] TensorShape.Reshape\""), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(shot)) << png.err;
