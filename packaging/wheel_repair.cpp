@@ -119,9 +119,9 @@ struct Hashed {
 // Hashes every listed entry on `threads` threads, each with its own reader of `reader`'s file (a
 // libzip archive is never used by two threads at once; `shared`, when given, is `reader` itself,
 // free for one of them), and checks the bytes against RECORD: the same problems, in the same
-// archive order, as one pass would find. `stop` (optional) ends the work early, as an error.
+// archive order, as one pass would find.
 Result<Hashed> check_hashes(const ZipReader& reader, const Listing& listing, unsigned threads,
-                            const ZipReader* shared, const std::atomic<bool>* stop) {
+                            const ZipReader* shared) {
   const auto& entries = reader.entries();
   std::vector<std::size_t> work;
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -138,7 +138,6 @@ Result<Hashed> check_hashes(const ZipReader& reader, const Listing& listing, uns
   std::atomic<std::size_t> next{0};
   auto run = [&](const ZipReader& own) {
     for (std::size_t at = next++; at < work.size(); at = next++) {
-      if (stop != nullptr && *stop) return;
       const std::size_t index = work[at];
       digests[index] = own.digest(entries[index]);
     }
@@ -169,7 +168,6 @@ Result<Hashed> check_hashes(const ZipReader& reader, const Listing& listing, uns
       problems.push_back("'" + entry.name + "' is not listed in RECORD");
       continue;
     }
-    if (!digests[i]) return fail(ErrorCategory::integrity, listing.where + ": verification was stopped");
     const auto& digest = *digests[i];
     if (!digest) return tl::unexpected(digest.error());
     ++hashed.result.hashed;
@@ -476,9 +474,8 @@ Result<RepairResult> repair_wheel(const RepairOptions& options) {
   // bytes, so inflating to hash is the one pass over the data): the output is renamed into place
   // only once every hash matched, and a wheel that fails both verify and the repair gets the
   // verify error, as when verify ran first.
-  std::atomic<bool> stop{false};
   auto hashing = std::async(std::launch::async, [&] {
-                   return check_hashes(*reader, *listing, k_hash_threads, nullptr, &stop);
+                   return check_hashes(*reader, *listing, k_hash_threads, nullptr);
                  }).share();
   std::optional<Result<Hashed>> hashed;
   auto hashes_checked = [&]() -> const Result<Hashed>& {
@@ -509,7 +506,7 @@ Result<VerifyResult> verify_wheel(const std::filesystem::path& wheel) {
   if (!reader) return tl::unexpected(reader.error());
   auto listing = read_listing(*reader);
   if (!listing) return tl::unexpected(listing.error());
-  auto hashed = check_hashes(*reader, *listing, k_hash_threads, &*reader, nullptr);
+  auto hashed = check_hashes(*reader, *listing, k_hash_threads, &*reader);
   if (!hashed) return tl::unexpected(hashed.error());
   return hashed->result;
 }
