@@ -1,11 +1,19 @@
 // `relforge version sort|compare|match|normalize|requirement`: PEP 440 and PEP 508 as packaging
 // 26.3 (pip) sees them.
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdlib>
 #include <iterator>
 #include <memory>
+#include <new>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +26,7 @@
 #include "packaging/specifier.hpp"
 #include "packaging/supported_tags.hpp"
 #include "packaging/version.hpp"
+#include "packaging/version_key.hpp"
 
 namespace relforge::cli {
 namespace {
@@ -88,7 +97,8 @@ Result<std::vector<Parsed>> parse_all(const std::vector<std::string>& items,
   return parsed;
 }
 
-Result<std::vector<std::string>> run_version_sort(const VersionSortOptions& options) {
+// The general path: every line parsed whole, every bad one reported with its line number.
+Result<std::vector<std::string>> sort_parsed(const VersionSortOptions& options) {
   std::vector<std::string> lines, where;
   std::istringstream in(options.input);
   std::string line;
@@ -111,6 +121,107 @@ Result<std::vector<std::string>> run_version_sort(const VersionSortOptions& opti
   sorted.reserve(parsed->size());
   for (auto& item : *parsed) sorted.push_back(std::move(item.text));
   return sorted;
+}
+
+// An array of trivially copyable items in memory the kernel may back with 2 MiB pages: tens of
+// megabytes of 4 KiB page faults were a sixth of a 200,000-line sort.
+template <typename T>
+class HugeBuffer {
+public:
+  explicit HugeBuffer(std::size_t count) {
+    constexpr std::size_t k_huge = 2u << 20;
+    const std::size_t bytes = (count * sizeof(T) + k_huge - 1) / k_huge * k_huge;
+    m_items = static_cast<T*>(std::aligned_alloc(k_huge, std::max(bytes, k_huge)));
+    if (m_items == nullptr) throw std::bad_alloc();
+    ::madvise(m_items, std::max(bytes, k_huge), MADV_HUGEPAGE);  // a hint: 4 KiB pages work too
+  }
+  ~HugeBuffer() { std::free(m_items); }
+  HugeBuffer(const HugeBuffer&) = delete;
+  HugeBuffer& operator=(const HugeBuffer&) = delete;
+  T& operator[](std::size_t i) { return m_items[i]; }
+  T* begin() { return m_items; }
+
+private:
+  T* m_items = nullptr;
+};
+
+struct Packed {
+  std::array<std::uint64_t, 3> key;
+  std::uint32_t line;  // the tie-break that makes the unstable sort stable
+};
+
+bool packed_less(const std::array<std::uint64_t, 3>& x, const std::array<std::uint64_t, 3>& y) {
+  if (x[0] != y[0]) return x[0] < y[0];
+  if (x[1] != y[1]) return x[1] < y[1];
+  return x[2] < y[2];
+}
+
+// The fast path for inputs whose every line fits a VersionKey (index-like versions): no
+// allocation per line, and the keys packed into 32-byte items compared in three words. nullopt
+// sends the input to sort_parsed, which also names the lines that are no versions.
+std::optional<std::vector<std::string_view>> sort_keyed(std::string_view input, SortDirection direction) {
+  std::vector<std::string_view> lines;
+  const auto count = static_cast<std::size_t>(std::count(input.begin(), input.end(), '\n')) + 1;
+  lines.reserve(count);
+  HugeBuffer<packaging::VersionKey> keys(count);
+  packaging::VersionKey columns;
+  while (!input.empty()) {
+    const auto end = input.find('\n');
+    const std::string_view line = input.substr(0, end);
+    input.remove_prefix(end == std::string_view::npos ? input.size() : end + 1);
+    const auto text = packaging::strip_python_space(line);
+    if (text.empty()) continue;
+    if (lines.size() == UINT32_MAX) return std::nullopt;
+    auto key = packaging::parse_version_key(text);
+    if (!key) return std::nullopt;
+    for (std::size_t i = 0; i < columns.words.size(); ++i) columns.words[i] |= key->words[i];
+    keys[lines.size()] = *key;
+    lines.push_back(text);
+  }
+  const packaging::KeyPacker packer(columns);
+  if (!packer.fits()) return std::nullopt;
+  const std::size_t n = lines.size();
+  HugeBuffer<Packed> packed(n);
+  for (std::size_t i = 0; i < n; ++i) packed[i] = {packer.pack(keys[i]), static_cast<std::uint32_t>(i)};
+  if (direction == SortDirection::ascending) {
+    std::sort(packed.begin(), packed.begin() + n, [](const Packed& x, const Packed& y) {
+      if (packed_less(x.key, y.key)) return true;
+      return !packed_less(y.key, x.key) && x.line < y.line;
+    });
+  } else {
+    std::sort(packed.begin(), packed.begin() + n, [](const Packed& x, const Packed& y) {
+      if (packed_less(y.key, x.key)) return true;
+      return !packed_less(x.key, y.key) && x.line < y.line;
+    });
+  }
+  std::vector<std::string_view> sorted;
+  sorted.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) sorted.push_back(lines[packed[i].line]);
+  return sorted;
+}
+
+// Views into options.input (kept alive by the caller) or into `storage`.
+Result<std::vector<std::string_view>> run_version_sort(const VersionSortOptions& options,
+                                                       std::vector<std::string>& storage) {
+  if (auto fast = sort_keyed(options.input, options.direction)) return std::move(*fast);
+  auto sorted = sort_parsed(options);
+  if (!sorted) return tl::unexpected(sorted.error());
+  storage = std::move(*sorted);
+  return std::vector<std::string_view>(storage.begin(), storage.end());
+}
+
+// stdin in large blocks: istreambuf_iterator goes a byte at a time.
+std::string read_all(std::istream& in) {
+  std::string text;
+  constexpr std::size_t k_block = 1 << 20;
+  std::streamsize got = 0;
+  do {
+    const std::size_t at = text.size();
+    text.resize(at + k_block);
+    got = in.rdbuf()->sgetn(text.data() + at, static_cast<std::streamsize>(k_block));
+    text.resize(at + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
+  } while (got > 0);
+  return text;
 }
 
 Result<std::string> run_version_compare(const VersionCompareOptions& options) {
@@ -186,14 +297,24 @@ void register_sort(CLI::App& group, Runtime& runtime) {
   add_json_flag(*command, runtime);
   command->callback([&runtime, reverse] {
     VersionSortOptions options;
-    options.input.assign(std::istreambuf_iterator<char>(runtime.in), std::istreambuf_iterator<char>());
+    options.input = read_all(runtime.in);
     options.direction = *reverse ? SortDirection::descending : SortDirection::ascending;
-    const auto sorted = run_version_sort(options);
+    std::vector<std::string> storage;
+    const auto sorted = run_version_sort(options, storage);
     if (!sorted) return report_error(runtime, sorted.error());
     if (runtime.json) {
-      runtime.out << Json(*sorted).dump(2) << '\n';
+      Json array = Json::array();
+      for (const auto line : *sorted) array.push_back(line);
+      runtime.out << array.dump(2) << '\n';
     } else {
-      for (const auto& line : *sorted) runtime.out << line << '\n';
+      // One write: the lines are copied once into a single buffer, not streamed one by one.
+      std::string text;
+      text.reserve(options.input.size() + sorted->size());
+      for (const auto line : *sorted) {
+        text += line;
+        text += '\n';
+      }
+      runtime.out.write(text.data(), static_cast<std::streamsize>(text.size()));
     }
     finish(runtime, {});
   });

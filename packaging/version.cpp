@@ -1,5 +1,7 @@
 #include "packaging/version.hpp"
 
+#include "packaging/version_key.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <mutex>
@@ -475,6 +477,21 @@ std::string Version::local_string() const {
       out += local[i].word;
   }
   return out;
+}
+
+std::optional<VersionKey> parse_version_key(std::string_view text) {
+  // One scratch version per thread: its release vector keeps its capacity, and local words are
+  // short enough for the small-string buffer, so the common spellings allocate nothing.
+  thread_local Version scratch;
+  scratch.epoch = 0;
+  scratch.release.clear();
+  scratch.pre.reset();
+  scratch.post.reset();
+  scratch.dev.reset();
+  scratch.local.clear();
+  Failure failure;
+  if (!Parser(text).parse(scratch, failure)) return std::nullopt;
+  return version_key(scratch);
 }
 
 bool same_base(const Version& a, const Version& b) {

@@ -232,7 +232,7 @@ Result<std::pair<platform::Sha256Digest, std::uint64_t>> ZipReader::digest(const
 }
 
 Status write_zip(const std::filesystem::path& target, const ZipReader* source,
-                 const std::vector<PlannedEntry>& entries) {
+                 const std::vector<PlannedEntry>& entries, const std::function<Status()>& before_rename) {
   const auto temp = target.parent_path() / ("." + target.filename().string() + ".partial");
   std::error_code ec;
   std::filesystem::remove(temp, ec);
@@ -277,6 +277,12 @@ Status write_zip(const std::filesystem::path& target, const ZipReader* source,
   if (zip_close(out) != 0) {
     const std::string message = zip_strerror(out);
     return abandon(message);
+  }
+  if (before_rename) {
+    if (auto ok = before_rename(); !ok) {
+      std::filesystem::remove(temp, ec);
+      return ok;
+    }
   }
   std::filesystem::rename(temp, target, ec);
   if (ec)

@@ -1,9 +1,14 @@
 #include "packaging/wheel_repair.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
+#include <future>
 #include <map>
+#include <optional>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include "core/text.hpp"
 #include "packaging/tags.hpp"
@@ -58,6 +63,131 @@ const ArchiveEntry* find_entry(const ZipReader& reader, const std::string& name)
   for (const auto& entry : reader.entries())
     if (entry.name == name) return &entry;
   return nullptr;
+}
+
+// What `wheel verify` checks before hashing: safe unique paths, one dist-info, a RECORD that
+// lists each path once. `by_path` is what every entry's bytes must then match.
+struct Listing {
+  std::string where;
+  std::string record_name;
+  std::map<std::string, RecordEntry> by_path;
+};
+
+Result<Listing> read_listing(const ZipReader& reader) {
+  Listing listing;
+  listing.where = reader.path().string();
+  const std::string& where = listing.where;
+  std::set<std::string> seen;
+  for (const auto& entry : reader.entries()) {
+    if (auto ok = check_archive_path(entry.name); !ok) return tl::unexpected(ok.error().with_context(where));
+    if (!seen.insert(entry.name).second)
+      return fail(ErrorCategory::integrity,
+                  where + ": entry '" + entry.name + "' appears twice: refusing it");
+  }
+  auto dist_info = find_dist_info(reader);
+  if (!dist_info) return tl::unexpected(dist_info.error());
+  listing.record_name = *dist_info + "/RECORD";
+  const auto* record_entry = find_entry(reader, listing.record_name);
+  if (record_entry == nullptr)
+    return fail(ErrorCategory::integrity, where + ": " + listing.record_name + " is missing");
+  auto text = reader.read(*record_entry);
+  if (!text) return tl::unexpected(text.error());
+  auto record = parse_record(*text);
+  if (!record) return tl::unexpected(record.error().with_context(where + ": " + listing.record_name));
+  for (auto& line : *record) {
+    if (!listing.by_path.emplace(line.path, line).second)
+      return fail(ErrorCategory::integrity,
+                  where + ": " + listing.record_name + " lists '" + line.path + "' twice");
+  }
+  return listing;
+}
+
+bool is_record_file(const Listing& listing, const std::string& name) {
+  return name == listing.record_name || name == listing.record_name + ".jws" ||
+         name == listing.record_name + ".p7s";
+}
+
+// Inflating and hashing is most of the work of verify and repair: two threads, as the machines
+// this runs on have at least two cores.
+constexpr unsigned k_hash_threads = 2;
+
+struct Hashed {
+  VerifyResult result;
+  std::vector<std::uint64_t> sizes;  // the inflated size of each entry hashed, by entry index
+};
+
+// Hashes every listed entry on `threads` threads, each with its own reader of `reader`'s file (a
+// libzip archive is never used by two threads at once; `shared`, when given, is `reader` itself,
+// free for one of them), and checks the bytes against RECORD: the same problems, in the same
+// archive order, as one pass would find.
+Result<Hashed> check_hashes(const ZipReader& reader, const Listing& listing, unsigned threads,
+                            const ZipReader* shared) {
+  const auto& entries = reader.entries();
+  std::vector<std::size_t> work;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& name = entries[i].name;
+    if (!is_directory_entry(name) && !is_record_file(listing, name) && listing.by_path.count(name) != 0)
+      work.push_back(i);
+  }
+  // The largest entries first, so the threads finish together.
+  std::sort(work.begin(), work.end(), [&](std::size_t a, std::size_t b) {
+    return entries[a].compressed_size > entries[b].compressed_size;
+  });
+  std::vector<std::optional<Result<std::pair<platform::Sha256Digest, std::uint64_t>>>> digests(
+      entries.size());
+  std::atomic<std::size_t> next{0};
+  auto run = [&](const ZipReader& own) {
+    for (std::size_t at = next++; at < work.size(); at = next++) {
+      const std::size_t index = work[at];
+      digests[index] = own.digest(entries[index]);
+    }
+  };
+  // `shared` is used by this thread only when the caller does not use it meanwhile.
+  const unsigned opened = shared != nullptr ? threads - 1 : threads;
+  std::vector<std::optional<Result<ZipReader>>> readers(opened);
+  {
+    std::vector<std::jthread> pool;
+    for (auto& slot : readers) {
+      slot = ZipReader::open(reader.path());
+      if (*slot) pool.emplace_back([&run, &slot] { run(**slot); });
+    }
+    if (shared != nullptr) run(*shared);
+  }
+  for (auto& slot : readers)
+    if (!*slot) return tl::unexpected(slot->error());
+  Hashed hashed;
+  hashed.sizes.assign(entries.size(), 0);
+  std::vector<std::string> problems;
+  auto by_path = listing.by_path;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& entry = entries[i];
+    ++hashed.result.entries;
+    if (is_directory_entry(entry.name) || is_record_file(listing, entry.name)) continue;
+    const auto found = by_path.find(entry.name);
+    if (found == by_path.end()) {
+      problems.push_back("'" + entry.name + "' is not listed in RECORD");
+      continue;
+    }
+    const auto& digest = *digests[i];
+    if (!digest) return tl::unexpected(digest.error());
+    ++hashed.result.hashed;
+    hashed.result.bytes += digest->second;
+    hashed.sizes[i] = digest->second;
+    if (found->second.hash != record_hash(digest->first))
+      problems.push_back("'" + entry.name + "': RECORD says " + found->second.hash + ", the bytes hash to " +
+                         record_hash(digest->first));
+    else if (found->second.size && *found->second.size != digest->second)
+      problems.push_back("'" + entry.name + "': RECORD says " + std::to_string(*found->second.size) +
+                         " bytes, the entry has " + std::to_string(digest->second));
+    by_path.erase(found);
+  }
+  for (const auto& [path, line] : by_path)
+    if (path != listing.record_name)
+      problems.push_back("RECORD lists '" + path + "', which the archive lacks");
+  if (!problems.empty())
+    return fail(ErrorCategory::integrity,
+                listing.where + ": RECORD does not match the archive:\n  " + core::join(problems, "\n  "));
+  return hashed;
 }
 
 // Replaces the value of every `Key: value` header line with `value` (all of them for Tag).
@@ -204,25 +334,12 @@ Result<std::string> new_version(const Version& current, const RepairOptions& opt
   return parsed->to_string();
 }
 
-}  // namespace
-
-Result<RepairResult> repair_wheel(const RepairOptions& options) {
-  if (options.platform)
-    if (auto ok = check_platform(*options.platform); !ok) return tl::unexpected(ok.error());
-  if (options.local)
-    if (auto ok = check_local(*options.local); !ok) return tl::unexpected(ok.error());
-  // A repaired wheel gets a fresh RECORD: repairing one that fails verification would launder it.
-  if (auto verified = verify_wheel(options.wheel); !verified) {
-    const auto category = verified.error().category();
-    if (category == ErrorCategory::not_found || category == ErrorCategory::io)
-      return tl::unexpected(verified.error());
-    return fail(verified.error().category(),
-                "refusing to repair '" + options.wheel.string() +
-                    "': `relforge wheel verify` refuses it: " + verified.error().describe() +
-                    "\nfix the wheel, or the build that made it, then repair it");
-  }
-  auto reader = ZipReader::open(options.wheel);
-  if (!reader) return tl::unexpected(reader.error());
+// The repair proper, after read_listing: `verified` is called once the new wheel is written and
+// before it is renamed into place, with the entries whose RECORD line had no size (their size
+// was taken from the archive); a failure there leaves no output.
+Result<RepairResult> repair_listed(const RepairOptions& options, const ZipReader& source,
+                                   const std::function<Status(const std::vector<std::uint64_t>&)>& verified) {
+  const ZipReader* reader = &source;
   auto name = parse_wheel_filename(options.wheel.filename().string());
   if (!name) return tl::unexpected(name.error());
   auto dist_info = find_dist_info(*reader);
@@ -276,6 +393,7 @@ Result<RepairResult> repair_wheel(const RepairOptions& options) {
 
   std::vector<PlannedEntry> planned;
   std::vector<RecordEntry> record;
+  std::vector<std::uint64_t> unsized;
   for (const auto& entry : reader->entries()) {
     if (is_directory_entry(entry.name)) continue;
     const bool in_dist_info = entry.name.starts_with(old_prefix);
@@ -295,16 +413,17 @@ Result<RepairResult> repair_wheel(const RepairOptions& options) {
       ++result.rewritten;
     } else {
       plan.copy_from = &entry;
-      // Unchanged bytes keep the hash RECORD already gave them (`wheel verify` rechecks them all);
-      // entries it lacks or leaves without a size are hashed now.
+      // Unchanged bytes keep the hash and size RECORD gave them: `verified` confirms both before
+      // the output is kept (an entry RECORD lacks fails there). A line without a size takes the
+      // archive's, which `verified` checks against the bytes.
       const auto known = old_record.find(entry.name);
-      if (known != old_record.end() && known->second.hash.starts_with("sha256=") && known->second.size &&
-          *known->second.size == entry.size) {
-        record.push_back({plan.name, known->second.hash, entry.size});
+      if (known == old_record.end()) {
+        record.push_back({plan.name, "", entry.size});
+      } else if (known->second.size) {
+        record.push_back({plan.name, known->second.hash, *known->second.size});
       } else {
-        auto digest = reader->digest(entry);
-        if (!digest) return tl::unexpected(digest.error());
-        record.push_back({plan.name, record_hash(digest->first), digest->second});
+        record.push_back({plan.name, known->second.hash, entry.size});
+        unsized.push_back(entry.index);
       }
       ++result.copied;
     }
@@ -327,66 +446,69 @@ Result<RepairResult> repair_wheel(const RepairOptions& options) {
                                              options.wheel.string() + "': choose another --out folder");
   if (options.overwrite == Overwrite::refuse && std::filesystem::exists(result.output))
     return fail(ErrorCategory::conflict, "'" + result.output.string() + "' exists already");
-  if (auto ok = write_zip(result.output, &*reader, planned); !ok) return tl::unexpected(ok.error());
+  if (auto ok = write_zip(result.output, reader, planned, [&] { return verified(unsized); }); !ok)
+    return tl::unexpected(ok.error());
   return result;
+}
+
+}  // namespace
+
+Result<RepairResult> repair_wheel(const RepairOptions& options) {
+  if (options.platform)
+    if (auto ok = check_platform(*options.platform); !ok) return tl::unexpected(ok.error());
+  if (options.local)
+    if (auto ok = check_local(*options.local); !ok) return tl::unexpected(ok.error());
+  // A repaired wheel gets a fresh RECORD: repairing one that fails verification would launder it.
+  auto refused = [&](const Error& error) -> Error {
+    const auto category = error.category();
+    if (category == ErrorCategory::not_found || category == ErrorCategory::io) return error;
+    return Error(category, "refusing to repair '" + options.wheel.string() +
+                               "': `relforge wheel verify` refuses it: " + error.describe() +
+                               "\nfix the wheel, or the build that made it, then repair it");
+  };
+  auto reader = ZipReader::open(options.wheel);
+  if (!reader) return tl::unexpected(refused(reader.error()));
+  auto listing = read_listing(*reader);
+  if (!listing) return tl::unexpected(refused(listing.error()));
+  // The hashes are checked while the policy check and the copy run (the copy moves compressed
+  // bytes, so inflating to hash is the one pass over the data): the output is renamed into place
+  // only once every hash matched, and a wheel that fails both verify and the repair gets the
+  // verify error, as when verify ran first.
+  auto hashing = std::async(std::launch::async, [&] {
+                   return check_hashes(*reader, *listing, k_hash_threads, nullptr);
+                 }).share();
+  std::optional<Result<Hashed>> hashed;
+  auto hashes_checked = [&]() -> const Result<Hashed>& {
+    if (!hashed) hashed = hashing.get();
+    return *hashed;
+  };
+  auto repaired = repair_listed(options, *reader, [&](const std::vector<std::uint64_t>& unsized) -> Status {
+    const auto& checked = hashes_checked();
+    if (!checked) return tl::unexpected(refused(checked.error()));
+    for (const auto index : unsized) {
+      const auto& entry = reader->entries()[index];
+      if (checked->sizes[index] != entry.size)
+        return fail(ErrorCategory::integrity, "refusing to repair '" + options.wheel.string() + "': '" +
+                                                  entry.name + "' inflates to " +
+                                                  std::to_string(checked->sizes[index]) +
+                                                  " bytes, the archive says " + std::to_string(entry.size));
+    }
+    return {};
+  });
+  if (repaired) return repaired;
+  const auto& checked = hashes_checked();
+  if (!checked) return tl::unexpected(refused(checked.error()));
+  return repaired;
 }
 
 Result<VerifyResult> verify_wheel(const std::filesystem::path& wheel) {
   auto reader = ZipReader::open(wheel);
   if (!reader) return tl::unexpected(reader.error());
-  const std::string where = wheel.string();
-  std::set<std::string> seen;
-  for (const auto& entry : reader->entries()) {
-    if (auto ok = check_archive_path(entry.name); !ok) return tl::unexpected(ok.error().with_context(where));
-    if (!seen.insert(entry.name).second)
-      return fail(ErrorCategory::integrity,
-                  where + ": entry '" + entry.name + "' appears twice: refusing it");
-  }
-  auto dist_info = find_dist_info(*reader);
-  if (!dist_info) return tl::unexpected(dist_info.error());
-  const std::string record_name = *dist_info + "/RECORD";
-  const auto* record_entry = find_entry(*reader, record_name);
-  if (record_entry == nullptr)
-    return fail(ErrorCategory::integrity, where + ": " + record_name + " is missing");
-  auto text = reader->read(*record_entry);
-  if (!text) return tl::unexpected(text.error());
-  auto record = parse_record(*text);
-  if (!record) return tl::unexpected(record.error().with_context(where + ": " + record_name));
-  std::map<std::string, RecordEntry> by_path;
-  for (auto& line : *record) {
-    if (!by_path.emplace(line.path, line).second)
-      return fail(ErrorCategory::integrity, where + ": " + record_name + " lists '" + line.path + "' twice");
-  }
-  VerifyResult result;
-  std::vector<std::string> problems;
-  for (const auto& entry : reader->entries()) {
-    ++result.entries;
-    if (is_directory_entry(entry.name) || entry.name == record_name || entry.name == record_name + ".jws" ||
-        entry.name == record_name + ".p7s")
-      continue;
-    const auto found = by_path.find(entry.name);
-    if (found == by_path.end()) {
-      problems.push_back("'" + entry.name + "' is not listed in RECORD");
-      continue;
-    }
-    auto digest = reader->digest(entry);
-    if (!digest) return tl::unexpected(digest.error());
-    ++result.hashed;
-    result.bytes += digest->second;
-    if (found->second.hash != record_hash(digest->first))
-      problems.push_back("'" + entry.name + "': RECORD says " + found->second.hash + ", the bytes hash to " +
-                         record_hash(digest->first));
-    else if (found->second.size && *found->second.size != digest->second)
-      problems.push_back("'" + entry.name + "': RECORD says " + std::to_string(*found->second.size) +
-                         " bytes, the entry has " + std::to_string(digest->second));
-    by_path.erase(found);
-  }
-  for (const auto& [path, line] : by_path)
-    if (path != record_name) problems.push_back("RECORD lists '" + path + "', which the archive lacks");
-  if (!problems.empty())
-    return fail(ErrorCategory::integrity,
-                where + ": RECORD does not match the archive:\n  " + core::join(problems, "\n  "));
-  return result;
+  auto listing = read_listing(*reader);
+  if (!listing) return tl::unexpected(listing.error());
+  auto hashed = check_hashes(*reader, *listing, k_hash_threads, &*reader);
+  if (!hashed) return tl::unexpected(hashed.error());
+  return hashed->result;
 }
 
 Result<InspectResult> inspect_wheel(const std::filesystem::path& wheel) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -51,8 +52,77 @@ protected:
     return path;
   }
 
+  // Like make_wheel, with RECORD lines as `line` makes them from (name, bytes).
+  fs::path make_wheel_with_record(
+      const std::function<RecordEntry(const std::string&, const std::string&)>& line) {
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"demo/__init__.py", "X = 1\n"},
+        {"demo/data.bin", std::string(200000, 'a')},
+        {"demo/more.bin", std::string(100000, 'b')},
+        {"demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n"},
+        {"demo-1.0.dist-info/WHEEL",
+         "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n"}};
+    std::vector<RecordEntry> record;
+    std::vector<PlannedEntry> planned;
+    for (const auto& [name, bytes] : files) {
+      record.push_back(line(name, bytes));
+      planned.push_back({name, nullptr, bytes});
+    }
+    record.push_back({"demo-1.0.dist-info/RECORD", "", std::nullopt});
+    planned.push_back({"demo-1.0.dist-info/RECORD", nullptr, format_record(record)});
+    const auto path = m_dir / "demo-1.0-cp311-cp311-linux_x86_64.whl";
+    EXPECT_TRUE(write_zip(path, nullptr, planned));
+    return path;
+  }
+
   fs::path m_dir;
 };
+
+// The hashes are checked on two threads while the copy is written: a wrong one still leaves no
+// output (not even the temp file), and the problems come in archive order, as verify lists them.
+TEST_F(WheelRepairTest, TamperedEntriesLeaveNoOutputAndAreListedInArchiveOrder) {
+  const auto wheel = make_wheel_with_record([](const std::string& name, const std::string& bytes) {
+    const bool tampered = name == "demo/__init__.py" || name == "demo/more.bin";
+    return RecordEntry{name, record_hash_of(tampered ? bytes + "x" : bytes), bytes.size()};
+  });
+  const auto result = repair_wheel({wheel, m_dir / "out", "manylinux_2_28_x86_64", "cpu", std::nullopt});
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), ErrorCategory::integrity);
+  const auto& message = result.error().message();
+  const auto first = message.find("'demo/__init__.py': RECORD says");
+  const auto second = message.find("'demo/more.bin': RECORD says");
+  ASSERT_NE(first, std::string::npos) << message;
+  ASSERT_NE(second, std::string::npos) << message;
+  EXPECT_LT(first, second);
+  EXPECT_EQ(message.find("demo/data.bin"), std::string::npos) << message;
+  const auto verified = verify_wheel(wheel);
+  ASSERT_FALSE(verified);
+  EXPECT_NE(message.find(verified.error().describe()), std::string::npos) << message;
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+}
+
+TEST_F(WheelRepairTest, RecordLinesWithoutSizesGetTheSizesOfTheBytes) {
+  const auto wheel = make_wheel_with_record([](const std::string& name, const std::string& bytes) {
+    return RecordEntry{name, record_hash_of(bytes), std::nullopt};
+  });
+  const auto result = repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt});
+  ASSERT_TRUE(result) << result.error().describe();
+  auto reader = ZipReader::open(result->output);
+  ASSERT_TRUE(reader);
+  const auto* record = &reader->entries().back();
+  ASSERT_EQ(record->name, "demo-1.0+cpu.dist-info/RECORD");
+  const auto text = reader->read(*record);
+  ASSERT_TRUE(text);
+  EXPECT_NE(text->find("demo/data.bin," + record_hash_of(std::string(200000, 'a')) + ",200000\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("demo/more.bin," + record_hash_of(std::string(100000, 'b')) + ",100000\n"),
+            std::string::npos)
+      << *text;
+  const auto verified = verify_wheel(result->output);
+  ASSERT_TRUE(verified) << verified.error().describe();
+  EXPECT_EQ(verified->hashed, 5u);
+}
 
 TEST_F(WheelRepairTest, SetsLocalLabelRetagsAndRebuildsRecord) {
   const auto wheel = make_wheel();
