@@ -364,11 +364,12 @@ Result<Condition> Loader::load_condition(const std::string& name, const toml::no
   ValueTypes types;
   const auto add = [&](const toml::node& element) -> Status {
     if (!(element.is_string() || element.is_boolean() || element.is_integer())) {
-      return m_reader.fail(TomlReader::location(element),
-                           std::string(context) + " '" + name +
-                               "' must be a string, boolean or integer, or a list of them, not " +
-                               TomlReader::type_name(element) +
-                               (element.is_floating_point() ? " (quote numbers: TOML reads 3.10 as the number 3.1)" : ""));
+      return m_reader.fail(
+          TomlReader::location(element),
+          std::string(context) + " '" + name +
+              "' must be a string, boolean or integer, or a list of them, not " +
+              TomlReader::type_name(element) +
+              (element.is_floating_point() ? " (quote numbers: TOML reads 3.10 as the number 3.1)" : ""));
     }
     auto text = m_reader.scalar(element, std::string(context) + " '" + name + "'");
     if (!text) return tl::unexpected(text.error());
