@@ -1,4 +1,5 @@
 // `relforge matrix expand|diff|names`: load relforge.toml, expand one channel, select, render.
+// `diff --exit-code` exits 1 when the two sides differ (docs/exit-codes.md).
 #include <optional>
 #include <ostream>
 #include <string>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "matrix/config.hpp"
 #include "matrix/diff.hpp"
 #include "matrix/emit.hpp"
@@ -120,18 +122,32 @@ void print_expand(Runtime& runtime, const MatrixExpandOutput& output) {
 
 struct MatrixDiffOptions {
   std::string config = "relforge.toml";
-  std::string against;
+  std::optional<std::string> against;  // the old config; default: --config
   std::string channel = "nightly";
+  std::optional<std::string> against_channel;  // the old side's channel; default: --channel
+  std::vector<std::string> fields;
+  std::vector<std::string> select;
+  bool exit_code = false;
 };
 
 Result<matrix::MatrixDiff> run_matrix_diff(const MatrixDiffOptions& options) {
-  MatrixSource after{options.config, options.channel, {}};
-  MatrixSource before{options.against, options.channel, {}};
+  if (!options.against && !options.against_channel) {
+    return fail(ErrorCategory::invalid_input,
+                "matrix diff needs something to compare with: --against OLD.toml (another config) and/or "
+                "--against-channel NAME (another channel of this config)");
+  }
+  matrix::Selection selection;
+  selection.select = options.select;
+  MatrixSource after{options.config, options.channel, selection};
+  MatrixSource before{options.against.value_or(options.config),
+                      options.against_channel.value_or(options.channel), selection};
   auto new_cells = load_and_expand(after);
   if (!new_cells) return tl::unexpected(new_cells.error());
   auto old_cells = load_and_expand(before);
   if (!old_cells) return tl::unexpected(old_cells.error());
-  return matrix::diff(*old_cells, *new_cells);
+  if (auto ok = matrix::check_diff_fields(*old_cells, *new_cells, options.fields); !ok)
+    return tl::unexpected(ok.error());
+  return matrix::diff(*old_cells, *new_cells, matrix::DiffOptions{options.fields});
 }
 
 // ---- names ----
@@ -213,12 +229,21 @@ void register_matrix(CLI::App& group, Runtime& runtime) {
   }
   {
     auto options = std::make_shared<MatrixDiffOptions>();
-    CLI::App* command =
-        group.add_subcommand("diff", "Show the cells added, removed and changed between two configs");
+    CLI::App* command = group.add_subcommand(
+        "diff", "Summarize the cells added, removed and changed between two configs or two channels");
     command->add_option("--config", options->config, "The new relforge.toml")->capture_default_str();
-    command->add_option("--against", options->against, "The old relforge.toml to compare with")->required();
-    command->add_option("--channel", options->channel, "The channel to expand on both sides")
-        ->capture_default_str();
+    command->add_option("--against", options->against, "The old relforge.toml (default: --config)");
+    command->add_option("--channel", options->channel, "The channel of the new side")->capture_default_str();
+    command->add_option("--against-channel", options->against_channel,
+                        "The channel of the old side (default: --channel)");
+    command
+        ->add_option("--fields", options->fields,
+                     "Compare only these fields (comma-separated or repeated; id and build_id allowed)")
+        ->delimiter(',');
+    command->add_option("--select", options->select,
+                        "Compare only cells whose build_id matches this glob, on both sides (repeatable)");
+    command->add_flag("--exit-code", options->exit_code,
+                      "Exit 1 when the matrices differ (as git diff --exit-code)");
     add_json_flag(*command, runtime);
     command->callback([&runtime, options] {
       auto result = run_matrix_diff(*options);
@@ -228,6 +253,7 @@ void register_matrix(CLI::App& group, Runtime& runtime) {
       }
       runtime.out << (runtime.json ? matrix::render_diff_json(*result) : matrix::render_diff_text(*result));
       finish(runtime, {});
+      if (options->exit_code && !result->empty()) runtime.exit_code = k_exit_false;
     });
   }
   {

@@ -1,5 +1,5 @@
 #pragma once
-// The relforge.toml matrix model (docs/config.md): axes, zip groups, exclude/include rules,
+// The relforge.toml matrix model (docs/config.md): axes, zip groups, exclude/only/include rules,
 // derived fields, ids. parse_spec checks every key, name and matcher, with file:line:col errors.
 #include <filesystem>
 #include <optional>
@@ -20,17 +20,20 @@ enum class AxisKind { plain, version };
 struct Attribute {
   std::string name;
   std::string value;
+  ValueType type = ValueType::string;
 };
 
 struct AxisValue {
   std::string value;
-  std::vector<Attribute> attributes;  // in file order
-  std::vector<std::string> channels;  // empty: available on every channel
+  ValueType type = ValueType::string;  // `true`, `3` and "x" stay apart
+  std::vector<Attribute> attributes;   // in file order
+  std::vector<std::string> channels;   // empty: available on every channel
   std::optional<packaging::Version> version;
   Location where;
 
   bool on_channel(std::string_view channel) const;
   const std::string* attribute(std::string_view name) const;
+  ValueType attribute_type(std::string_view name) const;  // string when it has no such attribute
 };
 
 struct Axis {
@@ -57,12 +60,16 @@ struct Condition {
 struct Assignment {
   std::string key;
   std::string value;
+  ValueType type = ValueType::string;
   Location where;
 };
 
-// An exclude, include or `when` table.
+// An exclude, only, include or `when` table.
 struct Rule {
-  std::vector<Condition> conditions;    // all must match
+  std::vector<Condition> conditions;  // all must match
+  // `any = [{...}, {...}]`: when present, at least one group must match too (each group: all of
+  // its conditions).
+  std::vector<std::vector<Condition>> any;
   std::vector<std::string> channels;    // `channels = [...]`; empty: every channel
   std::vector<Assignment> assignments;  // include only
   Location where;
@@ -97,6 +104,8 @@ struct MatrixSpec {
   std::vector<Axis> axes;
   std::vector<ZipGroup> zips;
   std::vector<Rule> excludes;
+  // [[matrix.only]]: when any apply on a channel, a combination stays only if one of them matches.
+  std::vector<Rule> onlys;
   std::vector<Rule> includes;
   std::vector<DerivedField> fields;
   std::vector<std::string> emit_fields;  // empty: id and every field

@@ -19,15 +19,16 @@ namespace {
 const std::vector<std::string> k_top_keys = {"project", "matrix",  "build", "runners", "runner",
                                              "recipe",  "release", "fleet", "ci"};
 const std::vector<std::string> k_project_keys = {"name"};
-const std::vector<std::string> k_matrix_keys = {"channels", "id",      "build_id", "vars",  "axis",
-                                                "zip",      "exclude", "include",  "field", "emit"};
+const std::vector<std::string> k_matrix_keys = {"channels", "id",   "build_id", "vars",  "axis", "zip",
+                                                "exclude",  "only", "include",  "field", "emit"};
 const std::vector<std::string> k_axis_keys = {"name", "kind", "values"};
 const std::vector<std::string> k_axis_kinds = {"plain", "version"};
 const std::vector<std::string> k_zip_keys = {"axes"};
 const std::vector<std::string> k_field_keys = {"name", "template", "when"};
 const std::vector<std::string> k_emit_keys = {"fields"};
 // Names with a meaning of their own in rules and templates.
-const std::vector<std::string> k_reserved = {"channel", "channels", "project", "id", "build_id", "value"};
+const std::vector<std::string> k_reserved = {"channel",  "channels", "project", "id",
+                                             "build_id", "value",    "any"};
 
 bool is_identifier(std::string_view name) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
@@ -36,7 +37,14 @@ bool is_identifier(std::string_view name) {
   });
 }
 
-enum class RuleKind { exclude, include, when };
+enum class RuleKind { exclude, only, include, when };
+
+// The TOML type of a scalar that keeps its type in cells (floats are text).
+ValueType type_of(const toml::node& node) {
+  if (node.is_boolean()) return ValueType::boolean;
+  if (node.is_integer()) return ValueType::integer;
+  return ValueType::string;
+}
 
 class Loader {
 public:
@@ -49,6 +57,9 @@ private:
   Result<AxisValue> load_value(const toml::node& node, const Axis& axis);
   Status load_zip(const toml::table& table);
   Result<Rule> load_rule(const toml::table& table, RuleKind kind, std::string_view context);
+  Result<Condition> load_condition(const std::string& name, const toml::node& node, Location at,
+                                   std::string_view context);
+  Status load_any(const toml::node& node, Rule& rule, std::string_view context);
   Status load_field(const toml::table& table);
   Result<std::vector<std::string>> channel_list(const toml::node& node, std::string_view what);
   Status check_name(std::string_view name, Location at, std::string_view what);
@@ -165,6 +176,7 @@ Status Loader::load_matrix(const toml::table& matrix) {
     }
   }
   for (const auto& [key, kind, list] : {std::tuple{"exclude", RuleKind::exclude, &m_spec.excludes},
+                                        std::tuple{"only", RuleKind::only, &m_spec.onlys},
                                         std::tuple{"include", RuleKind::include, &m_spec.includes}}) {
     const auto* node = matrix.get(key);
     if (node == nullptr) continue;
@@ -258,17 +270,31 @@ Result<AxisValue> Loader::load_value(const toml::node& node, const Axis& axis) {
   AxisValue value;
   value.where = TomlReader::location(node);
   const std::string context = "a value of axis '" + axis.name + "'";
-  if (const auto* text = node.as_string()) {
-    value.value = text->get();
+  // A value is a string, a boolean or an integer, bare or as the `value` of a table; floats are
+  // refused (3.10 is the number 3.1).
+  const auto typed_value = [&](const toml::node& scalar, std::string_view what) -> Status {
+    if (scalar.is_string() || scalar.is_boolean() || scalar.is_integer()) {
+      auto text = m_reader.scalar(scalar, what);
+      if (!text) return tl::unexpected(text.error());
+      value.value = std::move(*text);
+      value.type = type_of(scalar);
+      return {};
+    }
+    std::string hint = scalar.is_floating_point() ? " (quote it: TOML reads 3.10 as the number 3.1)" : "";
+    return m_reader.fail(TomlReader::location(scalar),
+                         std::string(what) +
+                             " must be a string, boolean, integer or a table with 'value', not " +
+                             TomlReader::type_name(scalar) + hint);
+  };
+  if (!node.is_table()) {
+    if (auto ok = typed_value(node, context); !ok) return tl::unexpected(ok.error());
   } else if (const auto* table = node.as_table()) {
     const auto* inner = table->get("value");
     if (inner == nullptr) {
       return m_reader.fail(value.where,
                            context + " is a table without 'value': write { value = \"...\", ... }");
     }
-    auto text_value = m_reader.string(*inner, context + " 'value'");
-    if (!text_value) return tl::unexpected(text_value.error());
-    value.value = std::move(*text_value);
+    if (auto ok = typed_value(*inner, context + " 'value'"); !ok) return tl::unexpected(ok.error());
     for (const auto& [key, attribute] : TomlReader::ordered(*table)) {
       const std::string_view name = key->str();
       if (name == "value") continue;
@@ -291,12 +317,9 @@ Result<AxisValue> Loader::load_value(const toml::node& node, const Axis& axis) {
       auto attribute_text = m_reader.scalar(
           *attribute, "attribute '" + std::string(name) + "' of " + axis.name + " '" + value.value + "'");
       if (!attribute_text) return tl::unexpected(attribute_text.error());
-      value.attributes.push_back(Attribute{std::string(name), std::move(*attribute_text)});
+      value.attributes.push_back(
+          Attribute{std::string(name), std::move(*attribute_text), type_of(*attribute)});
     }
-  } else {
-    std::string hint = node.is_number() ? " (quote it: TOML reads 3.10 as the number 3.1)" : "";
-    return m_reader.fail(value.where, context + " must be a string or a table with 'value', not " +
-                                          TomlReader::type_name(node) + hint);
   }
   if (value.value.empty()) return m_reader.fail(value.where, context + " is an empty string");
   // The `version` attribute wins; a version axis falls back to the value's leading PEP 440 part.
@@ -334,6 +357,103 @@ Status Loader::load_zip(const toml::table& table) {
   return {};
 }
 
+Result<Condition> Loader::load_condition(const std::string& name, const toml::node& node, Location at,
+                                         std::string_view context) {
+  // A string or boolean or integer, or a list of them; floats and tables are refused.
+  std::vector<std::string> alternatives;
+  ValueTypes types;
+  const auto add = [&](const toml::node& element) -> Status {
+    if (!(element.is_string() || element.is_boolean() || element.is_integer())) {
+      return m_reader.fail(
+          TomlReader::location(element),
+          std::string(context) + " '" + name +
+              "' must be a string, boolean or integer, or a list of them, not " +
+              TomlReader::type_name(element) +
+              (element.is_floating_point() ? " (quote numbers: TOML reads 3.10 as the number 3.1)" : ""));
+    }
+    auto text = m_reader.scalar(element, std::string(context) + " '" + name + "'");
+    if (!text) return tl::unexpected(text.error());
+    alternatives.push_back(std::move(*text));
+    types.push_back(type_of(element));
+    return {};
+  };
+  if (const auto* array = node.as_array()) {
+    if (array->empty()) {
+      return m_reader.fail(TomlReader::location(node),
+                           std::string(context) + " '" + name + "' is an empty list");
+    }
+    for (const auto& element : *array) {
+      if (auto ok = add(element); !ok) return tl::unexpected(ok.error());
+    }
+  } else if (auto ok = add(node); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  auto matcher = Matcher::parse(alternatives, types);
+  if (!matcher) {
+    return m_reader.fail(TomlReader::location(node),
+                         std::string(context) + " '" + name + "': " + matcher.error().message());
+  }
+  m_patterns += matcher->patterns();
+  if (m_patterns > k_max_total_brace_patterns) {
+    return m_reader.fail(
+        TomlReader::location(node),
+        "the config's matchers expand to more than " + std::to_string(k_max_total_brace_patterns) +
+            " glob patterns in all (brace groups multiply): refused; use fewer brace groups");
+  }
+  if (name == "channel") {
+    for (std::size_t i = 0; i < alternatives.size(); ++i) {
+      const auto& channel = alternatives[i];
+      if (types[i] == ValueType::string && is_literal_pattern(channel) && !is_specifier_text(channel) &&
+          std::find(m_spec.channels.begin(), m_spec.channels.end(), channel) == m_spec.channels.end()) {
+        return m_reader.fail(TomlReader::location(node), "unknown channel '" + channel + "' in " +
+                                                             std::string(context) +
+                                                             suggestion(channel, m_spec.channels));
+      }
+    }
+  }
+  return Condition{name, std::move(*matcher), at};
+}
+
+Status Loader::load_any(const toml::node& node, Rule& rule, std::string_view context) {
+  const std::string what = std::string(context) + " any";
+  const auto* array = node.as_array();
+  if (array == nullptr) {
+    return m_reader.fail(
+        TomlReader::location(node),
+        what + " must be a list of tables (any = [{ os = \"linux\" }, { python = \"3.12\" }]), not " +
+            TomlReader::type_name(node));
+  }
+  if (array->empty()) {
+    return m_reader.fail(TomlReader::location(node), what + " is an empty list: it would match nothing");
+  }
+  for (const auto& element : *array) {
+    const auto* group = element.as_table();
+    if (group == nullptr) {
+      return m_reader.fail(
+          TomlReader::location(element),
+          what + " must list tables ({ key = value, ... }), not " + TomlReader::type_name(element));
+    }
+    if (group->empty()) {
+      return m_reader.fail(
+          TomlReader::location(element),
+          what + " has an empty table: it would match every cell; remove it or give it keys");
+    }
+    std::vector<Condition> conditions;
+    for (const auto& [key, value] : TomlReader::ordered(*group)) {
+      const std::string name(key->str());
+      if (name == "any" || name == "channels") {
+        return m_reader.fail(TomlReader::location(*key),
+                             "'" + name + "' cannot be inside " + what + ": put it beside 'any' in the rule");
+      }
+      auto condition = load_condition(name, *value, TomlReader::location(*key), what);
+      if (!condition) return tl::unexpected(condition.error());
+      conditions.push_back(std::move(*condition));
+    }
+    rule.any.push_back(std::move(conditions));
+  }
+  return {};
+}
+
 Result<Rule> Loader::load_rule(const toml::table& table, RuleKind kind, std::string_view context) {
   Rule rule;
   rule.where = TomlReader::location(table);
@@ -346,41 +466,24 @@ Result<Rule> Loader::load_rule(const toml::table& table, RuleKind kind, std::str
       rule.channels = std::move(*channels);
       continue;
     }
+    if (name == "any") {
+      if (auto ok = load_any(*node, rule, context); !ok) return tl::unexpected(ok.error());
+      continue;
+    }
     // In an include only axes and `channel` select; every other key is a value it sets.
     if (kind == RuleKind::include && name != "channel" && m_spec.find_axis(name) == nullptr) {
       auto text = m_reader.scalar(*node, std::string(context) + " '" + name + "'");
       if (!text) return tl::unexpected(text.error());
-      rule.assignments.push_back(Assignment{name, std::move(*text), at});
+      rule.assignments.push_back(Assignment{name, std::move(*text), type_of(*node), at});
       continue;
     }
-    auto alternatives = m_reader.strings(*node, std::string(context) + " '" + name + "'");
-    if (!alternatives) return tl::unexpected(alternatives.error());
-    auto matcher = Matcher::parse(*alternatives);
-    if (!matcher) {
-      return m_reader.fail(TomlReader::location(*node),
-                           std::string(context) + " '" + name + "': " + matcher.error().message());
-    }
-    m_patterns += matcher->patterns();
-    if (m_patterns > k_max_total_brace_patterns) {
-      return m_reader.fail(
-          TomlReader::location(*node),
-          "the config's matchers expand to more than " + std::to_string(k_max_total_brace_patterns) +
-              " glob patterns in all (brace groups multiply): refused; use fewer brace groups");
-    }
-    if (name == "channel") {
-      for (const auto& channel : *alternatives) {
-        if (is_literal_pattern(channel) && !is_specifier_text(channel) &&
-            std::find(m_spec.channels.begin(), m_spec.channels.end(), channel) == m_spec.channels.end()) {
-          return m_reader.fail(TomlReader::location(*node), "unknown channel '" + channel + "' in " +
-                                                                std::string(context) +
-                                                                suggestion(channel, m_spec.channels));
-        }
-      }
-    }
-    rule.conditions.push_back(Condition{name, std::move(*matcher), at});
+    auto condition = load_condition(name, *node, at, context);
+    if (!condition) return tl::unexpected(condition.error());
+    rule.conditions.push_back(std::move(*condition));
   }
-  if (kind == RuleKind::exclude && rule.conditions.empty()) {
-    return m_reader.fail(rule.where, "[[matrix.exclude]] has no keys to match: it would remove every cell");
+  if ((kind == RuleKind::exclude || kind == RuleKind::only) && rule.conditions.empty() && rule.any.empty()) {
+    return m_reader.fail(rule.where, std::string(context) + " has no keys to match: it would " +
+                                         (kind == RuleKind::exclude ? "remove" : "keep") + " every cell");
   }
   return rule;
 }
@@ -424,6 +527,13 @@ const std::string* AxisValue::attribute(std::string_view name) const {
     if (attribute.name == name) return &attribute.value;
   }
   return nullptr;
+}
+
+ValueType AxisValue::attribute_type(std::string_view name) const {
+  for (const auto& attribute : attributes) {
+    if (attribute.name == name) return attribute.type;
+  }
+  return ValueType::string;
 }
 
 bool Rule::on_channel(std::string_view channel) const {

@@ -36,6 +36,10 @@ std::string_view slot_value(const Cell& cell, std::size_t slot) {
   return cell.value(slot);
 }
 
+ValueType slot_type(const Cell& cell, std::size_t slot) {
+  return slot < cell.size() ? cell.type(slot) : ValueType::string;
+}
+
 const std::string& slot_name(const Expansion& expansion, std::size_t slot) {
   static const std::string k_id = "id", k_build_id = "build_id";
   if (slot == expansion.names->size()) return k_id;
@@ -60,7 +64,7 @@ void append_object(std::string& out, const Cell& cell, const std::vector<std::si
   for (std::size_t i = 0; i < slots.size(); ++i) {
     if (i > 0) out += ',';
     out += keys[i];
-    append_json_string(out, slot_value(cell, slots[i]));
+    append_json_value(out, slot_value(cell, slots[i]), slot_type(cell, slots[i]));
   }
   out += '}';
 }
@@ -69,6 +73,15 @@ void append_object(std::string& out, const Cell& cell, const std::vector<std::si
 constexpr std::size_t k_flush_size = 1 << 16;
 
 }  // namespace
+
+void append_json_value(std::string& out, std::string_view text, ValueType type) {
+  // Booleans and integers hold their canonical TOML text, which is valid JSON as it is.
+  if (type == ValueType::string) {
+    append_json_string(out, text);
+  } else {
+    out += text;
+  }
+}
 
 Result<Format> parse_format(std::string_view name) {
   if (name == "table") return Format::table;

@@ -1,6 +1,7 @@
 #pragma once
 // Renders an expansion: an aligned table, JSON (every field plus id and build_id), ids one per
-// line, or GitHub Actions matrices ({"include": [...]}, sharded to stay within 256 jobs).
+// line, or GitHub Actions matrices ({"include": [...]}, sharded to stay within 256 jobs). JSON keeps
+// each value's type: a TOML `false` is the JSON `false`, which a GitHub Actions `if:` reads as false.
 #include <cstddef>
 #include <iosfwd>
 #include <string>
@@ -51,5 +52,7 @@ std::string github_output_lines(const std::vector<std::string>& matrices);
 
 // Appends `text` to `out` as a JSON string literal (quoted, escaped): the one in core/text.
 using core::append_json_string;
+// Appends a cell value as JSON: a string literal, or `true`/`false`/a number for typed values.
+void append_json_value(std::string& out, std::string_view text, ValueType type);
 
 }  // namespace relforge::matrix

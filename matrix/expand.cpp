@@ -4,6 +4,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <tuple>
 
 #include "matrix/plan.hpp"
 
@@ -23,6 +24,16 @@ struct PreparedRule {
   const CompiledRule* rule = nullptr;
   bool active = false;  // on this channel (its `channels` list and `channel` key)
   std::vector<PreparedTest> tests;
+  // The `any` groups that can match on this channel; with `has_any`, one of them must.
+  bool has_any = false;
+  std::vector<std::vector<PreparedTest>> any;
+};
+
+// Per axis value: the attribute slots it fills, their text and type.
+struct AttributeSlot {
+  std::uint32_t slot = 0;
+  const std::string* text = nullptr;
+  ValueType type = ValueType::string;
 };
 
 class Expander {
@@ -33,8 +44,11 @@ public:
 
 private:
   PreparedRule prepare(const CompiledRule& rule) const;
+  // False when a channel test fails: the tests can never match on this channel.
+  bool prepare_tests(const std::vector<SlotTest>& tests, std::vector<PreparedTest>& out) const;
   bool combo_matches(const PreparedRule& rule, const std::uint32_t* combo) const;
   bool when_matches(const PreparedRule& rule, const std::uint32_t* combo) const;
+  bool value_matches(const PreparedTest& test, const std::uint32_t* combo) const;
   Status enumerate(Expansion& expansion);
   Result<std::uint64_t> cell_estimate(const std::vector<std::vector<std::uint32_t>>& active) const;
   // Fails when `size` bytes would make a value larger than k_max_value_bytes.
@@ -54,12 +68,13 @@ private:
   std::string m_channel;
   std::vector<std::uint32_t> m_combos;  // axis_count value indices per original combination
   // Per axis, per value: the attribute slots it fills and their text.
-  std::vector<std::vector<std::vector<std::pair<std::uint32_t, const std::string*>>>> m_attributes;
+  std::vector<std::vector<std::vector<AttributeSlot>>> m_attributes;
   std::vector<PreparedRule> m_whens;  // per compiled field (inactive when it has no `when`)
   std::vector<const Rule*> m_origin;  // per new combination: the include that made it
   std::size_t m_originals = 0;
   // The cell being built; reused so that a cell allocates nothing until it is packed.
   std::vector<std::string> m_values;
+  ValueTypes m_types;  // one per value of m_values
   std::string m_id, m_build_id, m_scratch;
   std::uint64_t m_bytes = 0;  // what the cells built so far take
 };
@@ -71,12 +86,23 @@ std::string mib(std::uint64_t bytes) {
 PreparedRule Expander::prepare(const CompiledRule& rule) const {
   PreparedRule prepared;
   prepared.rule = &rule;
-  prepared.active = rule.rule->on_channel(m_channel);
-  for (const auto& test : rule.tests) {
+  prepared.active = rule.rule->on_channel(m_channel) && prepare_tests(rule.tests, prepared.tests);
+  prepared.has_any = !rule.any.empty();
+  for (const auto& group : rule.any) {
+    std::vector<PreparedTest> tests;
+    if (prepare_tests(group, tests)) prepared.any.push_back(std::move(tests));
+  }
+  if (prepared.has_any && prepared.any.empty()) prepared.active = false;
+  return prepared;
+}
+
+bool Expander::prepare_tests(const std::vector<SlotTest>& tests, std::vector<PreparedTest>& out) const {
+  bool possible = true;
+  for (const auto& test : tests) {
     PreparedTest entry;
     entry.test = &test;
     if (test.target == SlotTest::Target::channel) {
-      prepared.active = prepared.active && test.matcher.matches_text(m_channel);
+      possible = possible && test.matcher.matches_text(m_channel);
       continue;
     }
     if (test.target == SlotTest::Target::axis || test.target == SlotTest::Target::attribute) {
@@ -87,69 +113,86 @@ PreparedRule Expander::prepare(const CompiledRule& rule) const {
       for (const auto& value : axis.values) {
         bool hit = false;
         if (test.target == SlotTest::Target::axis) {
-          hit = test.matcher.matches(value.value, value.version ? &*value.version : nullptr);
+          hit = test.matcher.matches(value.value, value.version ? &*value.version : nullptr, value.type);
         } else {
           const std::string* text = value.attribute(attribute);
-          hit = test.matcher.matches_text(text != nullptr ? *text : std::string());
+          hit = test.matcher.matches_text(text != nullptr ? *text : std::string(),
+                                          value.attribute_type(attribute));
         }
         entry.by_value.push_back(hit ? 1 : 0);
       }
     }
-    prepared.tests.push_back(std::move(entry));
+    out.push_back(std::move(entry));
   }
-  return prepared;
+  return possible;
 }
 
 bool Expander::combo_matches(const PreparedRule& rule, const std::uint32_t* combo) const {
-  for (const auto& test : rule.tests) {
-    const std::uint32_t index = combo[test.test->axis];
-    if (index == k_no_value || !test.by_value[index]) return false;
+  const auto all = [&](const std::vector<PreparedTest>& tests) {
+    for (const auto& test : tests) {
+      const std::uint32_t index = combo[test.test->axis];
+      if (index == k_no_value || !test.by_value[index]) return false;
+    }
+    return true;
+  };
+  if (!all(rule.tests)) return false;
+  return !rule.has_any || std::any_of(rule.any.begin(), rule.any.end(), all);
+}
+
+bool Expander::value_matches(const PreparedTest& test, const std::uint32_t* combo) const {
+  const SlotTest& slot_test = *test.test;
+  const std::string& text = m_values[slot_test.slot];
+  const ValueType type = m_types[slot_test.slot];
+  if (slot_test.target == SlotTest::Target::axis) {
+    const std::uint32_t index = combo[slot_test.axis];
+    if (index != k_no_value) return test.by_value[index] != 0;
+    // A value an include made up: its version comes from the text as for a defined value.
+    const Leading leading =
+        m_spec.axes[slot_test.axis].kind == AxisKind::version ? Leading::allowed : Leading::not_allowed;
+    const auto version = version_of(text, leading);
+    return slot_test.matcher.matches(text, version ? &*version : nullptr, type);
   }
-  return true;
+  // Attributes may have been overwritten by an include, so they are tested as they are now.
+  return slot_test.matcher.matches_text(text, type);
 }
 
 bool Expander::when_matches(const PreparedRule& rule, const std::uint32_t* combo) const {
   if (!rule.active) return false;
-  for (const auto& test : rule.tests) {
-    const SlotTest& slot_test = *test.test;
-    const std::string& text = m_values[slot_test.slot];
-    if (slot_test.target == SlotTest::Target::axis) {
-      const std::uint32_t index = combo[slot_test.axis];
-      if (index != k_no_value) {
-        if (!test.by_value[index]) return false;
-        continue;
-      }
-      // A value an include made up: its version comes from the text as for a defined value.
-      const Leading leading =
-          m_spec.axes[slot_test.axis].kind == AxisKind::version ? Leading::allowed : Leading::not_allowed;
-      const auto version = version_of(text, leading);
-      if (!slot_test.matcher.matches(text, version ? &*version : nullptr)) return false;
-      continue;
-    }
-    // Attributes may have been overwritten by an include, so they are tested as they are now.
-    if (!slot_test.matcher.matches_text(text)) return false;
-  }
-  return true;
+  const auto all = [&](const std::vector<PreparedTest>& tests) {
+    return std::all_of(tests.begin(), tests.end(),
+                       [&](const PreparedTest& test) { return value_matches(test, combo); });
+  };
+  if (!all(rule.tests)) return false;
+  return !rule.has_any || std::any_of(rule.any.begin(), rule.any.end(), all);
 }
 
 void Expander::fill_values(const std::uint32_t* combo) {
   m_values.resize(m_layout.size());
   for (auto& value : m_values) value.clear();  // keeps each string's capacity for the next cell
+  m_types.assign(m_layout.size(), ValueType::string);
   for (std::uint32_t a = 0; a < m_layout.axis_count; ++a) {
     if (combo[a] == k_no_value) continue;
-    m_values[a].assign(m_spec.axes[a].values[combo[a]].value);
-    for (const auto& [slot, text] : m_attributes[a][combo[a]]) m_values[slot].assign(*text);
+    const AxisValue& value = m_spec.axes[a].values[combo[a]];
+    m_values[a].assign(value.value);
+    m_types[a] = value.type;
+    for (const auto& attribute : m_attributes[a][combo[a]]) {
+      m_values[attribute.slot].assign(*attribute.text);
+      m_types[attribute.slot] = attribute.type;
+    }
   }
   m_values[m_layout.channel_slot].assign(m_channel);
 }
 
 void Expander::assign(const PreparedRule& rule) {
-  for (const auto& [slot, value] : rule.rule->assignments) m_values[slot].assign(value);
+  for (const auto& assignment : rule.rule->assignments) {
+    m_values[assignment.slot].assign(assignment.value);
+    m_types[assignment.slot] = assignment.type;
+  }
 }
 
-// Bytes one cell costs: the Cell, one offset per piece, the combination's indices, and the text,
-// from the mean length of each axis value and attribute, the derived fields rendered from those
-// sizes, and the id and build id. A field that would outgrow k_max_value_bytes fails here.
+// Bytes one cell costs: the Cell, one offset per piece and one type byte per value, the combination's
+// indices, and the text, from the mean length of each axis value and attribute, the derived fields rendered
+// from those sizes, and the id and build id. A field that would outgrow k_max_value_bytes fails here.
 Result<std::uint64_t> Expander::cell_estimate(const std::vector<std::vector<std::uint32_t>>& active) const {
   std::vector<std::uint64_t> sizes(m_layout.size(), 0);
   for (std::uint32_t a = 0; a < m_layout.axis_count; ++a) {
@@ -185,7 +228,8 @@ Result<std::uint64_t> Expander::cell_estimate(const std::vector<std::vector<std:
   if (!m_plan.id)
     for (std::uint32_t a = 0; a < m_layout.axis_count; ++a) id += sizes[a] + 1;
   const std::uint64_t build_id = m_plan.build_id ? m_plan.build_id->size_bound(sizes, id) : 0;
-  return sizeof(Cell) + 4 * (m_layout.size() + 3) + 4 * m_layout.axis_count + text + id + build_id;
+  // Per value: its end offset (4 bytes) and its type (1 byte).
+  return sizeof(Cell) + 5 * m_layout.size() + 12 + 4 * m_layout.axis_count + text + id + build_id;
 }
 
 Status Expander::check_value(std::size_t size, std::string_view what, Location where,
@@ -251,10 +295,15 @@ Status Expander::enumerate(Expansion& expansion) {
                     " relforge builds a matrix in: zip or restrict axes, or split it across channels");
   }
 
-  std::vector<PreparedRule> excludes;
+  std::vector<PreparedRule> excludes, onlys;
   for (const auto& rule : m_plan.excludes) {
     auto prepared = prepare(rule);
     if (prepared.active) excludes.push_back(std::move(prepared));
+  }
+  // The only rules active on this channel form its allow-list; with none, every combination may stay.
+  for (const auto& rule : m_plan.onlys) {
+    auto prepared = prepare(rule);
+    if (prepared.active) onlys.push_back(std::move(prepared));
   }
   m_combos.reserve(total * axis_count);
   std::vector<std::size_t> position(dimensions.size(), 0);
@@ -263,9 +312,9 @@ Status Expander::enumerate(Expansion& expansion) {
     for (std::size_t d = 0; d < dimensions.size(); ++d) {
       for (const std::uint32_t a : dimensions[d]) combo[a] = active[a][position[d]];
     }
-    const bool excluded = std::any_of(excludes.begin(), excludes.end(), [&](const PreparedRule& rule) {
-      return combo_matches(rule, combo.data());
-    });
+    const auto matches = [&](const PreparedRule& rule) { return combo_matches(rule, combo.data()); };
+    const bool excluded = (!onlys.empty() && std::none_of(onlys.begin(), onlys.end(), matches)) ||
+                          std::any_of(excludes.begin(), excludes.end(), matches);
     if (excluded) {
       ++expansion.excluded;
     } else {
@@ -283,7 +332,9 @@ Result<bool> Expander::new_combination(const PreparedRule& rule, std::vector<std
   // GitHub Actions: an include that fits no combination becomes a combination of its own.
   const Rule& source = *rule.rule->rule;
   combo.assign(m_layout.axis_count, k_no_value);
-  std::vector<std::pair<std::uint32_t, std::string>> literals;
+  // `any` groups name alternatives, not values: such an include makes no new combination.
+  if (rule.has_any) return false;
+  std::vector<std::tuple<std::uint32_t, std::string, ValueType>> literals;
   for (const auto& test : rule.tests) {
     const std::string* literal = test.test->matcher.literal();
     // A pattern cannot name a new value: such an include just does not apply on this channel
@@ -298,7 +349,7 @@ Result<bool> Expander::new_combination(const PreparedRule& rule, std::vector<std
       combo[test.test->axis] = v;
       defined = true;
     }
-    if (!defined) literals.emplace_back(test.test->axis, *literal);
+    if (!defined) literals.emplace_back(test.test->axis, *literal, test.test->matcher.literal_type());
   }
   if (rule.tests.empty()) {
     return fail_at(m_spec.file, source.where,
@@ -306,7 +357,10 @@ Result<bool> Expander::new_combination(const PreparedRule& rule, std::vector<std
                        "' and names no axis value to make a new one from");
   }
   fill_values(combo.data());
-  for (const auto& [axis, literal] : literals) m_values[axis].assign(literal);
+  for (const auto& [axis, literal, type] : literals) {
+    m_values[axis].assign(literal);
+    m_types[axis] = type;
+  }
   assign(rule);
   return true;
 }
@@ -324,6 +378,7 @@ Status Expander::finish_cell(const std::uint32_t* combo, const Rule* origin, Exp
     m_scratch.clear();
     field.text.render_to(m_scratch, m_values);
     m_values[field.slot].swap(m_scratch);
+    m_types[field.slot] = ValueType::string;  // a template renders text
   }
   m_id.clear();
   if (m_plan.id) {
@@ -350,7 +405,7 @@ Status Expander::finish_cell(const std::uint32_t* combo, const Rule* origin, Exp
     m_plan.build_id->render_to(m_build_id, m_values, m_id);
   }
   // The estimate assumed typical values; the cells as built are counted too.
-  m_bytes += sizeof(Cell) + 4 * (m_values.size() + 3) + m_id.size() + m_build_id.size();
+  m_bytes += sizeof(Cell) + 5 * m_values.size() + 12 + m_id.size() + m_build_id.size();
   for (const auto& value : m_values) m_bytes += value.size();
   if (m_bytes > k_max_matrix_bytes) {
     return fail(
@@ -360,7 +415,7 @@ Status Expander::finish_cell(const std::uint32_t* combo, const Rule* origin, Exp
             std::to_string(expansion.combinations) +
             " cells: its values are long (see the derived fields); shorten them, or zip or restrict axes");
   }
-  expansion.cells.emplace_back(m_layout.names, m_id, m_plan.build_id ? m_build_id : m_id, m_values);
+  expansion.cells.emplace_back(m_layout.names, m_id, m_plan.build_id ? m_build_id : m_id, m_values, &m_types);
   return {};
 }
 
@@ -413,6 +468,7 @@ Result<Expansion> Expander::run() {
   Expansion expansion;
   expansion.channel = m_channel;
   expansion.names = m_layout.names;
+  expansion.axis_count = m_layout.axis_count;
   if (auto ok = enumerate(expansion); !ok) return tl::unexpected(ok.error());
   if (expansion.combinations > k_max_combinations) {
     return fail(ErrorCategory::invalid_input,
@@ -428,7 +484,8 @@ Result<Expansion> Expander::run() {
       for (const auto& attribute : value.attributes) {
         const auto j = std::find(axis.attributes.begin(), axis.attributes.end(), attribute.name) -
                        axis.attributes.begin();
-        slots.emplace_back(m_layout.attribute_begin[a] + static_cast<std::uint32_t>(j), &attribute.value);
+        slots.push_back(AttributeSlot{m_layout.attribute_begin[a] + static_cast<std::uint32_t>(j),
+                                      &attribute.value, attribute.type});
       }
     }
   }

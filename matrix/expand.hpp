@@ -17,6 +17,7 @@ namespace relforge::matrix {
 struct Expansion {
   std::string channel;
   std::shared_ptr<const FieldNames> names;  // shared by every cell
+  std::size_t axis_count = 0;               // the first names are the axes
   std::vector<Cell> cells;
   std::size_t combinations = 0;  // the product on this channel, before exclude
   std::size_t excluded = 0;

@@ -27,12 +27,17 @@ std::optional<packaging::Version> version_of(std::string_view text, Leading lead
   return std::nullopt;
 }
 
-Result<Matcher> Matcher::parse(const std::vector<std::string>& alternatives) {
+Result<Matcher> Matcher::parse(const std::vector<std::string>& alternatives, const ValueTypes& types) {
   Matcher matcher;
   matcher.m_texts = alternatives;
-  for (const auto& text : alternatives) {
+  matcher.m_types = types.empty() ? ValueTypes(alternatives.size(), ValueType::string) : types;
+  for (std::size_t i = 0; i < alternatives.size(); ++i) {
+    const auto& text = alternatives[i];
     Alternative alternative;
-    if (is_specifier_text(text)) {
+    alternative.type = matcher.m_types[i];
+    if (alternative.type != ValueType::string) {
+      // compared as typed text in matches()
+    } else if (is_specifier_text(text)) {
       auto specifier = packaging::parse_specifier_set(text);
       if (!specifier) {
         return fail(ErrorCategory::invalid_input,
@@ -55,9 +60,12 @@ std::size_t Matcher::patterns() const {
   return count;
 }
 
-bool Matcher::matches(std::string_view text, const packaging::Version* version) const {
-  for (const auto& alternative : m_alternatives) {
-    if (alternative.glob) {
+bool Matcher::matches(std::string_view text, const packaging::Version* version, ValueType type) const {
+  for (std::size_t i = 0; i < m_alternatives.size(); ++i) {
+    const auto& alternative = m_alternatives[i];
+    if (alternative.type != ValueType::string) {
+      if (alternative.type == type && m_texts[i] == text) return true;
+    } else if (alternative.glob) {
       if (alternative.glob->matches(text)) return true;
     } else if (version != nullptr &&
                alternative.specifier->contains(*version, packaging::PreReleases::allow)) {
@@ -67,10 +75,10 @@ bool Matcher::matches(std::string_view text, const packaging::Version* version) 
   return false;
 }
 
-bool Matcher::matches_text(std::string_view text) const {
-  if (!has_specifier()) return matches(text, nullptr);
+bool Matcher::matches_text(std::string_view text, ValueType type) const {
+  if (!has_specifier()) return matches(text, nullptr, type);
   const auto version = version_of(text, Leading::not_allowed);
-  return matches(text, version ? &*version : nullptr);
+  return matches(text, version ? &*version : nullptr, type);
 }
 
 bool Matcher::has_specifier() const {
@@ -81,6 +89,7 @@ bool Matcher::has_specifier() const {
 }
 
 const std::string* Matcher::literal() const {
+  if (m_texts.size() == 1 && m_types.front() != ValueType::string) return &m_texts[0];
   if (m_texts.size() != 1 || is_specifier_text(m_texts[0]) || !is_literal_pattern(m_texts[0])) {
     return nullptr;
   }
@@ -88,11 +97,14 @@ const std::string* Matcher::literal() const {
 }
 
 std::string Matcher::describe() const {
-  if (m_texts.size() == 1) return "'" + m_texts[0] + "'";
+  const auto shown = [&](std::size_t i) {
+    return m_types[i] == ValueType::string ? "'" + m_texts[i] + "'" : m_texts[i];
+  };
+  if (m_texts.size() == 1) return shown(0);
   std::string out = "[";
   for (std::size_t i = 0; i < m_texts.size(); ++i) {
     if (i > 0) out += ", ";
-    out += "'" + m_texts[i] + "'";
+    out += shown(i);
   }
   return out + "]";
 }

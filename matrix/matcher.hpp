@@ -1,6 +1,7 @@
 #pragma once
 // A rule's test of one field. Each alternative is a PEP 440 specifier set when it starts with an
 // operator (">=3.11,<3.14"), tested against the value's version, else a glob on the value text.
+// A boolean or integer alternative (TOML `false`, `3`) matches only a value of that type and text.
 #include <memory>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "matrix/cell.hpp"
 #include "matrix/glob.hpp"
 #include "packaging/version.hpp"
 
@@ -29,16 +31,21 @@ class Matcher {
 public:
   // One alternative per string of the TOML key (a string or a list of strings). Fails with the
   // specifier parser's reason when an alternative is a malformed specifier set.
-  static Result<Matcher> parse(const std::vector<std::string>& alternatives);
+  // `types` (empty: all strings) gives each alternative's TOML type.
+  static Result<Matcher> parse(const std::vector<std::string>& alternatives, const ValueTypes& types = {});
 
-  // `version` is the value's version (nullptr when it has none): specifiers need it.
-  bool matches(std::string_view text, const packaging::Version* version) const;
+  // `version` is the value's version (nullptr when it has none): specifiers need it. `type` is how
+  // the value was written: string alternatives match any value by its text, typed ones only their type.
+  bool matches(std::string_view text, const packaging::Version* version,
+               ValueType type = ValueType::string) const;
   // Same, deriving the version from the text itself (for fields other than version axes).
-  bool matches_text(std::string_view text) const;
+  bool matches_text(std::string_view text, ValueType type = ValueType::string) const;
 
   bool has_specifier() const;
   // The value itself when the matcher is a single plain string (no glob, no specifier).
   const std::string* literal() const;
+  // The type of literal()'s value.
+  ValueType literal_type() const { return m_types.empty() ? ValueType::string : m_types.front(); }
   const std::vector<std::string>& alternatives() const { return m_texts; }
   // The glob patterns after brace expansion plus one per specifier (what matching costs).
   std::size_t patterns() const;
@@ -46,10 +53,12 @@ public:
 
 private:
   struct Alternative {
+    ValueType type = ValueType::string;  // boolean/integer: an exact typed value, no glob
     std::optional<Glob> glob;
     std::shared_ptr<const packaging::SpecifierSet> specifier;
   };
   std::vector<std::string> m_texts;
+  ValueTypes m_types;  // one per text
   std::vector<Alternative> m_alternatives;
 };
 

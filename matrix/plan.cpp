@@ -5,7 +5,7 @@
 namespace relforge::matrix {
 namespace {
 
-enum class RuleKind { exclude, include, when };
+enum class RuleKind { exclude, only, include, when };
 
 class Compiler {
 public:
@@ -242,8 +242,17 @@ Result<CompiledRule> Compiler::compile_rule(const Rule& rule, RuleKind kind, std
     if (!test) return tl::unexpected(test.error());
     compiled.tests.push_back(std::move(*test));
   }
+  for (const auto& group : rule.any) {
+    auto& tests = compiled.any.emplace_back();
+    for (const auto& condition : group) {
+      auto test = resolve_test(condition, kind, std::string(context) + " any", field_index);
+      if (!test) return tl::unexpected(test.error());
+      tests.push_back(std::move(*test));
+    }
+  }
   for (const auto& assignment : rule.assignments) {
-    compiled.assignments.emplace_back(*m_plan.layout.slot(assignment.key), assignment.value);
+    compiled.assignments.push_back(
+        CompiledAssignment{*m_plan.layout.slot(assignment.key), assignment.value, assignment.type});
   }
   return compiled;
 }
@@ -253,7 +262,7 @@ Status Compiler::check_include_patterns(const CompiledRule& include) const {
     if (test.target != SlotTest::Target::axis || test.matcher.literal() != nullptr) continue;
     const Axis& axis = m_spec.axes[test.axis];
     const bool any = std::any_of(axis.values.begin(), axis.values.end(), [&](const AxisValue& value) {
-      return test.matcher.matches(value.value, value.version ? &*value.version : nullptr);
+      return test.matcher.matches(value.value, value.version ? &*value.version : nullptr, value.type);
     });
     if (any) continue;
     const Condition& condition =
@@ -320,6 +329,11 @@ Result<Plan> Compiler::run() {
     auto compiled = compile_rule(rule, RuleKind::exclude, "[[matrix.exclude]]", all_fields);
     if (!compiled) return tl::unexpected(compiled.error());
     m_plan.excludes.push_back(std::move(*compiled));
+  }
+  for (const auto& rule : m_spec.onlys) {
+    auto compiled = compile_rule(rule, RuleKind::only, "[[matrix.only]]", all_fields);
+    if (!compiled) return tl::unexpected(compiled.error());
+    m_plan.onlys.push_back(std::move(*compiled));
   }
   for (const auto& rule : m_spec.includes) {
     auto compiled = compile_rule(rule, RuleKind::include, "[[matrix.include]]", all_fields);

@@ -40,10 +40,17 @@ struct SlotTest {
   Matcher matcher;
 };
 
+struct CompiledAssignment {
+  std::uint32_t slot = 0;
+  std::string value;
+  ValueType type = ValueType::string;
+};
+
 struct CompiledRule {
   const Rule* rule = nullptr;
   std::vector<SlotTest> tests;
-  std::vector<std::pair<std::uint32_t, std::string>> assignments;  // include only: slot, value
+  std::vector<std::vector<SlotTest>> any;       // the rule's `any` groups, resolved
+  std::vector<CompiledAssignment> assignments;  // include only
 };
 
 struct CompiledField {
@@ -56,6 +63,7 @@ struct CompiledField {
 struct Plan {
   Layout layout;
   std::vector<CompiledRule> excludes;
+  std::vector<CompiledRule> onlys;
   std::vector<CompiledRule> includes;
   std::vector<CompiledField> fields;
   std::optional<Template> id;  // nullopt: the axis values joined with "-"

@@ -154,11 +154,15 @@ Status set_container_images(const FleetSpec& fleet, matrix::Expansion& expansion
     auto image = image_for(fleet, cell);
     if (!image) return tl::unexpected(image.error());
     auto values = cell.values();
-    if (add)
+    auto types = cell.types();  // the other fields keep their types
+    if (add) {
       values.push_back(*image ? references[*image] : std::string());
-    else if (*image)
+      types.push_back(matrix::ValueType::string);
+    } else if (*image) {
       values[index] = references[*image];
-    cell = matrix::Cell(names, cell.id(), cell.build_id(), values);
+      types[index] = matrix::ValueType::string;
+    }
+    cell = matrix::Cell(names, cell.id(), cell.build_id(), values, &types);
   }
   expansion.names = names;
   return {};

@@ -82,10 +82,11 @@ INSTANTIATE_TEST_SUITE_P(
         DiagnosticCase{
             "expand --config empty.toml", 3,
             "the matrix in empty.toml has no cells on channel 'nightly' (2 combinations, 2 excluded)"},
-        DiagnosticCase{
-            "expand --config bad-value.toml", 2,
-            "bad-value.toml:4:18: a value of axis 'python' must be a string or a table with 'value', not a "
-            "float (quote it: TOML reads 3.10 as the number 3.1)"},
+        DiagnosticCase{"expand --config bad-value.toml", 2,
+                       "bad-value.toml:4:18: a value of axis 'python' must be a string, boolean, integer or "
+                       "a table with "
+                       "'value', not a "
+                       "float (quote it: TOML reads 3.10 as the number 3.1)"},
         DiagnosticCase{"expand --config no-values.toml", 2,
                        "no-values.toml:4:10: axis 'python' has no values: list at least one"},
         DiagnosticCase{
@@ -290,15 +291,12 @@ TEST(MatrixCli, DiffText) {
   const auto result = matrix("diff --config good.toml --against before.toml --channel release");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out,
-            "- linux-py3.11-cpu\n"
-            "- linux-py3.11-cu130\n"
-            "- windows-py3.11-cpu\n"
-            "- windows-py3.11-cu130\n"
-            "- macos-arm64-py3.11-cpu\n"
-            "~ macos-arm64-py3.12-cpu\n"
-            "    installation: 'pip3 install torch==2.12.0' -> 'pip3 install torch==2.13.0'\n"
-            "~ macos-arm64-py3.14t-cpu\n"
-            "    installation: 'pip3 install torch==2.12.0' -> 'pip3 install torch==2.13.0'\n"
+            "- 5 cells removed, by axis value:\n"
+            "    os: linux (2), windows (2), macos-arm64 (1)\n"
+            "    python: 3.11 (5)\n"
+            "    accel: cpu (3), cu130 (2)\n"
+            "~ installation: 'pip3 install torch==2.12.0' -> 'pip3 install torch==2.13.0' on 2 cells: "
+            "macos-arm64-py3.12-cpu, macos-arm64-py3.14t-cpu\n"
             "0 added, 5 removed, 2 changed\n");
 }
 
@@ -310,13 +308,138 @@ TEST(MatrixCli, DiffJson) {
   EXPECT_EQ(body["removed"].size(), 5u);
   EXPECT_EQ(body["changed"].size(), 0u);
   EXPECT_EQ(body["added"][0]["id"], "linux-py3.12-rocm7.2");
+  EXPECT_EQ(body["summary"]["added_by_axis"]["python"]["values"],
+            (nlohmann::json{{"3.12", 1}, {"3.14t", 1}, {"3.15", 6}}));
+  EXPECT_EQ(body["summary"]["removed_by_axis"]["python"]["values"], (nlohmann::json{{"3.11", 5}}));
+  EXPECT_EQ(body["different"], true);
 }
 
-TEST(MatrixCli, DiffNeedsAgainst) {
+TEST(MatrixCli, DiffExitCode) {
+  // Different: exit 1 with --exit-code, 0 without; the same report either way.
+  const auto plain = matrix("diff --config good.toml --against before.toml");
+  const auto flagged = matrix("diff --config good.toml --against before.toml --exit-code");
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(flagged.exit_code, 1) << flagged.err;
+  EXPECT_EQ(flagged.out, plain.out);
+  EXPECT_EQ(flagged.err, "");
+  const auto json = matrix("diff --config good.toml --against before.toml --exit-code --json");
+  EXPECT_EQ(json.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(json.out)["different"], true);
+  // The same: exit 0.
+  const auto same = matrix("diff --config good.toml --against good.toml --exit-code");
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.out, "0 added, 0 removed, 0 changed\n");
+  // Only a change in fields that are not compared: the same.
+  const auto filtered = matrix(
+      "diff --config good.toml --against before.toml --channel release --select 'cp312-macosx*' "
+      "--fields platform_tag --exit-code");
+  EXPECT_EQ(filtered.exit_code, 0) << filtered.err;
+  EXPECT_EQ(filtered.out, "0 added, 0 removed, 0 changed\n");
+  // Errors keep their own codes.
+  EXPECT_EQ(matrix("diff --config good.toml --against missing.toml --exit-code").exit_code, 4);
+}
+
+TEST(MatrixCli, DiffFieldsAndSelect) {
+  const auto result = matrix(
+      "diff --config good.toml --against before.toml --channel release --fields installation,python_tag "
+      "--select 'cp31{1,2}-*'");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "- 5 cells removed, by axis value:\n"
+            "    os: linux (2), windows (2), macos-arm64 (1)\n"
+            "    python: 3.11 (5)\n"
+            "    accel: cpu (3), cu130 (2)\n"
+            "~ installation: 'pip3 install torch==2.12.0' -> 'pip3 install torch==2.13.0' on 1 cell: "
+            "macos-arm64-py3.12-cpu\n"
+            "0 added, 5 removed, 1 changed\n");
+  const auto bad = matrix("diff --config good.toml --against before.toml --fields instalation");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown field 'instalation' in --fields; did you mean 'installation'?"),
+            std::string::npos)
+      << bad.err;
+}
+
+TEST(MatrixCli, DiffTwoChannelsOfOneConfig) {
+  const auto result =
+      matrix("diff --config good.toml --channel nightly --against-channel release --exit-code");
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_EQ(
+      result.out,
+      "+ 8 cells added, by axis value:\n"
+      "    os: linux (5), windows (2), macos-arm64 (1)\n"
+      "    python: 3.12 (1), 3.14t (1), 3.15 (6)\n"
+      "    accel: rocm7.2 (3), cpu (3), cu130 (2)\n"
+      "~ installation: 'pip3 install --pre torch --index-url https://download.pytorch.org/whl/release/cpu' "
+      "-> "
+      "'pip3 install --pre torch --index-url https://download.pytorch.org/whl/nightly/cpu' on 4 cells: "
+      "linux-py3.12-cpu, linux-py3.14t-cpu, windows-py3.12-cpu, windows-py3.14t-cpu\n"
+      "~ channel: 'release' -> 'nightly' on all 10 cells in both\n"
+      "~ installation: 'pip3 install --pre torch --index-url https://download.pytorch.org/whl/release/cu130' "
+      "-> 'pip3 install --pre torch --index-url https://download.pytorch.org/whl/nightly/cu130' on 4 cells: "
+      "linux-py3.12-cu130, linux-py3.14t-cu130, windows-py3.12-cu130, windows-py3.14t-cu130\n"
+      "~ installation: 'pip3 install torch==2.13.0' -> 'pip3 install --pre torch --index-url "
+      "https://download.pytorch.org/whl/nightly/cpu' on 2 cells: macos-arm64-py3.12-cpu, "
+      "macos-arm64-py3.14t-cpu\n"
+      "8 added, 0 removed, 10 changed\n");
+  // --fields narrows it to the one change every common cell has.
+  const auto channel_only =
+      matrix("diff --config good.toml --channel nightly --against-channel release --fields channel");
+  EXPECT_EQ(lines(channel_only.out).at(4), "~ channel: 'release' -> 'nightly' on all 10 cells in both");
+  const auto same = matrix("diff --config good.toml --channel test --against-channel test --exit-code");
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  const auto unknown = matrix("diff --config good.toml --against-channel nighty");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown channel 'nighty'"), std::string::npos) << unknown.err;
+}
+
+TEST(MatrixCli, DiffNeedsSomethingToCompareWith) {
   const auto result = matrix("diff --config good.toml");
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.out, "");
-  EXPECT_NE(result.err.find("--against is required"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err,
+            "relforge: error: matrix diff needs something to compare with: --against OLD.toml (another "
+            "config) and/or --against-channel NAME (another channel of this config)\n");
+}
+
+// GitHub Actions reads a matrix with fromJSON and tests `if: ${{ matrix.flag }}` by its truthiness:
+// false, 0, "" and null are false, and so is nothing else, "false" included. Emulated here on the
+// $GITHUB_OUTPUT relforge writes.
+TEST(MatrixCli, ABooleanFalseIsFalseInAGithubActionsIf) {
+  TempDir dir;
+  {
+    std::ofstream config(dir.path / "relforge.toml");
+    config << "[matrix]\n"
+              "[[matrix.axis]]\nname = \"os\"\nvalues = [\"linux\", \"windows\"]\n"
+              "[[matrix.axis]]\nname = \"upload\"\nvalues = [true, false]\n"
+              "[[matrix.include]]\nos = \"windows\"\nretries = 0\nlabel = \"false\"\n"
+              "[matrix.emit]\nfields = [\"id\", \"upload\", \"retries\", \"label\"]\n";
+  }
+  const auto output = dir.path / "github_output";
+  const auto expanded =
+      run_shell("cd " + shell_quote(dir.path.string()) + " && GITHUB_OUTPUT=" + shell_quote(output.string()) +
+                " " + shell_quote(RELFORGE_BINARY) + " matrix expand --format github --github-output");
+  ASSERT_EQ(expanded.exit_code, 0) << expanded.err;
+  const std::string script = R"JS(
+const fs = require("node:fs");
+const line = fs.readFileSync(process.argv[1], "utf8").split("\n").find((l) => l.startsWith("matrix="));
+const matrix = JSON.parse(line.slice("matrix=".length));            // fromJSON(needs.plan.outputs.matrix)
+const truthy = (v) => !(v === false || v === null || v === 0 || v === "" || Number.isNaN(v));
+for (const cell of matrix.include) {
+  const ran = (field) => (cell[field] === undefined ? "-" : truthy(cell[field]) ? "runs" : "skipped");
+  console.log(`${cell.id} if:upload=${ran("upload")} if:retries=${ran("retries")} if:label=${ran("label")}`);
+}
+)JS";
+  const auto evaluated = run_shell("node -e " + shell_quote(script) + " " + shell_quote(output.string()));
+  ASSERT_EQ(evaluated.exit_code, 0) << evaluated.err;
+  EXPECT_EQ(evaluated.out,
+            "linux-true if:upload=runs if:retries=skipped if:label=skipped\n"
+            "linux-false if:upload=skipped if:retries=skipped if:label=skipped\n"
+            "windows-true if:upload=runs if:retries=skipped if:label=runs\n"
+            "windows-false if:upload=skipped if:retries=skipped if:label=runs\n");
+  // The document itself carries JSON booleans and numbers; the string stays a string.
+  EXPECT_NE(expanded.out.find("{\"id\":\"linux-false\",\"upload\":false,"), std::string::npos)
+      << expanded.out;
+  EXPECT_NE(expanded.out.find("\"retries\":0,\"label\":\"false\""), std::string::npos) << expanded.out;
 }
 
 TEST(MatrixCli, NamesText) {

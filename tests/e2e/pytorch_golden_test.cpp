@@ -1,7 +1,7 @@
 // Golden test: examples/pytorch/relforge.toml, expanded by the real binary, must be PyTorch's
-// published wheel matrix cell for cell. The expectation is tests/fixtures/pytorch/expected-*.json,
-// written by generate_expected.py (a procedural re-statement of test-infra's generator that never
-// reads the config), and the published per-OS counts are pinned here as well.
+// published wheel matrix, every field of every cell. The expectation is
+// tests/fixtures/pytorch/expected-*.json (its README says where it comes from); the published
+// per-OS counts and the generator's three checked exceptions are pinned here independently of it.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -164,6 +164,41 @@ TEST_P(PytorchGolden, GithubFormatEmitsPytorchFieldsInOrder) {
   }
   EXPECT_EQ(actual_entries.size(), expected_entries.size());
   EXPECT_TRUE(actual_entries == expected_entries) << "github entries differ from the generator's";
+}
+
+// The fields the generator's own output was checked for (reference: matrix-and-release.md), pinned
+// verbatim so that a fixture repeating the config's mistake cannot hide it.
+TEST_P(PytorchGolden, GeneratorCheckedExceptionsHold) {
+  const std::string channel = GetParam();
+  const std::string index = channel == "release" ? "https://download.pytorch.org/whl/cpu"
+                                                 : "https://download.pytorch.org/whl/" + channel + "/cpu";
+  const std::map<std::string, std::string> macos_python = {
+      {"3.10", "3.10.19"}, {"3.11", "3.11.14"}, {"3.12", "3.12.12"}, {"3.13", "3.13"},
+      {"3.14", "3.14.3"},  {"3.14t", "3.14t"},  {"3.15", "3.15"},    {"3.15t", "3.15t"}};
+  const auto fixture = load_expected(channel);
+  const auto actual = expand_json(channel);
+  int windows_arm = 0, macos = 0;
+  for (const auto* source : {&fixture, &actual}) {
+    windows_arm = macos = 0;
+    for (const auto& row : *source) {
+      if (field(row, "os") == "windows-arm64") {
+        ++windows_arm;
+        EXPECT_EQ(field(row, "validation_runner"), "windows-11-arm64-preview");
+        EXPECT_EQ(field(row, "installation"), "pip3 install --pre torch --index-url " + index);
+      }
+      if (field(row, "os") == "macos-arm64") {
+        ++macos;
+        // build_name keeps the minor version: wheel-py3_10-cpu for python_version 3.10.19.
+        std::string minor = field(row, "build_name").substr(std::string("wheel-py").size());
+        minor = minor.substr(0, minor.find("-cpu"));
+        for (auto& c : minor) c = c == '_' ? '.' : c;
+        ASSERT_TRUE(macos_python.count(minor)) << field(row, "build_name");
+        EXPECT_EQ(field(row, "python_version"), macos_python.at(minor));
+      }
+    }
+    EXPECT_EQ(windows_arm, 3);
+    EXPECT_EQ(macos, channel == "release" ? 6 : 8);
+  }
 }
 
 std::string channel_name(const ::testing::TestParamInfo<std::string>& param_info) {

@@ -248,11 +248,14 @@ TEST(Diagnostics, UnknownChannels) {
 
 TEST(Diagnostics, ValueThatIsNotAStringOrTable) {
   EXPECT_EQ(error_of("[matrix]\n[[matrix.axis]]\nname = \"python\"\nvalues = [\"3.9\", 3.10]\n"),
-            "t.toml:4:18: a value of axis 'python' must be a string or a table with 'value', not a float "
+            "t.toml:4:18: a value of axis 'python' must be a string, boolean, integer or a table with "
+            "'value', not a float "
             "(quote it: "
             "TOML reads 3.10 as the number 3.1)");
-  EXPECT_EQ(error_of("[matrix]\n[[matrix.axis]]\nname = \"os\"\nvalues = [[\"a\"]]\n"),
-            "t.toml:4:11: a value of axis 'os' must be a string or a table with 'value', not an array");
+  EXPECT_EQ(
+      error_of("[matrix]\n[[matrix.axis]]\nname = \"os\"\nvalues = [[\"a\"]]\n"),
+      "t.toml:4:11: a value of axis 'os' must be a string, boolean, integer or a table with 'value', not an "
+      "array");
   EXPECT_EQ(error_of("[matrix]\n[[matrix.axis]]\nname = \"os\"\nvalues = [{ name = \"a\" }]\n"),
             "t.toml:4:11: a value of axis 'os' is a table without 'value': write { value = \"...\", ... }");
   EXPECT_EQ(
@@ -279,10 +282,10 @@ TEST(Diagnostics, BadSpecifier) {
 }
 
 TEST(Diagnostics, MatcherOfTheWrongType) {
-  EXPECT_EQ(
-      error_of(k_base + "[[matrix.exclude]]\npython = 3.10\n"),
-      "t.toml:18:10: [[matrix.exclude]] 'python' must be a string or a list of strings, not a float (quote "
-      "numbers: TOML reads 3.10 as the number 3.1)");
+  EXPECT_EQ(error_of(k_base + "[[matrix.exclude]]\npython = 3.10\n"),
+            "t.toml:18:10: [[matrix.exclude]] 'python' must be a string, boolean or integer, or a list of "
+            "them, not a float (quote "
+            "numbers: TOML reads 3.10 as the number 3.1)");
 }
 
 TEST(Diagnostics, AxisDefinitionErrors) {
@@ -292,8 +295,8 @@ TEST(Diagnostics, AxisDefinitionErrors) {
             "t.toml:4:16: axis 'os' lists the value 'a' twice");
   EXPECT_EQ(error_of("[matrix]\n[[matrix.axis]]\nname = \"channel\"\nvalues = [\"a\"]\n"),
             "t.toml:3:8: axis name 'channel' is a reserved name ('channel', 'channels', 'project', 'id', "
-            "'build_id' "
-            "and 'value' have a meaning of their own); rename it");
+            "'build_id', "
+            "'value' and 'any' have a meaning of their own); rename it");
   EXPECT_EQ(
       error_of("[matrix]\n[[matrix.axis]]\nname = \"my os\"\nvalues = [\"a\"]\n"),
       "t.toml:3:8: axis name 'my os' is not a valid name: use letters, digits, '_' and '-', starting with a "

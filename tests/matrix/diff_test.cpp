@@ -90,21 +90,85 @@ TEST(Diff, BuildIdChangesAreReported) {
   EXPECT_EQ(d.changed[0].fields[0].field, "build_id");
 }
 
-TEST(Diff, TextRendering) {
+TEST(Diff, TextIsASummary) {
   EXPECT_EQ(render_diff_text(sample_diff()),
-            "+ linux-cu132\n"
-            "- linux-cu126\n"
-            "- windows-cu126\n"
-            "~ linux-cpu\n"
-            "    gone: 'x' -> (absent)\n"
-            "~ linux-cu130\n"
-            "    runner: 'linux.2xlarge' -> 'linux.g5.4xlarge.nvidia.gpu'\n"
-            "    gone: 'x' -> (absent)\n"
-            "~ windows-cpu\n"
-            "    gone: 'x' -> (absent)\n"
-            "~ windows-cu130\n"
-            "    gone: 'x' -> (absent)\n"
+            "+ 1 cell added, by axis value:\n"
+            "    os: linux (1)\n"
+            "    accel: cu132 (1)\n"
+            "- 2 cells removed, by axis value:\n"
+            "    os: every value (1 each)\n"
+            "    accel: cu126 (2)\n"
+            "~ gone: 'x' -> (absent) on all 4 cells in both\n"
+            "~ runner: 'linux.2xlarge' -> 'linux.g5.4xlarge.nvidia.gpu' on 1 cell: linux-cu130\n"
             "1 added, 2 removed, 4 changed\n");
+}
+
+// 63 cells with the same change: one line, not 63.
+TEST(Diff, OneLinePerDistinctChange) {
+  const std::string axes = R"(
+[[matrix.axis]]
+name = "a"
+values = ["1", "2", "3", "4", "5", "6", "7"]
+[[matrix.axis]]
+name = "b"
+values = ["1", "2", "3", "4", "5", "6", "7", "8", "9"]
+)";
+  auto before = expand_text("[matrix.vars]\nv = \"2.13.0\"\n[matrix]\n" + axes +
+                            "[[matrix.field]]\nname = \"stable\"\ntemplate = \"{v}\"\n");
+  auto after = expand_text("[matrix.vars]\nv = \"2.14.0\"\n[matrix]\n" + axes +
+                           "[[matrix.field]]\nname = \"stable\"\ntemplate = \"{v}\"\n"
+                           "[[matrix.field]]\nname = \"extra\"\ntemplate = \"x\"\nwhen = { a = \"1\" }\n");
+  ASSERT_TRUE(before && after) << (before ? after.error().message() : before.error().message());
+  const auto d = diff(*before, *after);
+  EXPECT_EQ(d.changed.size(), 63u);
+  ASSERT_EQ(d.summary.size(), 3u);
+  EXPECT_EQ(d.summary[0].change.field, "stable");
+  EXPECT_EQ(d.summary[0].cells.size(), 63u);
+  // `extra` exists on every new cell: 'x' on a=1, empty elsewhere (a field without a value is empty).
+  EXPECT_EQ(d.summary[1].cells.size(), 9u);
+  EXPECT_EQ(d.summary[2].cells.size(), 54u);
+  const auto text = render_diff_text(d);
+  EXPECT_EQ(
+      text,
+      "~ stable: '2.13.0' -> '2.14.0' on all 63 cells in both\n"
+      "~ extra: (absent) -> 'x' on 9 cells: 1-1, 1-2, 1-3, 1-4, 1-5, 1-6, ... (3 more; --json lists them)\n"
+      "~ extra: (absent) -> '' on 54 cells: 2-1, 2-2, 2-3, 2-4, 2-5, 2-6, ... (48 more; --json lists them)\n"
+      "0 added, 0 removed, 63 changed\n");
+  const auto parsed = nlohmann::json::parse(render_diff_json(d));
+  EXPECT_EQ(parsed["summary"]["changes"].size(), 3u);
+  EXPECT_EQ(parsed["summary"]["changes"][0]["cells"].size(), 63u);
+  EXPECT_EQ(parsed["summary"]["common"], 63);
+  EXPECT_EQ(parsed["different"], true);
+}
+
+TEST(Diff, FieldsRestrictTheComparison) {
+  auto before = expand_text(k_old);
+  auto after = expand_text(k_new);
+  ASSERT_TRUE(before && after);
+  const auto d = diff(*before, *after, DiffOptions{{"runner"}});
+  ASSERT_EQ(d.changed.size(), 1u);
+  EXPECT_EQ(d.changed[0].id, "linux-cu130");
+  EXPECT_EQ(d.added.size(), 1u);                                    // cells still come and go
+  EXPECT_TRUE(check_diff_fields(*before, *after, {"gone", "id"}));  // a field of either side
+  const auto bad = check_diff_fields(*before, *after, {"runer"});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message().substr(0, 64),
+            "unknown field 'runer' in --fields; did you mean 'runner'? (field");
+}
+
+TEST(Diff, ATypeChangeIsAChange) {
+  auto before = expand_text(
+      "[matrix]\n[[matrix.axis]]\nname = \"os\"\nvalues = [{ value = \"linux\", up = \"false\" }]\n");
+  auto after =
+      expand_text("[matrix]\n[[matrix.axis]]\nname = \"os\"\nvalues = [{ value = \"linux\", up = false }]\n");
+  ASSERT_TRUE(before && after);
+  const auto d = diff(*before, *after);
+  ASSERT_EQ(d.summary.size(), 1u);
+  EXPECT_EQ(render_diff_text(d),
+            "~ os.up: 'false' -> false on 1 cell: linux\n0 added, 0 removed, 1 changed\n");
+  const auto parsed = nlohmann::json::parse(render_diff_json(d));
+  EXPECT_EQ(parsed["changed"][0]["fields"][0]["before"], "false");
+  EXPECT_EQ(parsed["changed"][0]["fields"][0]["after"], false);
 }
 
 TEST(Diff, JsonRendering) {

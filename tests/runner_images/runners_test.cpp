@@ -1,5 +1,7 @@
 // Cells → images and runner classes: the checks of `runners check`, the matrix hook, and the
 // scale-config / ARC renderings' content.
+#include <algorithm>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -135,6 +137,28 @@ TEST_F(FleetFixture, TheMatrixHookPutsTheContentTagInContainerImage) {
     EXPECT_EQ(image->substr(0, prefix.size()), prefix) << *image;
     EXPECT_EQ(image->size(), prefix.size() + 12);
     EXPECT_EQ(cell.find("runner"), cell.find("accel") == "cpu" ? "linux.cpu" : "linux.gpu");  // untouched
+  }
+}
+
+// Rebuilding a cell with its image keeps the types of its other values (a boolean stays a boolean).
+TEST_F(FleetFixture, TheMatrixHookKeepsValueTypes) {
+  m_fleet += "\n[[matrix.axis]]\nname = \"upload\"\nvalues = [false]\n";
+  auto fleet = load();
+  ASSERT_TRUE(fleet) << fleet.error().message();
+  auto expansions = expand();
+  auto& expansion = expansions.front();
+  ASSERT_TRUE(set_container_images(*fleet, expansion));
+  const auto& names = *expansion.names;
+  const auto upload =
+      static_cast<std::size_t>(std::find(names.begin(), names.end(), "upload") - names.begin());
+  const auto image =
+      static_cast<std::size_t>(std::find(names.begin(), names.end(), "container_image") - names.begin());
+  ASSERT_LT(upload, names.size());
+  ASSERT_LT(image, names.size());
+  for (const auto& cell : expansion.cells) {
+    EXPECT_EQ(cell.type(upload), matrix::ValueType::boolean);
+    EXPECT_EQ(cell.value(upload), "false");
+    EXPECT_EQ(cell.type(image), matrix::ValueType::string);
   }
 }
 
