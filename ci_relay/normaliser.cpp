@@ -362,12 +362,20 @@ Result<Normaliser::Settled> Normaliser::on_issues(const PendingDelivery& row) {
   // Deliveries can arrive out of order: an older update never overwrites a newer one.
   const std::int64_t updated = time_field(issue, "updated_at").value_or(row.received_at);
   auto stmt = m_parts.store.db().prepare(
-      "INSERT INTO issues(number, title, state, updated_at) VALUES(?,?,?,?) ON CONFLICT(number) DO UPDATE "
-      "SET "
-      "title = excluded.title, state = excluded.state, updated_at = excluded.updated_at "
+      "INSERT INTO issues(number, title, state, trusted, updated_at) VALUES(?,?,?,?,?) ON CONFLICT(number) "
+      "DO "
+      "UPDATE SET title = excluded.title, state = excluded.state, trusted = excluded.trusted, "
+      "updated_at = excluded.updated_at "
       "WHERE excluded.updated_at >= issues.updated_at");
   if (!stmt) return tl::unexpected(stmt.error());
-  stmt->bind(1, *number).bind(2, text_field(issue, "title")).bind(3, state).bind(4, updated);
+  const std::string association = text_field(issue, "author_association");
+  const bool trusted = text_field(field(issue, "user"), "type") == "Bot" || association == "OWNER" ||
+                       association == "MEMBER" || association == "COLLABORATOR";
+  stmt->bind(1, *number)
+      .bind(2, text_field(issue, "title"))
+      .bind(3, state)
+      .bind(4, std::int64_t{trusted ? 1 : 0})
+      .bind(5, updated);
   if (auto ok = stmt->run(); !ok) return tl::unexpected(ok.error());
   return Settled{};
 }

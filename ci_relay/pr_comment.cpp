@@ -115,7 +115,8 @@ Result<PrReport> pr_report(platform::Database& db, std::int64_t number, const Re
   if (!trunk) return tl::unexpected(trunk.error());
   input.trunk_jobs = std::move(*trunk);
   {
-    auto stmt = db.prepare("SELECT number, title FROM issues WHERE state = 'open' ORDER BY number");
+    auto stmt =
+        db.prepare("SELECT number, title FROM issues WHERE state = 'open' AND trusted = 1 ORDER BY number");
     if (!stmt) return tl::unexpected(stmt.error());
     for (;;) {
       auto row = stmt->step();

@@ -264,6 +264,14 @@ Result<PrOutput> run_pr(const PrOptions& options) {
       if (!issue.is_object() || !issue.contains("title") || !issue["title"].is_string())
         return fail(ErrorCategory::invalid_input, *options.issues + ": an issue without a title");
       if (issue.value("state", std::string("open")) != "open") continue;
+      // As GitHub lists them: only a maintainer's (or a bot's) issue counts; anyone can open one.
+      if (issue.contains("author_association")) {
+        const auto association = issue.value("author_association", std::string());
+        const bool bot = issue.contains("user") && issue["user"].is_object() &&
+                         issue["user"].value("type", std::string()) == "Bot";
+        if (!bot && association != "OWNER" && association != "MEMBER" && association != "COLLABORATOR")
+          continue;
+      }
       triage::add_issue(input, {issue.value("number", std::int64_t{0}), issue["title"].get<std::string>()});
     }
   }

@@ -68,11 +68,16 @@ protected:
     ASSERT_TRUE(stored) << stored.error().describe();
   }
   void issue(int number, const std::string& title, const std::string& action, const std::string& state,
-             std::int64_t updated) {
+             std::int64_t updated, const std::string& association = "MEMBER") {
     deliver("issues",
             json{{"action", action},
                  {"issue",
-                  {{"number", number}, {"title", title}, {"state", state}, {"updated_at", iso(updated)}}},
+                  {{"number", number},
+                   {"title", title},
+                   {"state", state},
+                   {"updated_at", iso(updated)},
+                   {"author_association", association},
+                   {"user", {{"login", "someone"}, {"type", "User"}}}}},
                  {"repository", {{"full_name", "up/runtime"}}}}
                 .dump(),
             updated + 5);
@@ -271,6 +276,9 @@ TEST_F(Parity, OpenUnstableIssueMarksTheJobUnstableUntilClosed) {
   job("v/accel", "test", sha_of(3), 70, "success");
   job("v/accel", "test", k_head, 71, "failure", "gtest_failure", "[  FAILED  ] Ops.Mul", "Ops.Mul");
   EXPECT_EQ(verdicts()["v/accel · ci / test"].verdict, triage::PrVerdict::new_failure);
+  // Anyone can open an issue: a contributor's UNSTABLE issue does not excuse a failure.
+  issue(899, "UNSTABLE v/accel", "opened", "open", commit_time(3) + 5, "CONTRIBUTOR");
+  EXPECT_EQ(verdicts()["v/accel · ci / test"].verdict, triage::PrVerdict::new_failure);
   issue(900, "UNSTABLE v/accel · ci / test", "opened", "open", commit_time(3) + 10);
   issue(901, "UNSTABLE v/vision", "opened", "open", commit_time(3) + 10);  // another repository's jobs
   auto v = verdicts();
@@ -280,7 +288,7 @@ TEST_F(Parity, OpenUnstableIssueMarksTheJobUnstableUntilClosed) {
   // A late redelivery of the older "opened" event does not reopen it.
   issue(900, "UNSTABLE v/accel · ci / test", "opened", "open", commit_time(3) + 10);
   EXPECT_EQ(verdicts()["v/accel · ci / test"].verdict, triage::PrVerdict::new_failure);
-  EXPECT_EQ(count(relay->db(), "SELECT COUNT(*) FROM issues WHERE state = 'open'"), 1);
+  EXPECT_EQ(count(relay->db(), "SELECT COUNT(*) FROM issues WHERE state = 'open' AND trusted = 1"), 1);
 }
 
 TEST_F(Parity, OpenDisabledIssueMakesTheTestsFailureFlakyAndForeignIssuesAreIgnored) {

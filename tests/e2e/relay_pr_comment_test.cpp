@@ -182,7 +182,9 @@ TEST_F(PrComment, TriagePrPostsTheSameCommentAndExitsOneOnNewFailures) {
   ])json";
   std::ofstream(dir / "issues.json") << R"json([
     {"number": 3, "title": "UNSTABLE test (rocm)", "state": "open"},
-    {"number": 4, "title": "UNSTABLE test (default)", "state": "closed"}
+    {"number": 4, "title": "UNSTABLE test (default)", "state": "closed"},
+    {"number": 5, "title": "UNSTABLE test (default)", "state": "open", "author_association": "CONTRIBUTOR",
+     "user": {"login": "drive-by", "type": "User"}}
   ])json";
   FakeGitHub github(dir, "");
   const std::string args = " triage pr --head head1 --base base1 --jobs " +
