@@ -6,8 +6,8 @@ namespace relforge::ci_relay {
 namespace {
 
 bool is_supported(const std::string& event) {
-  static const std::vector<std::string> k_events = {"push",         "pull_request", "workflow_run",
-                                                    "workflow_job", "check_run",    "check_suite"};
+  static const std::vector<std::string> k_events = {
+      "push", "pull_request", "workflow_run", "workflow_job", "check_run", "check_suite", "issues"};
   for (const auto& e : k_events) {
     if (e == event) return true;
   }

@@ -232,6 +232,8 @@ Status Normaliser::normalise(const PendingDelivery& row) {
     settled = on_pull_request(row);
   } else if (event == "check_run") {
     settled = on_check_run(row);
+  } else if (event == "issues") {
+    settled = on_issues(row);
   } else if (event == "workflow_run" || event == "check_suite") {
     if (auto ok = on_run(row); !ok) return ok;
   }
@@ -255,6 +257,14 @@ Result<Normaliser::Settled> Normaliser::on_pull_request(const PendingDelivery& r
   if (field(pr, "labels").is_array()) {
     for (const auto& label : field(pr, "labels")) labels += text_field(label, "name") + "\n";
   }
+  std::string before;  // the labels until now: an L3 gate label that appears opens its check runs
+  {
+    auto stmt = m_parts.store.cached("SELECT labels, head_sha FROM pull_requests WHERE number = ?");
+    if (!stmt) return tl::unexpected(stmt.error());
+    auto previous = platform::first_row<std::string, std::string>((*stmt)->bind(1, *number));
+    if (!previous) return tl::unexpected(previous.error());
+    if (*previous && std::get<1>(**previous) == head) before = std::get<0>(**previous);
+  }
   auto stmt = m_parts.store.db().prepare(
       "INSERT INTO pull_requests(number, head_sha, base_sha, state, labels, author) VALUES(?,?,?,?,?,?) "
       "ON CONFLICT(number) DO UPDATE SET head_sha = excluded.head_sha, base_sha = excluded.base_sha, "
@@ -267,6 +277,15 @@ Result<Normaliser::Settled> Normaliser::on_pull_request(const PendingDelivery& r
       .bind(5, labels)
       .bind(6, text_field(field(pr, "user"), "login"));
   if (auto ok = stmt->run(); !ok) return tl::unexpected(ok.error());
+  auto has = [](const std::string& list, const std::string& label) {
+    return ("\n" + list).find("\n" + label + "\n") != std::string::npos;
+  };
+  for (const auto& d : m_parts.store.config().downstream) {
+    const std::string gate = "ciflow/crcr/" + d.device;
+    if (d.tier != Tier::l3 || d.device.empty() || !has(labels, gate) || has(before, gate)) continue;
+    if (auto ok = m_parts.outbox.enqueue_check_runs(d.repo, head, row.received_at); !ok)
+      return tl::unexpected(ok.error());
+  }
   if (action == "opened" || action == "reopened" || action == "synchronize" || action == "closed") {
     if (auto ok = m_parts.outbox.enqueue_dispatches(row.event, row.delivery_id, row.body, row.received_at);
         !ok)
@@ -284,7 +303,11 @@ Result<Normaliser::Settled> Normaliser::on_check_run(const PendingDelivery& row)
   const std::string name = text_field(check, "name"), sha = text_field(check, "head_sha");
   if (!id || name.empty() || sha.empty())
     return bad_payload(row.event, "check_run.id, name or head_sha is missing");
-  if (name.rfind("relforge/", 0) == 0) return Settled{"ignored", "check run created by the relay itself"};
+  if (name.rfind("relforge/", 0) == 0) {
+    if (text_field(payload, "action") == "rerequested" && m_parts.store.config().is_upstream(repo))
+      return on_rerequested(row);
+    return Settled{"ignored", "check run created by the relay itself"};
+  }
   std::string app = text_field(field(check, "app"), "slug");
   if (app.empty()) app = "checks";
   const std::string status = job_status(text_field(check, "status"));
@@ -307,6 +330,53 @@ Result<Normaliser::Settled> Normaliser::on_check_run(const PendingDelivery& row)
       !ok) {
     return tl::unexpected(ok.error());
   }
+  return Settled{};
+}
+
+Result<Normaliser::Settled> Normaliser::on_rerequested(const PendingDelivery& row) {
+  const auto& check = field(row.payload, "check_run");
+  auto why = m_parts.outbox.enqueue_rerun(text_field(check, "external_id"), text_field(check, "head_sha"),
+                                          row.delivery_id, row.received_at);
+  if (!why) return tl::unexpected(why.error());
+  if (!why->empty()) return Settled{"ignored", "check run re-requested: " + *why};
+  return Settled{"processed", "check run re-requested: the downstream job is re-run"};
+}
+
+Result<Normaliser::Settled> Normaliser::on_issues(const PendingDelivery& row) {
+  const json& payload = row.payload;
+  const std::string repo = text_field(field(payload, "repository"), "full_name");
+  if (!m_parts.store.config().is_upstream(repo))
+    return Settled{"ignored", "issues of " + repo + " (only the upstream's issues mark jobs unstable)"};
+  const auto& issue = field(payload, "issue");
+  auto number = int_field(issue, "number");
+  const std::string action = text_field(payload, "action");
+  if (!number) return bad_payload(row.event, "issue.number is missing");
+  if (action == "deleted") {
+    auto stmt = m_parts.store.db().prepare("DELETE FROM issues WHERE number = ?");
+    if (!stmt) return tl::unexpected(stmt.error());
+    if (auto ok = stmt->bind(1, *number).run(); !ok) return tl::unexpected(ok.error());
+    return Settled{};
+  }
+  const std::string state = text_field(issue, "state");
+  if (state != "open" && state != "closed") return bad_payload(row.event, "issue.state is '" + state + "'");
+  // Deliveries can arrive out of order: an older update never overwrites a newer one.
+  const std::int64_t updated = time_field(issue, "updated_at").value_or(row.received_at);
+  auto stmt = m_parts.store.db().prepare(
+      "INSERT INTO issues(number, title, state, trusted, updated_at) VALUES(?,?,?,?,?) ON CONFLICT(number) "
+      "DO "
+      "UPDATE SET title = excluded.title, state = excluded.state, trusted = excluded.trusted, "
+      "updated_at = excluded.updated_at "
+      "WHERE excluded.updated_at >= issues.updated_at");
+  if (!stmt) return tl::unexpected(stmt.error());
+  const std::string association = text_field(issue, "author_association");
+  const bool trusted = text_field(field(issue, "user"), "type") == "Bot" || association == "OWNER" ||
+                       association == "MEMBER" || association == "COLLABORATOR";
+  stmt->bind(1, *number)
+      .bind(2, text_field(issue, "title"))
+      .bind(3, state)
+      .bind(4, std::int64_t{trusted ? 1 : 0})
+      .bind(5, updated);
+  if (auto ok = stmt->run(); !ok) return tl::unexpected(ok.error());
   return Settled{};
 }
 

@@ -83,6 +83,9 @@ private:
   Result<Settled> on_push(const PendingDelivery& row);
   Result<Settled> on_pull_request(const PendingDelivery& row);
   Result<Settled> on_check_run(const PendingDelivery& row);
+  // A re-requested relay check run on the upstream re-runs its downstream job.
+  Result<Settled> on_rerequested(const PendingDelivery& row);
+  Result<Settled> on_issues(const PendingDelivery& row);
   Status on_run(const PendingDelivery& row);
 
   NormaliserParts m_parts;

@@ -1,6 +1,7 @@
 #include "ci_relay/outbox.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t k_client_payload_limit = 65535;
+constexpr std::string_view k_job_external_prefix = "relforge-job:";
 
 json essentials(const std::string& event, const json& payload) {
   json out = {{"action", field(payload, "action")},
@@ -119,22 +121,28 @@ Status Outbox::enqueue_check_run(const JobKey& key, const std::string& sha, std:
   if (!upstream_commit || (d->tier == Tier::l3 && !labelled)) return {};
   std::string status, conclusion;
   std::string url;
+  std::int64_t row_id = 0;
   {
     auto stmt = m_store.cached(
-        "SELECT status, conclusion, url FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND head_sha = "
+        "SELECT status, conclusion, url, id FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND "
+        "head_sha = "
         "? "
         "ORDER BY run_id DESC, run_attempt DESC LIMIT 1");
     if (!stmt) return tl::unexpected(stmt.error());
-    auto row = platform::first_row<std::string, std::optional<std::string>, std::string>(
+    auto row = platform::first_row<std::string, std::optional<std::string>, std::string, std::int64_t>(
         (*stmt)->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, sha));
     if (!row) return tl::unexpected(row.error());
     if (!*row) return {};
     status = std::get<0>(**row);
     conclusion = std::get<1>(**row).value_or("");
     url = std::get<2>(**row);
+    row_id = std::get<3>(**row);
   }
-  json body = {
-      {"name", "relforge/" + d->repo + "/" + workflow + "/" + job}, {"head_sha", sha}, {"status", status}};
+  // external_id names the job row, so a re-request of this check run finds the job to re-run.
+  json body = {{"name", "relforge/" + d->repo + "/" + workflow + "/" + job},
+               {"head_sha", sha},
+               {"status", status},
+               {"external_id", std::string(k_job_external_prefix) + std::to_string(row_id)}};
   if (status == "completed") body["conclusion"] = conclusion;
   if (url.rfind("http", 0) == 0) body["details_url"] = url;
   return enqueue({.kind = "check_run",
@@ -143,6 +151,79 @@ Status Outbox::enqueue_check_run(const JobKey& key, const std::string& sha, std:
                   .body = body.dump(),
                   .delivery_id = ""},
                  now);
+}
+
+Status Outbox::enqueue_check_runs(const std::string& repo, const std::string& sha, std::int64_t now) {
+  std::vector<std::pair<std::string, std::string>> jobs;
+  auto stmt = m_store.cached("SELECT DISTINCT workflow, job FROM jobs WHERE repo = ? AND head_sha = ?");
+  if (!stmt) return tl::unexpected(stmt.error());
+  auto read = platform::each_row<std::string, std::string>(
+      (*stmt)->bind(1, repo).bind(2, sha),
+      [&](std::string workflow, std::string job) { jobs.emplace_back(std::move(workflow), std::move(job)); });
+  if (!read) return tl::unexpected(read.error());
+  for (const auto& [workflow, job] : jobs) {
+    if (auto ok = enqueue_check_run({repo, workflow, job}, sha, now); !ok) return ok;
+  }
+  return {};
+}
+
+Result<std::string> Outbox::enqueue_rerun(const std::string& external_id, const std::string& sha,
+                                          const std::string& delivery_id, std::int64_t now) {
+  if (external_id.rfind(k_job_external_prefix, 0) != 0)
+    return std::string("the check run's external_id '" + external_id + "' names no relay job");
+  std::int64_t row_id = 0;
+  const std::string digits = external_id.substr(k_job_external_prefix.size());
+  if (digits.empty() || digits.size() > 18 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::string("the check run's external_id '" + external_id + "' names no relay job");
+  row_id = std::stoll(digits);
+  std::string repo, workflow, job;
+  {
+    auto stmt = m_store.cached("SELECT repo, workflow, job, head_sha FROM jobs WHERE id = ?");
+    if (!stmt) return tl::unexpected(stmt.error());
+    auto row =
+        platform::first_row<std::string, std::string, std::string, std::string>((*stmt)->bind(1, row_id));
+    if (!row) return tl::unexpected(row.error());
+    // The job must be the one the check run reported on: an id from elsewhere re-runs nothing.
+    if (!*row || std::get<3>(**row) != sha) return std::string("no relay job " + digits + " ran on " + sha);
+    std::tie(repo, workflow, job, std::ignore) = **row;
+  }
+  const DownstreamRepo* d = m_store.config().find(repo);
+  if (d == nullptr || (d->tier != Tier::l3 && d->tier != Tier::l4))
+    return std::string(repo + " has no check runs (L3/L4 only): nothing to re-run");
+  std::int64_t run_id = 0, run_attempt = 0;
+  std::optional<std::int64_t> github_job_id;
+  {
+    auto stmt = m_store.cached(
+        "SELECT run_id, run_attempt, github_job_id FROM jobs WHERE repo = ? AND workflow = ? AND job = ? AND "
+        "head_sha = ? ORDER BY run_id DESC, run_attempt DESC LIMIT 1");
+    if (!stmt) return tl::unexpected(stmt.error());
+    auto row = platform::first_row<std::int64_t, std::int64_t, std::optional<std::int64_t>>(
+        (*stmt)->bind(1, repo).bind(2, workflow).bind(3, job).bind(4, sha));
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) return std::string("the job vanished");
+    std::tie(run_id, run_attempt, github_job_id) = **row;
+  }
+  OutboxEntry entry{
+      .kind = "rerun", .target_repo = d->repo, .path = "", .body = "{}", .delivery_id = delivery_id};
+  if (github_job_id) {
+    entry.path = "/repos/" + d->repo + "/actions/jobs/" + std::to_string(*github_job_id) + "/rerun";
+  } else {
+    entry.path = "/repos/" + d->repo + "/dispatches";
+    entry.body = json{{"event_type", "relforge-rerun"},
+                      {"client_payload",
+                       {{"event_type", "rerun"},
+                        {"delivery_id", delivery_id},
+                        {"payload",
+                         {{"sha", sha},
+                          {"workflow", workflow},
+                          {"job", job},
+                          {"run_id", run_id},
+                          {"run_attempt", run_attempt}}}}}}
+                     .dump();
+  }
+  if (auto ok = enqueue(entry, now); !ok) return tl::unexpected(ok.error());
+  return std::string();
 }
 
 Result<std::vector<std::pair<std::int64_t, OutboundCall>>> Outbox::due(std::int64_t now, int limit) {

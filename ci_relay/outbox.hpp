@@ -27,7 +27,7 @@ using Sender = std::function<OutboundAnswer(const OutboundCall&)>;
 
 // One row to send: POST {api_base}{path} with the token of `target_repo`.
 struct OutboxEntry {
-  std::string kind;  // dispatch, check_run
+  std::string kind;  // dispatch, check_run, rerun
   std::string target_repo;
   std::string path;
   std::string body;
@@ -45,6 +45,13 @@ public:
   // The job's latest state as a check run on the upstream commit or PR head `sha` (L4, and L3
   // when the pull request carries ciflow/crcr/<device>).
   Status enqueue_check_run(const JobKey& key, const std::string& sha, std::int64_t now);
+  // A check run for each of `repo`'s jobs on `sha` (an L3 label added after the results came).
+  Status enqueue_check_runs(const std::string& repo, const std::string& sha, std::int64_t now);
+  // Re-runs the downstream job behind the relay's check run `external_id` (as the relay wrote it)
+  // on `sha`: GitHub's job re-run when the job came from a workflow_job webhook, otherwise a
+  // repository_dispatch "relforge-rerun". Returns why nothing was queued, or "" when it was.
+  Result<std::string> enqueue_rerun(const std::string& external_id, const std::string& sha,
+                                    const std::string& delivery_id, std::int64_t now);
 
   // Entries due at `now` (at most `limit`), as calls ready for the transport.
   Result<std::vector<std::pair<std::int64_t, OutboundCall>>> due(std::int64_t now, int limit);

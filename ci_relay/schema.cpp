@@ -144,6 +144,19 @@ CREATE VIEW deliveries AS
   FROM delivery_log l LEFT JOIN delivery_outcomes o ON o.delivery = l.id;
 CREATE INDEX pull_requests_by_head ON pull_requests(head_sha);
 )sql",
+      // 4: the upstream's issues, as `issues` webhooks report them: an open "UNSTABLE <job>" or
+      // "DISABLED <test> (<Class>)" issue explains a PR's failure when a maintainer (or a bot)
+      // opened it: anyone can open an issue on a public repository.
+      R"sql(
+CREATE TABLE issues (
+  number INTEGER PRIMARY KEY,
+  title TEXT NOT NULL,
+  state TEXT NOT NULL,            -- open | closed
+  trusted INTEGER NOT NULL,       -- 1: opened by a bot or the repository's owner/member/collaborator
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX issues_open ON issues(state) WHERE state = 'open';
+)sql",
   };
   return k_migrations;
 }

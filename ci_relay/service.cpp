@@ -279,7 +279,7 @@ HttpResponse RelayService::pr_comment(const HttpRequest& request) {
   const auto number = request.matches.empty() ? std::nullopt : to_int(request.matches[0]);
   if (!number) return answer(400, "error", "pull request number must be a number");
   platform::MutexLock lock(m_db_mutex);
-  auto report = pr_report(m_relay->db(), *number);
+  auto report = pr_report(m_relay->db(), *number, &m_relay->config());
   if (!report) {
     const auto category = report.error().category();
     return answer(

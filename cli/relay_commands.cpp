@@ -10,13 +10,18 @@
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/config.hpp"
+<<<<<<< HEAD
 #include "ci_relay/dashboard_page.hpp"
+=======
+#include "ci_relay/github_comment.hpp"
+>>>>>>> wt-parity
 #include "ci_relay/pr_comment.hpp"
 #include "ci_relay/query.hpp"
 #include "ci_relay/relay.hpp"
 #include "ci_relay/replay.hpp"
 #include "ci_relay/service.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "core/text.hpp"
 #include "platform/fs.hpp"
 #include "platform/http_server.hpp"
@@ -372,39 +377,66 @@ void register_relay(CLI::App& group, Runtime& runtime) {
   {
     auto source = std::make_shared<RelaySource>();
     auto number = std::make_shared<std::int64_t>(0);
-    CLI::App* command = group.add_subcommand(
-        "pr", "A pull request's failed downstream jobs against its base: the triage comment body");
+    auto post = std::make_shared<bool>(false);
+    auto api_url = std::make_shared<std::string>();
+    CLI::App* command = group.add_subcommand("pr",
+                                             "A pull request's failed downstream jobs against its base: the "
+                                             "triage comment (exit 1: new failures)");
     add_source(*command, *source);
     command->add_option("number", *number, "The pull request number")->required();
+    command->add_flag(
+        "--post", *post,
+        "Create or update the one triage comment on the upstream PR (token from $GITHUB_TOKEN)");
+    command->add_option("--api-url", *api_url, "The GitHub REST API (default: api_base of relay.toml)");
     add_json_flag(*command, runtime);
-    command->callback([&runtime, source, number] {
+    command->callback([&runtime, source, number, post, api_url] {
       auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
       if (!relay) return report_error(runtime, relay.error());
-      auto report = ci_relay::pr_report(relay->db(), *number);
+      auto report = ci_relay::pr_report(relay->db(), *number, &relay->config());
       if (!report) return report_error(runtime, report.error());
+      const triage::PrSummary summary = triage::summarise_pr(report->verdicts);
+      std::optional<ci_relay::PostedComment> posted;
+      if (*post) {
+        auto written = ci_relay::upsert_pr_comment(
+            {api_url->empty() ? relay->config().api_base : *api_url, relay->config().upstream,
+             runtime.getenv("GITHUB_TOKEN").value_or("")},
+            *number, report->markdown);
+        if (!written) return report_error(runtime, written.error());
+        posted = *written;
+      }
       if (!runtime.json) {
-        runtime.out << report->markdown;
-        finish(runtime, {});
-        return;
+        if (posted) {
+          runtime.out << (posted->created ? "created" : "updated") << " the triage comment on "
+                      << relay->config().upstream << '#' << *number << ": " << posted->html_url << '\n';
+        } else {
+          runtime.out << report->markdown;
+        }
+      } else {
+        json jobs = json::array();
+        for (const auto& v : report->verdicts) {
+          jobs.push_back({{"job", v.job.name},
+                          {"conclusion", v.job.conclusion},
+                          {"classification", triage::verdict_name(v.verdict)},
+                          {"blocks_merge", triage::blocks_merge(v)},
+                          {"rule", v.job.rule},
+                          {"line", v.job.line},
+                          {"captures", v.job.captures},
+                          {"evidence", v.evidence}});
+        }
+        json out{{"number", report->number},
+                 {"head", report->head_sha},
+                 {"base", report->base_sha},
+                 {"title", summary.title},
+                 {"new_failures", summary.new_failures},
+                 {"blocking", summary.blocking},
+                 {"jobs", jobs},
+                 {"markdown", report->markdown}};
+        if (posted)
+          out["comment"] = {{"created", posted->created}, {"id", posted->id}, {"html_url", posted->html_url}};
+        runtime.out << out.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
       }
-      json jobs = json::array();
-      for (const auto& v : report->verdicts) {
-        jobs.push_back({{"job", v.job.name},
-                        {"conclusion", v.job.conclusion},
-                        {"classification", triage::verdict_name(v.verdict)},
-                        {"rule", v.job.rule},
-                        {"line", v.job.line},
-                        {"captures", v.job.captures},
-                        {"evidence", v.evidence}});
-      }
-      runtime.out << json{{"number", report->number},
-                          {"head", report->head_sha},
-                          {"base", report->base_sha},
-                          {"jobs", jobs},
-                          {"markdown", report->markdown}}
-                         .dump(2, ' ', false, json::error_handler_t::replace)
-                  << '\n';
       finish(runtime, {});
+      if (summary.new_failures > 0) runtime.exit_code = k_exit_false;
     });
   }
   {

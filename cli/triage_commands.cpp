@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ci_relay/github_comment.hpp"
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "platform/fs.hpp"
 #include "triage/classify.hpp"
 #include "triage/cluster.hpp"
@@ -173,7 +175,12 @@ struct PrOptions {
   std::string head, base, jobs;
   std::string author;
   std::optional<std::string> disabled;  // a disabled-tests.json
+  std::optional<std::string> issues;    // GitHub's open issues (UNSTABLE <job>, DISABLED <test>)
   std::optional<std::string> rules;
+  bool post = false;
+  std::string repo;  // owner/name of the PR, with --post
+  std::int64_t number = 0;
+  std::string api_url = "https://api.github.com";
 };
 
 struct PrOutput {
@@ -246,6 +253,27 @@ Result<PrOutput> run_pr(const PrOptions& options) {
     auto list = triage::disable_list_from_json(*list_text, *options.disabled);
     if (!list) return tl::unexpected(list.error());
     for (const auto& entry : *list) input.disabled_tests.insert(entry.test);
+  }
+  if (options.issues) {
+    auto issues_text = platform::read_file(*options.issues);
+    if (!issues_text) return tl::unexpected(issues_text.error());
+    const auto issues = nlohmann::json::parse(*issues_text, nullptr, false);
+    if (!issues.is_array())
+      return fail(ErrorCategory::invalid_input, *options.issues + ": expected a JSON array of issues");
+    for (const auto& issue : issues) {
+      if (!issue.is_object() || !issue.contains("title") || !issue["title"].is_string())
+        return fail(ErrorCategory::invalid_input, *options.issues + ": an issue without a title");
+      if (issue.value("state", std::string("open")) != "open") continue;
+      // As GitHub lists them: only a maintainer's (or a bot's) issue counts; anyone can open one.
+      if (issue.contains("author_association")) {
+        const auto association = issue.value("author_association", std::string());
+        const bool bot = issue.contains("user") && issue["user"].is_object() &&
+                         issue["user"].value("type", std::string()) == "Bot";
+        if (!bot && association != "OWNER" && association != "MEMBER" && association != "COLLABORATOR")
+          continue;
+      }
+      triage::add_issue(input, {issue.value("number", std::int64_t{0}), issue["title"].get<std::string>()});
+    }
   }
   PrOutput output;
   output.verdicts = triage::classify_pr(input);
@@ -440,7 +468,8 @@ void register_triage(CLI::App& group, Runtime& runtime) {
   }
   {
     auto options = std::make_shared<PrOptions>();
-    CLI::App* command = group.add_subcommand("pr", "Classify a PR's failed jobs against its merge base");
+    CLI::App* command = group.add_subcommand(
+        "pr", "Classify a PR's failed jobs against its merge base (exit 1: new failures)");
     command->add_option("--head", options->head, "The PR's head commit")->required();
     command->add_option("--base", options->base, "The merge base commit")->required();
     command->add_option("--jobs", options->jobs, "JSON array of jobs on head, base and trunk")->required();
@@ -448,27 +477,61 @@ void register_triage(CLI::App& group, Runtime& runtime) {
                         "The PR's author (similar failures must be someone else's)");
     command->add_option("--disabled", options->disabled, "A disabled-tests.json: its tests count as flaky");
     command->add_option("--rules", options->rules, "Rules file for jobs given as logs (default: built-in)");
+    command->add_option(
+        "--issues", options->issues,
+        "JSON array of the repository's issues: open UNSTABLE <job> / DISABLED <test> ones count");
+    command->add_flag("--post", options->post,
+                      "Create or update the one triage comment on the PR (token from $GITHUB_TOKEN)");
+    command->add_option("--repo", options->repo, "The PR's repository (owner/name), with --post");
+    command->add_option("--pr", options->number, "The PR number, with --post");
+    command->add_option("--api-url", options->api_url, "The GitHub REST API")->capture_default_str();
     add_json_flag(*command, runtime);
     command->callback([&runtime, options] {
+      if (options->post && (options->repo.empty() || options->number <= 0)) {
+        return report_error(runtime,
+                            Error(ErrorCategory::invalid_input,
+                                  "--post writes the comment on a PR: pass --repo owner/name and --pr N"));
+      }
       auto result = run_pr(*options);
       if (report_failure(runtime, result)) return;
+      const triage::PrSummary summary = triage::summarise_pr(result->verdicts);
+      std::optional<ci_relay::PostedComment> posted;
+      if (options->post) {
+        auto written = ci_relay::upsert_pr_comment(
+            {options->api_url, options->repo, runtime.getenv("GITHUB_TOKEN").value_or("")}, options->number,
+            result->markdown);
+        if (report_failure(runtime, written)) return;
+        posted = *written;
+      }
       if (!runtime.json) {
-        runtime.out << result->markdown;
-        finish(runtime, {});
-        return;
+        if (posted) {
+          runtime.out << (posted->created ? "created" : "updated") << " the triage comment on "
+                      << options->repo << '#' << options->number << ": " << posted->html_url << '\n';
+        } else {
+          runtime.out << result->markdown;
+        }
+      } else {
+        nlohmann::json jobs = nlohmann::json::array();
+        for (const auto& v : result->verdicts) {
+          jobs.push_back({{"job", v.job.name},
+                          {"conclusion", v.job.conclusion},
+                          {"classification", triage::verdict_name(v.verdict)},
+                          {"blocks_merge", triage::blocks_merge(v)},
+                          {"rule", v.job.rule},
+                          {"captures", v.job.captures},
+                          {"evidence", v.evidence}});
+        }
+        nlohmann::json out{{"head", options->head},        {"base", options->base},
+                           {"title", summary.title},       {"new_failures", summary.new_failures},
+                           {"blocking", summary.blocking}, {"jobs", jobs},
+                           {"markdown", result->markdown}};
+        if (posted)
+          out["comment"] = {{"created", posted->created}, {"id", posted->id}, {"html_url", posted->html_url}};
+        runtime.out << dump(out);
       }
-      nlohmann::json jobs = nlohmann::json::array();
-      for (const auto& v : result->verdicts) {
-        jobs.push_back({{"job", v.job.name},
-                        {"conclusion", v.job.conclusion},
-                        {"classification", triage::verdict_name(v.verdict)},
-                        {"rule", v.job.rule},
-                        {"captures", v.job.captures},
-                        {"evidence", v.evidence}});
-      }
-      runtime.out << dump(
-          {{"head", options->head}, {"base", options->base}, {"jobs", jobs}, {"markdown", result->markdown}});
       finish(runtime, {});
+      // A report that found new failures answers "no" (docs/exit-codes.md), like a failed check.
+      if (summary.new_failures > 0) runtime.exit_code = k_exit_false;
     });
   }
   register_writers(group, runtime);

@@ -62,6 +62,68 @@ std::string job_base_name(const std::string& name) {
   return out;
 }
 
+void add_issue(PrInput& input, const OpenIssue& issue) {
+  const std::string title(core::trim(issue.title));
+  auto after = [&](std::string_view prefix) -> std::optional<std::string> {
+    if (title.size() <= prefix.size() || title.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+    std::string rest(core::trim(std::string_view(title).substr(prefix.size())));
+    if (rest.empty()) return std::nullopt;
+    return rest;
+  };
+  if (auto job = after("UNSTABLE ")) input.unstable_jobs.insert(*job);
+  if (auto test = after("DISABLED ")) input.disabled_tests.insert(*test);
+}
+
+namespace {
+
+// "UNSTABLE pull / linux" covers "pull / linux / test (default)": a prefix ending at a boundary.
+bool marked_unstable(const std::set<std::string>& unstable, const std::string& name,
+                     const std::string& base) {
+  for (const auto& entry : unstable) {
+    for (const std::string* candidate : {&base, &name}) {
+      if (*candidate == entry) return true;
+      if (candidate->size() <= entry.size() || candidate->compare(0, entry.size(), entry) != 0) continue;
+      const std::string_view rest = std::string_view(*candidate).substr(entry.size());
+      for (std::string_view boundary : {" / ", " · ", " ("}) {
+        if (rest.substr(0, boundary.size()) == boundary) return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool explained(PrVerdict verdict) {
+  return verdict == PrVerdict::broken_trunk || verdict == PrVerdict::flaky;
+}
+
+bool unrelated(PrVerdict verdict) {
+  return verdict == PrVerdict::broken_trunk || verdict == PrVerdict::flaky || verdict == PrVerdict::unstable;
+}
+
+// Dr. CI's second pass: a failure the first pass could not explain that equals (same rule, same
+// captured line) another failure of this PR which it explained as broken trunk or flaky is that
+// same failure. Only first-pass verdicts are evidence, so nothing is explained by a chain of
+// look-alikes; an unstable job's failure explains nothing about a stable job's.
+void second_pass(std::vector<PrJobVerdict>& verdicts) {
+  const std::vector<PrJobVerdict> first = verdicts;
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    PrJobVerdict& v = verdicts[i];
+    if (v.verdict != PrVerdict::new_failure && v.verdict != PrVerdict::unclassified) continue;
+    if (v.job.rule.empty() || v.job.line.empty() || generic(v.job.captures)) continue;
+    for (std::size_t j = 0; j < first.size(); ++j) {
+      const PrJobVerdict& other = first[j];
+      if (i == j || !explained(other.verdict) || other.job.name == v.job.name) continue;
+      if (other.job.rule != v.job.rule || other.job.line != v.job.line) continue;
+      v.evidence = "the same failure as " + other.job.name + " (" + std::string(verdict_name(other.verdict)) +
+                   "): " + other.evidence;
+      v.verdict = other.verdict;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<PrJobVerdict> classify_pr(const PrInput& input) {
   std::map<std::string, std::vector<const PrJob*>> base_by_name;
   for (const auto& job : input.base_jobs) base_by_name[job_base_name(job.name)].push_back(&job);
@@ -87,8 +149,12 @@ std::vector<PrJobVerdict> classify_pr(const PrInput& input) {
       continue;
     }
     if (!failed(job)) continue;
-    if (contains(core::to_lower(job.name), "unstable") || input.unstable_jobs.count(base_name) != 0) {
-      decide(PrVerdict::unstable, "job marked unstable");
+    if (contains(core::to_lower(job.name), "unstable")) {
+      decide(PrVerdict::unstable, "the job's name says unstable");
+      continue;
+    }
+    if (marked_unstable(input.unstable_jobs, job.name, base_name)) {
+      decide(PrVerdict::unstable, "an open UNSTABLE issue names this job");
       continue;
     }
     const bool lint = contains(core::to_lower(job.name), "lint");
@@ -120,9 +186,11 @@ std::vector<PrJobVerdict> classify_pr(const PrInput& input) {
     }
     const bool window_ok = input.head_time - (input.base_time - k_day_seconds) <= 7 * k_day_seconds;
     if (window_ok && !generic(job.captures)) {
+      // Only the same job (shard aside) is evidence: a Windows failure says nothing about macOS.
       const auto similar =
           std::find_if(input.trunk_jobs.begin(), input.trunk_jobs.end(), [&](const PrJob& other) {
-            return failed(other) && other.author != input.pr_author && other.rule == job.rule &&
+            return failed(other) && other.author != input.pr_author &&
+                   job_base_name(other.name) == base_name && other.rule == job.rule &&
                    other.captures == job.captures && other.time >= input.base_time - k_day_seconds &&
                    other.time <= input.head_time;
           });
@@ -137,46 +205,186 @@ std::vector<PrJobVerdict> classify_pr(const PrInput& input) {
     }
     decide(PrVerdict::new_failure, job.rule.empty() ? "no rule matched" : job.rule + ": " + job.line);
   }
+  second_pass(out);
   return out;
+}
+
+bool blocks_merge(const PrJobVerdict& v) {
+  switch (v.job.gate) {
+    case Gate::advisory:
+      return false;
+    case Gate::required:
+      if (v.job.conclusion == "cancelled" || v.job.conclusion == "timed_out") return false;
+      return v.verdict == PrVerdict::new_failure || v.verdict == PrVerdict::unclassified ||
+             v.verdict == PrVerdict::pending || v.verdict == PrVerdict::awaiting_approval;
+    case Gate::dr_ci:
+      return v.verdict == PrVerdict::new_failure || v.verdict == PrVerdict::unclassified ||
+             v.verdict == PrVerdict::cancelled;
+  }
+  return false;
+}
+
+namespace {
+
+struct Category {
+  PrVerdict kind;
+  std::string_view one, many;  // the title's words
+  std::string_view heading, says;
+};
+
+const std::vector<Category>& categories() {
+  static const std::vector<Category> k_categories = {
+      {PrVerdict::new_failure, "New Failure", "New Failures", "NEW FAILURE",
+       "these jobs failed and the failure is not on the merge base"},
+      {PrVerdict::cancelled, "Cancelled Job", "Cancelled Jobs", "CANCELLED JOB", "please retry these jobs"},
+      {PrVerdict::unclassified, "Unclassified", "Unclassified", "UNCLASSIFIED",
+       "these jobs failed and never ran on the merge base"},
+      {PrVerdict::awaiting_approval, "Awaiting Approval", "Awaiting Approval", "AWAITING APPROVAL",
+       "these jobs wait for a maintainer to approve running them"},
+      {PrVerdict::pending, "Pending", "Pending", "PENDING", "these jobs have not finished"},
+      {PrVerdict::broken_trunk, "Broken Trunk", "Broken Trunk", "BROKEN TRUNK",
+       "these jobs failed the same way on the merge base; rebase onto a green commit"},
+      {PrVerdict::flaky, "Flaky", "Flaky", "FLAKY",
+       "these jobs failed but were likely flaky or infrastructure"},
+      {PrVerdict::unstable, "Unstable", "Unstable", "UNSTABLE", "these jobs are marked unstable"},
+  };
+  return k_categories;
+}
+
+bool is_failure(PrVerdict kind) {
+  return kind != PrVerdict::pending && kind != PrVerdict::awaiting_approval;
+}
+
+std::string counted(std::size_t n, const Category& c) {
+  return std::to_string(n) + " " + std::string(n == 1 ? c.one : c.many);
+}
+
+// Text from logs and payloads, inert in Markdown: no HTML, no links, no emphasis, no mentions.
+std::string md_text(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      case '\\':
+      case '[':
+      case ']':
+      case '*':
+      case '_':
+      case '`':
+      case '#':
+      case '|':
+      case '!':
+      case '@':
+      case '~':
+        out += '\\';
+        out += c;
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// A log line as code: a fence longer than any backtick run inside it, one line, at most 300 bytes.
+std::string code_span(std::string text) {
+  if (text.size() > 300) text = text.substr(0, 300) + "…";
+  for (auto& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::size_t longest = 0, run = 0;
+  for (const char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  return fence + " " + text + " " + fence;
+}
+
+bool plain_url(const std::string& url) {
+  if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0) return false;
+  return std::none_of(url.begin(), url.end(), [](char c) {
+    return c == ' ' || c == '(' || c == ')' || c == '<' || c == '>' || c == '"' || c == '\n' || c == '\\';
+  });
+}
+
+}  // namespace
+
+PrSummary summarise_pr(const std::vector<PrJobVerdict>& verdicts) {
+  PrSummary s;
+  std::size_t failures = 0, unrelated_failures = 0, blocking_failures = 0;
+  for (const auto& v : verdicts) {
+    ++s.counts[v.verdict];
+    const bool blocking = blocks_merge(v);
+    if (blocking) ++s.blocking;
+    if (v.verdict == PrVerdict::new_failure && v.job.gate != Gate::advisory) ++s.new_failures;
+    if (is_failure(v.verdict)) {
+      ++failures;
+      if (unrelated(v.verdict)) ++unrelated_failures;
+      if (blocking) ++blocking_failures;
+    }
+  }
+  std::string counts;
+  for (const auto& c : categories()) {
+    const auto n = s.counts.find(c.kind);
+    if (n == s.counts.end()) continue;
+    counts += (counts.empty() ? "" : ", ") + counted(n->second, c);
+  }
+  if (blocking_failures > 0) {
+    s.title = ":x: " + counts;
+  } else if (s.blocking > 0) {  // only pending jobs hold it back
+    s.title = ":hourglass_flowing_sand: " + (failures == 0 ? "No Failures, " + counts : counts);
+  } else if (failures == 0) {
+    s.title =
+        s.counts.empty() ? ":white_check_mark: No Failures" : ":white_check_mark: No Failures, " + counts;
+  } else if (failures == unrelated_failures && failures == verdicts.size()) {
+    s.title = ":white_check_mark: You can merge normally! (" + std::to_string(failures) +
+              (failures == 1 ? " Unrelated Failure)" : " Unrelated Failures)");
+  } else {
+    s.title = ":white_check_mark: You can merge normally! (" + counts + "; none of them blocks merging)";
+  }
+  return s;
 }
 
 std::string pr_comment_markdown(const std::vector<PrJobVerdict>& verdicts, const std::string& head,
                                 const std::string& base) {
-  std::map<PrVerdict, std::vector<const PrJobVerdict*>> by;
-  for (const auto& v : verdicts) by[v.verdict].push_back(&v);
-  auto count = [&](PrVerdict kind) { return by.count(kind) ? by[kind].size() : std::size_t{0}; };
-  const std::size_t unrelated =
-      count(PrVerdict::broken_trunk) + count(PrVerdict::flaky) + count(PrVerdict::unstable);
-  const std::size_t blocking =
-      count(PrVerdict::new_failure) + count(PrVerdict::cancelled) + count(PrVerdict::unclassified);
-  std::string md = "## relforge CI triage\nAs of commit " + head + " (merge base " + base + "):\n\n";
-  if (blocking == 0) {
-    md += "### ✅ You can merge normally! (" + std::to_string(unrelated) + " Unrelated Failures)\n";
-  } else {
-    md += "### ❌ " + std::to_string(count(PrVerdict::new_failure)) + " New Failures, " +
-          std::to_string(count(PrVerdict::cancelled)) + " Cancelled Jobs, " +
-          std::to_string(count(PrVerdict::unclassified)) + " Unclassified, " + std::to_string(unrelated) +
-          " Unrelated Failures\n";
-  }
-  const std::vector<std::pair<PrVerdict, std::string>> sections = {
-      {PrVerdict::new_failure, "NEW FAILURES - these jobs failed and the failure is not on the merge base"},
-      {PrVerdict::cancelled, "CANCELLED JOBS - please retry"},
-      {PrVerdict::unclassified, "UNCLASSIFIED - these jobs never ran on the merge base"},
-      {PrVerdict::broken_trunk,
-       "BROKEN TRUNK - these jobs failed the same way on the merge base; rebase onto a green commit"},
-      {PrVerdict::flaky, "FLAKY - these jobs failed but were likely flaky or infrastructure"},
-      {PrVerdict::unstable, "UNSTABLE - these jobs are marked unstable"},
-      {PrVerdict::awaiting_approval, "AWAITING APPROVAL"},
-      {PrVerdict::pending, "PENDING"},
-  };
-  for (const auto& [kind, title] : sections) {
-    if (count(kind) == 0) continue;
-    md += "\n#### " + title + ":\n";
-    for (const auto* v : by[kind]) {
-      md += "* " + (v->job.url.empty() ? v->job.name : "[" + v->job.name + "](" + v->job.url + ")");
-      if (v->job.conclusion == "timed_out") md += " (timed out)";
-      md += "\n  " + v->evidence + "\n";
+  const PrSummary summary = summarise_pr(verdicts);
+  std::string md = std::string(k_pr_comment_marker) + "\n## " + summary.title + "\nAs of commit `" +
+                   md_text(core::short_sha(head)) + "` with merge base `" + md_text(core::short_sha(base)) +
+                   "`:\n";
+  for (const auto& c : categories()) {
+    std::vector<const PrJobVerdict*> in;
+    for (const auto& v : verdicts) {
+      if (v.verdict == c.kind) in.push_back(&v);
     }
+    if (in.empty()) continue;
+    const bool open =
+        std::any_of(in.begin(), in.end(), [](const PrJobVerdict* v) { return blocks_merge(*v); });
+    md += "\n<details" + std::string(open ? " open" : "") + "><summary><b>" + std::string(c.heading) +
+          (in.size() == 1 ? "" : "S") + "</b> - " + std::string(c.says) + ":</summary>\n\n";
+    for (const auto* v : in) {
+      const PrJob& job = v->job;
+      md += "* " + (plain_url(job.url) ? "[" + md_text(job.name) + "](" + job.url + ")" : md_text(job.name));
+      if (job.conclusion == "timed_out") md += " (timed out)";
+      if (job.gate == Gate::advisory) md += " (advisory: does not block merging)";
+      if (job.gate == Gate::required) md += " (required)";
+      md += "\n";
+      if (!job.rule.empty()) md += "  `" + md_text(job.rule) + "`: " + code_span(job.line) + "\n";
+      md += "  " + md_text(v->evidence) + "\n";
+    }
+    md += "</details>\n";
   }
   return md;
 }

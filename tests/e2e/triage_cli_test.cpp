@@ -162,7 +162,7 @@ TEST_F(TriageCli, PrCommentSplitsBrokenTrunkFromNewFailures) {
   ])json";
   write("jobs.json", jobs);
   const auto run = relforge("triage pr --json --head head1 --base base1 --jobs " + path("jobs.json"));
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(run.exit_code, 1) << run.err;  // a new failure: exit 1 (docs/exit-codes.md)
   const auto body = nlohmann::json::parse(run.out);
   ASSERT_EQ(body["jobs"].size(), 3u);
   EXPECT_EQ(body["jobs"][0]["classification"], "BROKEN_TRUNK");
@@ -170,10 +170,17 @@ TEST_F(TriageCli, PrCommentSplitsBrokenTrunkFromNewFailures) {
   EXPECT_EQ(body["jobs"][1]["rule"], "compile_error");
   EXPECT_EQ(body["jobs"][2]["classification"], "UNCLASSIFIED");
   const auto markdown = body["markdown"].get<std::string>();
-  EXPECT_NE(markdown.find("❌ 1 New Failures"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("## :x: 1 New Failure, 1 Unclassified, 1 Broken Trunk\n"), std::string::npos)
+      << markdown;
   EXPECT_NE(markdown.find("(timed out)"), std::string::npos) << markdown;
   const auto text = relforge("triage pr --head head1 --base base1 --jobs " + path("jobs.json"));
+  EXPECT_EQ(text.exit_code, 1);
   EXPECT_EQ(text.out, markdown);
+  // Without new failures the report answers "yes".
+  write("green.json", R"json([{"name": "build (linux)", "commit": "head1", "conclusion": "success"}])json");
+  const auto green = relforge("triage pr --head head1 --base base1 --jobs " + path("green.json"));
+  EXPECT_EQ(green.exit_code, 0) << green.err;
+  EXPECT_NE(green.out.find("## :white_check_mark: No Failures\n"), std::string::npos) << green.out;
 }
 
 TEST_F(TriageCli, RulesPrintsTheBuiltInRules) {
