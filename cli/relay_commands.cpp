@@ -10,11 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/config.hpp"
-<<<<<<< HEAD
 #include "ci_relay/dashboard_page.hpp"
-=======
 #include "ci_relay/github_comment.hpp"
->>>>>>> wt-parity
 #include "ci_relay/pr_comment.hpp"
 #include "ci_relay/query.hpp"
 #include "ci_relay/relay.hpp"
