@@ -6,6 +6,8 @@ DIST_DIR := build/dist
 # ccache (when installed) keys on paths relative to the checkout, so every clone on a machine shares hits.
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
+# GCC's precompiled headers (cmake/Module.cmake) are cacheable only with these: the .gch is newer
+# than the files that include it, and its __DATE__/__TIME__ and -D set are checked by GCC itself.
 # libFuzzer time per target: `make fuzz` (FUZZ_SECONDS) and the short run inside `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
@@ -25,7 +27,11 @@ build: deps
 
 # ctest replays the fuzz corpora and regressions; then the threaded tests run under TSan, and every
 # fuzz target runs briefly under ASan+UBSan.
+# A first run has no CTestCostData.txt: tests/ctest-costs.txt (seconds of the slow tests) makes ctest
+# start the longest first instead of leaving one for the end; later runs use their own measurements.
 test: build
+	@test -f $(BUILD_DIR)/Testing/Temporary/CTestCostData.txt || \
+	  { mkdir -p $(BUILD_DIR)/Testing/Temporary && cp tests/ctest-costs.txt $(BUILD_DIR)/Testing/Temporary/CTestCostData.txt; }
 	ctest --preset $(PRESET)
 	$(MAKE) tsan
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
