@@ -6,8 +6,6 @@ DIST_DIR := build/dist
 # ccache (when installed) keys on paths relative to the checkout, so every clone on a machine shares hits.
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
-# GCC's precompiled headers (cmake/Module.cmake) are cacheable only with these: the .gch is newer
-# than the files that include it, and its __DATE__/__TIME__ and -D set are checked by GCC itself.
 # libFuzzer time per target: `make fuzz` (FUZZ_SECONDS) and the short run inside `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
