@@ -239,20 +239,25 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   }
   spec.working_dir = work;
   spec.environment_mode = platform::EnvironmentMode::clean;
-  spec.environment = {{"PATH", options.path_env},
-                      {"HOME", work.string()},
-                      {"LANG", "C.UTF-8"},
-                      {"RELFORGE_PYTHON", python->path.string()},
-                      {"RELFORGE_CELL", id},
-                      {"RELFORGE_VERSION", config.version},
-                      {"RELFORGE_LOCAL_VERSION", local},
-                      {"RELFORGE_OUT", raw.string()},
-                      {"DESIRED_PYTHON", needs.python},
-                      {"DESIRED_CUDA", field(cell, "accel.desired")},
-                      {"GPU_ARCH_TYPE", needs.accel_type},
-                      {"GPU_ARCH_VERSION", needs.accel_version},
-                      {"TORCH_CUDA_ARCH_LIST", field(cell, "accel.arch_list")},
-                      {"MAX_JOBS", std::to_string(std::clamp(options.cpus - 2, 1, 12))}};
+  const std::filesystem::path work_seen = contained ? std::filesystem::path(k_container_work) : work;
+  std::filesystem::create_directories(work / "tmp", ec);
+  if (ec)
+    return fail_cell(outcome,
+                     "cannot create the recipe's TMPDIR " + (work / "tmp").string() + ": " + ec.message());
+  spec.environment = reproducible_environment(source_dir, work_seen, options.source_date_epoch);
+  spec.environment.insert({{"PATH", options.path_env},
+                           {"HOME", work.string()},
+                           {"RELFORGE_PYTHON", python->path.string()},
+                           {"RELFORGE_CELL", id},
+                           {"RELFORGE_VERSION", config.version},
+                           {"RELFORGE_LOCAL_VERSION", local},
+                           {"RELFORGE_OUT", raw.string()},
+                           {"DESIRED_PYTHON", needs.python},
+                           {"DESIRED_CUDA", field(cell, "accel.desired")},
+                           {"GPU_ARCH_TYPE", needs.accel_type},
+                           {"GPU_ARCH_VERSION", needs.accel_version},
+                           {"TORCH_CUDA_ARCH_LIST", field(cell, "accel.arch_list")},
+                           {"MAX_JOBS", std::to_string(std::clamp(options.cpus - 2, 1, 12))}});
   for (const auto& [name, value] : config.recipe.env) spec.environment[name] = fill_template(value, values);
   std::string container;  // its --name, for `docker kill` after a timeout
   if (contained) {
@@ -292,6 +297,9 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
     // The values travel in the client's environment, which also keeps its own HOME and settings.
     spec.environment.erase("HOME");
     for (const auto& [name, value] : client_environment(options)) spec.environment[name] = value;
+  } else {
+    // Files the recipe creates get the same modes on every machine, whatever relforge's own umask.
+    spec.argv.insert(spec.argv.begin(), {"/bin/sh", "-c", "umask 022 && exec \"$@\"", "relforge-recipe"});
   }
   spec.output_file = log;
   spec.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config.recipe.timeout);
@@ -359,6 +367,7 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   const std::string platform_tag = field(cell, "platform_tag");
   if (!platform_tag.empty()) repair.platform = platform_tag;
   repair.local = local;
+  repair.source_date_epoch = options.source_date_epoch;
   auto repaired = packaging::repair_wheel(repair);
   if (!repaired) {
     outcome.result = CellResult::failed;
@@ -388,6 +397,27 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
 }
 
 }  // namespace
+
+std::map<std::string, std::string> reproducible_environment(const std::filesystem::path& source,
+                                                            const std::filesystem::path& work,
+                                                            std::int64_t source_date_epoch) {
+  // -ffile-prefix-map covers __FILE__, debug info and profile paths; the work dir is mapped after
+  // the source so that a work dir inside the source still maps to ".".
+  const std::string maps =
+      "-ffile-prefix-map=" + source.string() + "=. -ffile-prefix-map=" + work.string() + "=.";
+  const std::string nvcc_maps =
+      "-Xcompiler=-ffile-prefix-map=" + source.string() + "=.,-ffile-prefix-map=" + work.string() + "=.";
+  return {{"SOURCE_DATE_EPOCH", std::to_string(source_date_epoch)},
+          {"TZ", "UTC"},
+          {"LANG", "C.UTF-8"},
+          {"LC_ALL", "C.UTF-8"},
+          {"TMPDIR", (work / "tmp").string()},
+          {"PYTHONHASHSEED", "0"},
+          {"RELFORGE_PREFIX_MAP", maps},
+          {"CFLAGS", maps},
+          {"CXXFLAGS", maps},
+          {"NVCC_APPEND_FLAGS", nvcc_maps}};
+}
 
 std::string inputs_key(const BuildOptions& options, const matrix::Cell& cell) {
   platform::Sha256 hasher;

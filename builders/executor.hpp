@@ -22,6 +22,8 @@
 namespace relforge::builders {
 
 enum class Resume { no, yes };
+
+inline constexpr std::int64_t k_default_source_date_epoch = 315532800;
 enum class DryRun { no, yes };
 enum class KeepGoing { no, yes };
 
@@ -51,7 +53,10 @@ struct BuildOptions {
   Resume resume = Resume::no;
   DryRun dry_run = DryRun::no;
   KeepGoing keep_going = KeepGoing::yes;
-  std::string source_key;                  // e.g. the source commit; part of every cell's inputs key
+  std::string source_key;  // e.g. the source commit; part of every cell's inputs key
+  // SOURCE_DATE_EPOCH for the recipe and every wheel entry's time: the source commit's time, so
+  // two builds of one commit agree. 315532800 (1980-01-01, the zip format's first day) without one.
+  std::int64_t source_date_epoch = k_default_source_date_epoch;
   std::string path_env = "/usr/bin:/bin";  // PATH of the clean environment
   std::function<std::int64_t()> now_unix = [] { return std::int64_t{0}; };
   std::function<void(const std::string& line)> on_line = [](const std::string&) {};  // progress lines
@@ -92,6 +97,13 @@ struct CellOutcome {
 // image missing and not pullable, a GPU cell on a host without GPUs) is an outcome. Attempts left "running"
 // by a killed earlier run become "interrupted".
 Result<std::vector<CellOutcome>> run_build(const BuildOptions& options);
+
+// The environment that makes a recipe's output independent of where and when it runs: the
+// variables below plus `umask 022` (set by the executor's wrapper). `source` and `work` are the
+// folders as the recipe sees them; their prefixes are mapped to "." in compiler flags.
+std::map<std::string, std::string> reproducible_environment(const std::filesystem::path& source,
+                                                            const std::filesystem::path& work,
+                                                            std::int64_t source_date_epoch);
 
 // The inputs key of a cell: sha256 over the source key, the cell's fields, the recipe and version.
 std::string inputs_key(const BuildOptions& options, const matrix::Cell& cell);
