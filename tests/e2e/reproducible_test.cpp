@@ -102,6 +102,32 @@ TEST_F(Reproducible, Cuda130WheelIsTheSameBuiltInAnotherFolderSlow) {
   expect_reproducible("cp311-*-cu130");
 }
 
+// `wheel diff` answers like a query: 0 identical, 1 different (the report on stdout), 4 unreadable.
+TEST_F(Reproducible, WheelDiffExitsOneWithTheDifferencesAndZeroWhenIdentical) {
+  const auto made = run_shell("cd " + q(m_dir) + " && /usr/bin/python3 -",
+                              "import zipfile\n"
+                              "for name, init in (('a', b'X = 1\\n'), ('b', b'X = 2\\n')):\n"
+                              "    with zipfile.ZipFile(name + '.whl', 'w') as z:\n"
+                              "        z.writestr('demo/__init__.py', init)\n"
+                              "        z.writestr('demo-1.0.dist-info/METADATA', 'Metadata-Version: "
+                              "2.1\\nName: demo\\nVersion: 1.0\\n')\n");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto same = relforge("wheel diff " + q(m_dir / "a.whl") + " " + q(m_dir / "a.whl"));
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.out, "identical\n");
+  const auto text = relforge("wheel diff " + q(m_dir / "a.whl") + " " + q(m_dir / "b.whl"));
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_EQ(text.out, "~ demo/__init__.py (6 -> 6 bytes)\n    -X = 1\n    +X = 2\n");
+  const auto json = relforge("wheel diff " + q(m_dir / "a.whl") + " " + q(m_dir / "b.whl") + " --json");
+  EXPECT_EQ(json.exit_code, 1);
+  const auto parsed = nlohmann::json::parse(json.out);
+  EXPECT_EQ(parsed["identical"], false);
+  EXPECT_EQ(parsed["entries"][0]["lines"], nlohmann::json::array({"-X = 1", "+X = 2"}));
+  const auto missing = relforge("wheel diff " + q(m_dir / "a.whl") + " " + q(m_dir / "nowhere.whl"));
+  EXPECT_EQ(missing.exit_code, 4) << missing.err;
+  EXPECT_TRUE(missing.out.empty());
+}
+
 class VerifyRebuild : public Reproducible {
 protected:
   void SetUp() override {
