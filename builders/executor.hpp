@@ -16,6 +16,7 @@
 #include "builders/build_config.hpp"
 #include "builders/cell_result.hpp"
 #include "builders/plan.hpp"
+#include "builders/reproducible.hpp"
 #include "core/error.hpp"
 #include "matrix/cell.hpp"
 
@@ -23,7 +24,6 @@ namespace relforge::builders {
 
 enum class Resume { no, yes };
 
-inline constexpr std::int64_t k_default_source_date_epoch = 315532800;
 enum class DryRun { no, yes };
 enum class KeepGoing { no, yes };
 
@@ -97,13 +97,6 @@ struct CellOutcome {
 // image missing and not pullable, a GPU cell on a host without GPUs) is an outcome. Attempts left "running"
 // by a killed earlier run become "interrupted".
 Result<std::vector<CellOutcome>> run_build(const BuildOptions& options);
-
-// The environment that makes a recipe's output independent of where and when it runs: the
-// variables below plus `umask 022` (set by the executor's wrapper). `source` and `work` are the
-// folders as the recipe sees them; their prefixes are mapped to "." in compiler flags.
-std::map<std::string, std::string> reproducible_environment(const std::filesystem::path& source,
-                                                            const std::filesystem::path& work,
-                                                            std::int64_t source_date_epoch);
 
 // The inputs key of a cell: sha256 over the source key, the cell's fields, the recipe and version.
 std::string inputs_key(const BuildOptions& options, const matrix::Cell& cell);
