@@ -117,6 +117,13 @@ Result<RebuildResult> verify_rebuild(const RebuildOptions& options, const signin
   out.image = provenance->image;
   out.original_build_ms = provenance->build_ms;
 
+  // The commit goes on git's command line: only a full hex object id, never something git would
+  // read as an option or a revision expression.
+  if ((out.commit.size() != 40 && out.commit.size() != 64) ||
+      out.commit.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return fail(ErrorCategory::invalid_input, "the provenance of " + options.wheel.string() +
+                                                  " names source commit '" + out.commit +
+                                                  "', which is not a full hex commit id");
   const fs::path config = fs::absolute(options.config).lexically_normal();
   auto top = git(config.parent_path(), {"rev-parse", "--show-toplevel"});
   if (!top || top->exit_code != 0)
@@ -137,7 +144,12 @@ Result<RebuildResult> verify_rebuild(const RebuildOptions& options, const signin
   out.work = options.work ? fs::absolute(*options.work)
                           : fs::temp_directory_path() / ("relforge-rebuild-" + std::to_string(random()));
   std::error_code ec;
-  fs::remove_all(out.work, ec);
+  // A folder the user named is used only when empty: its removal afterwards must not take anything else.
+  if (options.work && fs::exists(out.work, ec) && !fs::is_empty(out.work, ec))
+    return fail(ErrorCategory::conflict,
+                "--work " + out.work.string() +
+                    " is not empty: name a new or empty folder (it is removed after a "
+                    "reproduced rebuild)");
   fs::create_directories(out.work, ec);
   if (ec)
     return fail(ErrorCategory::io,

@@ -249,6 +249,20 @@ TEST_F(VerifyRebuild, EachReasonItCannotRebuildIsNamedSlow) {
   EXPECT_EQ(result.exit_code, 4) << result.err;
   EXPECT_NE(result.err.find("cell no longer in the matrix"), std::string::npos) << result.err;
 
+  auto option = facts();
+  option["source_commit"] = "--output=/tmp/x";
+  result = verify(signed_copy(published(), "option-commit", option));
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("is not a full hex commit id"), std::string::npos) << result.err;
+
+  // A --work folder with something in it is refused before anything is removed from it.
+  fs::create_directories(m_dir / "busy");
+  std::ofstream(m_dir / "busy/keep.txt") << "mine\n";
+  result = verify(published(), "--work " + q(m_dir / "busy"));
+  EXPECT_EQ(result.exit_code, 5) << result.err;
+  EXPECT_NE(result.err.find("is not empty"), std::string::npos) << result.err;
+  EXPECT_TRUE(fs::exists(m_dir / "busy/keep.txt"));
+
   auto imaged = facts();
   imaged["image"] = "ghcr.io/minitensor/manylinux_2_28-builder:cpu";
   result = verify(signed_copy(published(), "image", imaged));
