@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "builders/ledger.hpp"
+#include "builders/reproducible.hpp"
 #include "builders/smoke.hpp"
 #include "core/text.hpp"
 #include "packaging/wheel_repair.hpp"
@@ -239,20 +240,25 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   }
   spec.working_dir = work;
   spec.environment_mode = platform::EnvironmentMode::clean;
-  spec.environment = {{"PATH", options.path_env},
-                      {"HOME", work.string()},
-                      {"LANG", "C.UTF-8"},
-                      {"RELFORGE_PYTHON", python->path.string()},
-                      {"RELFORGE_CELL", id},
-                      {"RELFORGE_VERSION", config.version},
-                      {"RELFORGE_LOCAL_VERSION", local},
-                      {"RELFORGE_OUT", raw.string()},
-                      {"DESIRED_PYTHON", needs.python},
-                      {"DESIRED_CUDA", field(cell, "accel.desired")},
-                      {"GPU_ARCH_TYPE", needs.accel_type},
-                      {"GPU_ARCH_VERSION", needs.accel_version},
-                      {"TORCH_CUDA_ARCH_LIST", field(cell, "accel.arch_list")},
-                      {"MAX_JOBS", std::to_string(std::clamp(options.cpus - 2, 1, 12))}};
+  const std::filesystem::path work_seen = contained ? std::filesystem::path(k_container_work) : work;
+  std::filesystem::create_directories(work / "tmp", ec);
+  if (ec)
+    return fail_cell(outcome,
+                     "cannot create the recipe's TMPDIR " + (work / "tmp").string() + ": " + ec.message());
+  spec.environment = reproducible_environment(source_dir, work_seen, options.source_date_epoch);
+  spec.environment.insert({{"PATH", options.path_env},
+                           {"HOME", work.string()},
+                           {"RELFORGE_PYTHON", python->path.string()},
+                           {"RELFORGE_CELL", id},
+                           {"RELFORGE_VERSION", config.version},
+                           {"RELFORGE_LOCAL_VERSION", local},
+                           {"RELFORGE_OUT", raw.string()},
+                           {"DESIRED_PYTHON", needs.python},
+                           {"DESIRED_CUDA", field(cell, "accel.desired")},
+                           {"GPU_ARCH_TYPE", needs.accel_type},
+                           {"GPU_ARCH_VERSION", needs.accel_version},
+                           {"TORCH_CUDA_ARCH_LIST", field(cell, "accel.arch_list")},
+                           {"MAX_JOBS", std::to_string(std::clamp(options.cpus - 2, 1, 12))}});
   for (const auto& [name, value] : config.recipe.env) spec.environment[name] = fill_template(value, values);
   std::string container;  // its --name, for `docker kill` after a timeout
   if (contained) {
@@ -292,6 +298,9 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
     // The values travel in the client's environment, which also keeps its own HOME and settings.
     spec.environment.erase("HOME");
     for (const auto& [name, value] : client_environment(options)) spec.environment[name] = value;
+  } else {
+    // Files the recipe creates get the same modes on every machine, whatever relforge's own umask.
+    spec.argv.insert(spec.argv.begin(), {"/bin/sh", "-c", "umask 022 && exec \"$@\"", "relforge-recipe"});
   }
   spec.output_file = log;
   spec.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config.recipe.timeout);
@@ -359,6 +368,7 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   const std::string platform_tag = field(cell, "platform_tag");
   if (!platform_tag.empty()) repair.platform = platform_tag;
   repair.local = local;
+  repair.source_date_epoch = options.source_date_epoch;
   auto repaired = packaging::repair_wheel(repair);
   if (!repaired) {
     outcome.result = CellResult::failed;

@@ -16,12 +16,14 @@
 #include "builders/build_config.hpp"
 #include "builders/cell_result.hpp"
 #include "builders/plan.hpp"
+#include "builders/reproducible.hpp"
 #include "core/error.hpp"
 #include "matrix/cell.hpp"
 
 namespace relforge::builders {
 
 enum class Resume { no, yes };
+
 enum class DryRun { no, yes };
 enum class KeepGoing { no, yes };
 
@@ -51,7 +53,10 @@ struct BuildOptions {
   Resume resume = Resume::no;
   DryRun dry_run = DryRun::no;
   KeepGoing keep_going = KeepGoing::yes;
-  std::string source_key;                  // e.g. the source commit; part of every cell's inputs key
+  std::string source_key;  // e.g. the source commit; part of every cell's inputs key
+  // SOURCE_DATE_EPOCH for the recipe and every wheel entry's time: the source commit's time, so
+  // two builds of one commit agree. 315532800 (1980-01-01, the zip format's first day) without one.
+  std::int64_t source_date_epoch = k_default_source_date_epoch;
   std::string path_env = "/usr/bin:/bin";  // PATH of the clean environment
   std::function<std::int64_t()> now_unix = [] { return std::int64_t{0}; };
   std::function<void(const std::string& line)> on_line = [](const std::string&) {};  // progress lines

@@ -13,6 +13,7 @@
 #include "core/text.hpp"
 #include "packaging/names.hpp"
 #include "packaging/version.hpp"
+#include "packaging/wheel_diff.hpp"
 #include "packaging/wheel_metadata.hpp"
 #include "packaging/wheel_name.hpp"
 #include "platform/digest.hpp"
@@ -184,6 +185,26 @@ Result<Known> known_identities(ObjectStore& store, const ChannelScan& scan,
   return known;
 }
 
+// "; it differs in: changed minitensor/_C.so (section .text: content), ...": which entries make a
+// rebuilt wheel other bytes than the published one, so a non-reproducible build names its cause.
+std::string differing_entries(ObjectStore& store, const std::string& key, const fs::path& local) {
+  std::optional<fs::path> published = store.local_path(key);
+  fs::path scratch;
+  if (!published) {
+    scratch = fs::temp_directory_path() /
+              (".relforge-diff-" + std::to_string(std::hash<std::string>{}(key)) + ".whl");
+    if (!store.download(key, scratch)) return "";
+    published = scratch;
+  }
+  auto diff = packaging::diff_wheels(*published, local);
+  std::error_code ignored;
+  if (!scratch.empty()) fs::remove(scratch, ignored);
+  if (!diff) return "";
+  const std::string hint =
+      scratch.empty() ? " (relforge wheel diff " + published->string() + " " + local.string() + ")" : "";
+  return "; it differs in: " + packaging::summarize_diff(*diff) + hint;
+}
+
 // The identity rule, checked for every input before anything is written.
 Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known& known,
                         const std::vector<Prepared>& prepared) {
@@ -229,7 +250,8 @@ Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known
         auto old = info_from_json(**text, store.describe(key + ".info.json"));
         if (!old) return tl::unexpected(old.error());
         if (old->sha256 != item.info.sha256)
-          problems.push_back(input + ": " + immutable_conflict(store.describe(key), old->sha256).message());
+          problems.push_back(input + ": " + immutable_conflict(store.describe(key), old->sha256).message() +
+                             differing_entries(store, key, item.source));
         continue;
       }
       auto stored = object_sha256(store, key, fs::temp_directory_path());
@@ -238,7 +260,8 @@ Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known
         problems.push_back(input + " has other bytes than the published " + store.describe(key) +
                            " (sha256 " + *stored +
                            ") of the same identity; published files are immutable: bump the "
-                           "version or build number");
+                           "version or build number" +
+                           differing_entries(store, key, item.source));
         break;
       }
     }

@@ -1,6 +1,7 @@
 #include "cli/build_setup.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <thread>
 
 #include "builders/build_config.hpp"
@@ -63,6 +64,16 @@ Result<builders::BuildOptions> prepare_build_options(const BuildSetup& setup) {
   git.argv = {"git", "-C", options.config.config_dir.string(), "rev-parse", "HEAD"};
   if (auto head = platform::run_process(git); head && head->exit_code == 0)
     options.source_key = std::string(core::trim(head->out));
+  // The commit's time makes SOURCE_DATE_EPOCH: every build of that commit, wherever and whenever,
+  // stamps the same times into its files and wheel.
+  git.argv = {"git", "-C", options.config.config_dir.string(), "log", "-1", "--format=%ct", "HEAD"};
+  if (auto time = platform::run_process(git); time && time->exit_code == 0) {
+    const auto text = core::trim(time->out);
+    std::int64_t seconds = 0;
+    if (const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+        error == std::errc() && end == text.data() + text.size() && seconds > 0)
+      options.source_date_epoch = seconds;
+  }
   return options;
 }
 

@@ -1,5 +1,6 @@
 // `relforge keys generate`, `relforge sign` and `relforge verify`: key-based Sigstore bundles with
-// in-toto/SLSA provenance, verifiable offline with the public key.
+// in-toto/SLSA provenance, verifiable offline with the public key; `verify --rebuild` rebuilds the
+// wheel from its provenance and compares the bytes.
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -10,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/verify_rebuild.hpp"
+#include "cli/wheel_diff_render.hpp"
 #include "core/text.hpp"
 #include "platform/digest.hpp"
 #include "platform/fs.hpp"
@@ -181,14 +184,100 @@ void register_sign(CLI::App& command, Runtime& runtime) {
   });
 }
 
+namespace {
+
+Json rebuild_json(const VerifyOutcome& outcome, const RebuildResult& rebuilt) {
+  Json out = {{"file", outcome.file.string()},
+              {"verified", true},
+              {"key_id", outcome.verified->key_id},
+              {"sha256", outcome.verified->subject.sha256},
+              {"cell", rebuilt.cell},
+              {"commit", rebuilt.commit},
+              {"image", rebuilt.image},
+              {"reproduced", rebuilt.reproduced},
+              {"rebuild_ms", rebuilt.rebuild_ms},
+              {"original_build_ms", rebuilt.original_build_ms}};
+  if (!rebuilt.reproduced) {
+    out["rebuilt"] = rebuilt.rebuilt.string();
+    out["diff"] = wheel_diff_json(rebuilt.diff);
+  }
+  return out;
+}
+
+// Each verified file is rebuilt in turn; a file whose bundle does not verify is not rebuilt.
+void run_rebuilds(Runtime& runtime, const std::vector<VerifyOutcome>& outcomes, const fs::path& config,
+                  const std::optional<fs::path>& work) {
+  Json all = Json::array();
+  std::vector<std::string> problems;
+  for (const auto& outcome : outcomes) {
+    if (!outcome.verified) {
+      problems.push_back(outcome.file.string() + ": " + outcome.problem);
+      continue;
+    }
+    RebuildOptions options;
+    options.wheel = outcome.file;
+    options.config = config;
+    options.work = work;
+    options.path_env = runtime.getenv("PATH").value_or("/usr/bin:/bin");
+    options.monotonic_ms = [&runtime] { return runtime.clock.monotonic_ms(); };
+    if (!runtime.json) options.on_line = [&runtime](const std::string& line) { runtime.err << line << '\n'; };
+    auto rebuilt = verify_rebuild(options, *outcome.verified);
+    if (!rebuilt) {
+      // A named reason (no provenance, unknown commit, cell or image) ends the verification.
+      return report_error(runtime,
+                          Error(rebuilt.error()).with_context("verify --rebuild " + outcome.file.string()));
+    }
+    if (runtime.json) {
+      all.push_back(rebuild_json(outcome, *rebuilt));
+    } else if (rebuilt->reproduced) {
+      runtime.out << "reproduced " << outcome.file.string() << " (cell " << rebuilt->cell << " from "
+                  << rebuilt->commit << ", rebuilt in " << rebuilt->rebuild_ms / 1000.0 << " s)\n";
+    } else {
+      runtime.out << "NOT reproduced " << outcome.file.string() << " (cell " << rebuilt->cell << " from "
+                  << rebuilt->commit << "); the rebuilt wheel is " << rebuilt->rebuilt.string() << ":\n";
+      print_wheel_diff(runtime.out, rebuilt->diff);
+    }
+    if (!rebuilt->reproduced)
+      problems.push_back(outcome.file.string() +
+                         ": not reproduced: " + packaging::summarize_diff(rebuilt->diff));
+  }
+  if (runtime.json) runtime.out << all.dump(2) << '\n';
+  if (!problems.empty())
+    return report_error(runtime, Error(ErrorCategory::integrity, core::join(problems, "\n")));
+  finish(runtime, {});
+}
+
+}  // namespace
+
 void register_verify(CLI::App& command, Runtime& runtime) {
   auto options = std::make_shared<VerifyOptions>();
+  auto rebuild = std::make_shared<bool>(false);
+  auto config = std::make_shared<fs::path>("relforge.toml");
+  auto work = std::make_shared<std::optional<fs::path>>();
   command.add_option("files", options->files, "Files to verify against FILE.sigstore.json")->required();
   command.add_option("--key", options->key, "Public key (PEM)")->required();
+  command.add_flag("--rebuild", *rebuild,
+                   "Also rebuild each wheel's cell from its provenance's source commit in a clean folder and "
+                   "compare the bytes (exit 9 and the wheel diff when they differ); publishes nothing");
+  command.add_option(
+      "--config", *config,
+      "With --rebuild: relforge.toml in a clone of the source repository (default relforge.toml)");
+  command.add_option("--work", *work,
+                     "With --rebuild: the folder to rebuild in (default: a new temp folder)");
   add_json_flag(command, runtime);
-  command.callback([&runtime, options] {
+  command.callback([&runtime, options, rebuild, config, work] {
     auto outcomes = run_verify(*options);
     if (!outcomes) return report_error(runtime, outcomes.error());
+    if (*rebuild) {
+      for (const auto& outcome : *outcomes)
+        if (!outcome.verified && outcome.problem.starts_with("bundle check failed: no bundle"))
+          return report_error(runtime,
+                              Error(ErrorCategory::not_found,
+                                    "wheel without provenance: " + outcome.file.string() + " has no " +
+                                        outcome.file.filename().string() +
+                                        ".sigstore.json beside it, so there is nothing to rebuild from"));
+      return run_rebuilds(runtime, *outcomes, *config, *work);
+    }
     std::vector<std::string> problems;
     Json all = Json::array();
     for (const auto& outcome : *outcomes) {

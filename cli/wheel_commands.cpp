@@ -1,5 +1,5 @@
-// `relforge wheel parse|tags|best`: PEP 427 file names, PEP 425 tag sets, and the tags an
-// interpreter supports in pip's priority order.
+// `relforge wheel parse|tags|best|diff`: PEP 427 file names, PEP 425 tag sets, the tags an
+// interpreter supports in pip's priority order, and what differs between two wheels.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -12,10 +12,12 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/wheel_diff_render.hpp"
 #include "core/text.hpp"
 #include "packaging/names.hpp"
 #include "packaging/supported_tags.hpp"
 #include "packaging/tags.hpp"
+#include "packaging/wheel_diff.hpp"
 #include "packaging/wheel_name.hpp"
 
 namespace relforge::cli {
@@ -388,12 +390,39 @@ void register_best(CLI::App& group, Runtime& runtime) {
   });
 }
 
+void register_diff(CLI::App& group, Runtime& runtime) {
+  auto before = std::make_shared<std::string>();
+  auto after = std::make_shared<std::string>();
+  CLI::App* command = group.add_subcommand(
+      "diff",
+      "What differs between two wheels: entries added/removed, METADATA/WHEEL fields, RECORD and text "
+      "lines, ELF sections and symbols, zip times and modes; exit 0 when identical, 1 when not");
+  command->add_option("before", *before, "The first wheel")->required();
+  command->add_option("after", *after, "The second wheel")->required();
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, before, after] {
+    auto diff = packaging::diff_wheels(*before, *after);
+    if (!diff) return report_error(runtime, diff.error());
+    if (runtime.json) {
+      auto json = wheel_diff_json(*diff);
+      json["before"] = *before;
+      json["after"] = *after;
+      runtime.out << json.dump(2) << '\n';
+    } else {
+      print_wheel_diff(runtime.out, *diff);
+    }
+    finish(runtime, {});
+    if (!diff->identical) runtime.exit_code = k_exit_false;
+  });
+}
+
 }  // namespace
 
 void register_wheel(CLI::App& group, Runtime& runtime) {
   register_parse(group, runtime);
   register_tags(group, runtime);
   register_best(group, runtime);
+  register_diff(group, runtime);
   register_wheel_repair(group, runtime);
 }
 

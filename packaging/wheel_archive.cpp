@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <ctime>
 #include <system_error>
 
 namespace relforge::packaging {
@@ -231,6 +232,23 @@ Result<std::pair<platform::Sha256Digest, std::uint64_t>> ZipReader::digest(const
   return std::make_pair(hasher.finish(), size);
 }
 
+namespace {
+
+// zip_file_set_mtime converts through the local time zone, so the same wheel written under two TZ
+// settings would differ; the DOS fields are written from UTC instead, clamped to what they hold.
+int set_dos_time_utc(::zip* out, zip_uint64_t index, std::int64_t mtime) {
+  const std::int64_t clamped = std::clamp<std::int64_t>(mtime, 315532800, 4354819198);
+  const auto seconds = static_cast<time_t>(clamped);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  const auto time = static_cast<zip_uint16_t>((utc.tm_hour << 11) | (utc.tm_min << 5) | (utc.tm_sec / 2));
+  const auto date =
+      static_cast<zip_uint16_t>(((utc.tm_year - 80) << 9) | ((utc.tm_mon + 1) << 5) | utc.tm_mday);
+  return zip_file_set_dostime(out, index, time, date, 0);
+}
+
+}  // namespace
+
 Status write_zip(const std::filesystem::path& target, const ZipReader* source,
                  const std::vector<PlannedEntry>& entries, const std::function<Status()>& before_rename) {
   const auto temp = target.parent_path() / ("." + target.filename().string() + ".partial");
@@ -271,7 +289,7 @@ Status write_zip(const std::filesystem::path& target, const ZipReader* source,
     if (entry.copy_from == nullptr && zip_set_file_compression(out, at, ZIP_CM_DEFLATE, 6) != 0)
       return abandon("entry '" + entry.name + "': " + zip_strerror(out));
     if (zip_file_set_external_attributes(out, at, 0, ZIP_OPSYS_UNIX, entry.external_attributes) != 0 ||
-        zip_file_set_mtime(out, at, static_cast<time_t>(entry.mtime), 0) != 0)
+        set_dos_time_utc(out, at, entry.mtime) != 0)
       return abandon("entry '" + entry.name + "': " + zip_strerror(out));
   }
   if (zip_close(out) != 0) {

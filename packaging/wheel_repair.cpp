@@ -334,6 +334,25 @@ Result<std::string> new_version(const Version& current, const RepairOptions& opt
   return parsed->to_string();
 }
 
+// The recipe's file order, times and umask are facts of the machine that built it, not of the
+// source; a reproducible wheel keeps none of them.
+void normalize_entries(std::vector<PlannedEntry>& planned, std::vector<RecordEntry>& record,
+                       const std::string& dist_info_prefix, std::int64_t mtime) {
+  auto before = [&](const std::string& a, const std::string& b) {
+    const bool a_meta = a.starts_with(dist_info_prefix), b_meta = b.starts_with(dist_info_prefix);
+    return a_meta != b_meta ? b_meta : a < b;
+  };
+  std::sort(planned.begin(), planned.end(),
+            [&](const PlannedEntry& a, const PlannedEntry& b) { return before(a.name, b.name); });
+  std::sort(record.begin(), record.end(),
+            [&](const RecordEntry& a, const RecordEntry& b) { return before(a.path, b.path); });
+  for (auto& entry : planned) {
+    const bool executable = ((entry.external_attributes >> 16) & 0111u) != 0;
+    entry.external_attributes = (0100000u | (executable ? 0755u : 0644u)) << 16;
+    entry.mtime = mtime;
+  }
+}
+
 // The repair proper, after read_listing: `verified` is called once the new wheel is written and
 // before it is renamed into place, with the entries whose RECORD line had no size (their size
 // was taken from the archive); a failure there leaves no output.
@@ -429,8 +448,13 @@ Result<RepairResult> repair_listed(const RepairOptions& options, const ZipReader
     }
     planned.push_back(std::move(plan));
   }
+  if (options.source_date_epoch) normalize_entries(planned, record, new_prefix, *options.source_date_epoch);
   record.push_back({new_prefix + "RECORD", "", std::nullopt});
   PlannedEntry record_entry;
+  if (options.source_date_epoch) {
+    record_entry.mtime = *options.source_date_epoch;
+    record_entry.external_attributes = 0100644u << 16;
+  }
   record_entry.name = new_prefix + "RECORD";
   record_entry.bytes = format_record(record);
   planned.push_back(std::move(record_entry));

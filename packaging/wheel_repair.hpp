@@ -22,6 +22,9 @@ struct RepairOptions {
   std::optional<std::string> version;   // a new public version ("0.3.0.dev20260101")
   Overwrite overwrite = Overwrite::replace;
   std::vector<std::string> allow_dlls = {};  // DLL globs a Windows wheel may import unbundled
+  // Set: a reproducible wheel — entries sorted (.dist-info last, RECORD at the end), each with this
+  // time (SOURCE_DATE_EPOCH) and mode 0644, or 0755 when any execute bit was set.
+  std::optional<std::int64_t> source_date_epoch = std::nullopt;
 };
 
 struct RepairResult {

@@ -27,6 +27,10 @@ mkdir -p "$build" "$stage/minitensor" "$RELFORGE_OUT"
 
 # No exceptions, RTTI or libstdc++: the extension then needs only libc (manylinux friendly).
 cxxflags=(-std=c++17 -O2 -fPIC -fno-exceptions -fno-rtti -fvisibility=hidden -Wall -Wextra)
+# relforge's CXXFLAGS map the source and work folders to "." (__FILE__ in asserts would otherwise
+# put this checkout's path into the extension); see docs/building.md "Reproducible builds".
+read -r -a extra_cxxflags <<<"${CXXFLAGS:-}"
+cxxflags+=("${extra_cxxflags[@]}")
 objects=()
 compile() {  # compile SOURCE OBJECT [extra flags]
   local source=$1 object=$2; shift 2
@@ -57,7 +61,13 @@ case "$arch_type" in
     done
     newest=${arches[-1]//./}
     gencode+=(-gencode "arch=compute_$newest,code=compute_$newest")  # PTX only for the newest
+    # Reproducible device code: cudafe++ hashes the source's absolute path into the module id (and
+    # so into every anonymous-namespace kernel name), unless it is told a relative one; --keep names
+    # the intermediate files after the source instead of tmpxft_<pid>_..., which would otherwise be
+    # the host object's STT_FILE symbol. nvcc adds relforge's NVCC_APPEND_FLAGS (prefix maps).
+    mkdir -p "$build/nvcc"
     "$nvcc" -std=c++17 -O2 -Xcompiler -fPIC,-fvisibility=hidden --threads "$jobs" "${gencode[@]}" \
+      --keep --keep-dir "$build/nvcc" -Xcudafe --orig_src_path_name=csrc/cuda_ops.cu \
       -c "$here/csrc/cuda_ops.cu" -o "$build/cuda_ops.o"
     objects+=("$build/cuda_ops.o")
     # cudart statically: the wheel imports on machines without CUDA and reports no GPU there.

@@ -7,6 +7,7 @@ import hashlib
 import os
 import sys
 import sysconfig
+import time
 import zipfile
 
 
@@ -40,10 +41,13 @@ def main(stage, version, outdir):
     record = [record_line(path, data) for path, data in sorted(files.items())]
     record.append(f"{dist_info}/RECORD,,")
     files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    # SOURCE_DATE_EPOCH (the commit's time, from relforge) rather than the clock: reproducible.
+    epoch = max(int(os.environ.get("SOURCE_DATE_EPOCH", "315532800")), 315532800)
+    stamp = time.gmtime(epoch)[:6]
     target = os.path.join(outdir, f"minitensor-{version}-{tag}.whl")
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as wheel:
         for path, data in files.items():
-            info = zipfile.ZipInfo(path, (2026, 1, 1, 0, 0, 0))
+            info = zipfile.ZipInfo(path, stamp)
             info.external_attr = (0o755 if path.endswith(".so") else 0o644) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             wheel.writestr(info, data)

@@ -180,15 +180,18 @@ TEST_F(ContainerBuildTest, DockerRunsTheRecipeInTheImageAndTheWheelIsRepairedHer
   EXPECT_EQ(fs::path(cell.wheel).filename(), "demo-1.0+cpu-py3-none-linux_x86_64.whl");
   const auto state = fs::absolute(m_dir / "state");
   const auto name = container_name("3.11-cpu", state);
-  EXPECT_EQ(argv_log(),
-            "docker image inspect cpu\n"
-            "docker run --rm --name " +
-                name + " --volume " + m_dir.string() + ":/relforge/src:ro --volume " +
-                (state / "work/3.11-cpu").string() +
-                ":/relforge/work --workdir /relforge/work --env HOME=/relforge/work --env DESIRED_CUDA --env "
-                "DESIRED_PYTHON --env GPU_ARCH_TYPE --env GPU_ARCH_VERSION --env LANG --env MAX_JOBS --env "
-                "RELFORGE_CELL --env RELFORGE_LOCAL_VERSION --env RELFORGE_OUT --env RELFORGE_PYTHON --env "
-                "RELFORGE_VERSION --env TORCH_CUDA_ARCH_LIST cpu bash /relforge/src/recipe.sh\n");
+  EXPECT_EQ(
+      argv_log(),
+      "docker image inspect cpu\n"
+      "docker run --rm --name " +
+          name + " --volume " + m_dir.string() + ":/relforge/src:ro --volume " +
+          (state / "work/3.11-cpu").string() +
+          ":/relforge/work --workdir /relforge/work --env HOME=/relforge/work --env CFLAGS --env CXXFLAGS "
+          "--env DESIRED_CUDA --env DESIRED_PYTHON --env GPU_ARCH_TYPE --env GPU_ARCH_VERSION --env LANG "
+          "--env LC_ALL --env MAX_JOBS --env NVCC_APPEND_FLAGS --env PYTHONHASHSEED --env RELFORGE_CELL "
+          "--env RELFORGE_LOCAL_VERSION --env RELFORGE_OUT --env RELFORGE_PREFIX_MAP --env RELFORGE_PYTHON "
+          "--env RELFORGE_VERSION --env SOURCE_DATE_EPOCH --env TMPDIR --env TORCH_CUDA_ARCH_LIST --env TZ "
+          "cpu bash /relforge/src/recipe.sh\n");
   // The recipe saw the container's paths (the fake maps them back only to run here).
   const auto log = platform::read_file(cell.log).value_or("");
   EXPECT_NE(log.find("in the container: HOME=" + (state / "work/3.11-cpu").string()), std::string::npos)

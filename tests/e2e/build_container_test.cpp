@@ -63,11 +63,12 @@ TEST_F(BuildContainerTest, PodmanRunsTheRecipeInTheImageWithThisCommandLine) {
   EXPECT_NE(
       argv.find(
           " --volume " + m_dir.string() + ":/relforge/src:ro --volume " + state +
-          "/work/3.11-cpu:/relforge/work --workdir /relforge/work --env HOME=/relforge/work --env "
-          "DESIRED_CUDA --env DESIRED_PYTHON --env GPU_ARCH_TYPE --env GPU_ARCH_VERSION --env LANG --env "
-          "MAX_JOBS --env RELFORGE_CELL --env RELFORGE_LOCAL_VERSION --env RELFORGE_OUT --env "
-          "RELFORGE_PYTHON --env RELFORGE_VERSION --env TORCH_CUDA_ARCH_LIST builder:cpu bash "
-          "/relforge/src/recipe.sh\n"),
+          "/work/3.11-cpu:/relforge/work --workdir /relforge/work --env HOME=/relforge/work --env CFLAGS "
+          "--env CXXFLAGS --env DESIRED_CUDA --env DESIRED_PYTHON --env GPU_ARCH_TYPE --env GPU_ARCH_VERSION "
+          "--env LANG --env LC_ALL --env MAX_JOBS --env NVCC_APPEND_FLAGS --env PYTHONHASHSEED --env "
+          "RELFORGE_CELL --env RELFORGE_LOCAL_VERSION --env RELFORGE_OUT --env RELFORGE_PREFIX_MAP --env "
+          "RELFORGE_PYTHON --env RELFORGE_VERSION --env SOURCE_DATE_EPOCH --env TMPDIR --env "
+          "TORCH_CUDA_ARCH_LIST --env TZ builder:cpu bash /relforge/src/recipe.sh\n"),
       std::string::npos)
       << argv;
   // The recipe ran (here, through the fake) in the cell's work dir, mapped back from /relforge/work.

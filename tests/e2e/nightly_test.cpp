@@ -170,5 +170,27 @@ TEST_F(NightlyCli, BuildsSignsPublishesAndPipInstallsTheCp311CpuWheelSlow) {
   EXPECT_NE(again.out.find("unchanged nightly/cpu/minitensor/" + filename), std::string::npos) << again.out;
 }
 
+// A retried nightly (same source, same day, no --resume) rebuilds every cell; the wheels come out
+// byte for byte the same, so each publishes as "unchanged" instead of failing on "different bytes".
+// With a CUDA toolkit the cu130 cell takes part too: nvcc's output was the one that differed.
+TEST_F(NightlyCli, RunTwiceTheSameDayWithoutResumeEveryFileIsUnchangedSlow) {
+  if (!fs::exists("/usr/bin/python3.11") || !fs::exists("/usr/include/python3.11/Python.h"))
+    GTEST_SKIP() << "no /usr/bin/python3.11 with headers (install python3-dev)";
+  generate_keys();
+  const bool cuda = fs::exists("/usr/local/cuda/bin/nvcc");
+  const std::string select = cuda ? "'cp311-*-{cpu,cu130}'" : "'cp311-*-cpu'";
+  const auto args =
+      "--select " + select + " --date 20260103 --key " + q(m_dir / "keys/signing.key") + " --json";
+  const auto first = nightly(k_config, args);
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  const auto again = nightly(k_config, args);
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  const auto json = nlohmann::json::parse(again.out);
+  EXPECT_EQ(json["built"], cuda ? 2 : 1);
+  for (const auto& cell : json["cells"]) EXPECT_EQ(cell["result"], "succeeded") << cell.dump();  // rebuilt
+  ASSERT_EQ(json["published"].size(), cuda ? 2u : 1u) << again.out;
+  for (const auto& file : json["published"]) EXPECT_EQ(file["state"], "unchanged") << file.dump();
+}
+
 }  // namespace
 }  // namespace relforge::test
