@@ -106,6 +106,7 @@ void register_nightly(CLI::App& command, Runtime& runtime) {
     options.date = cli->date.empty() ? core::utc_date_compact(clock.unix_seconds()) : cli->date;
     options.resume = cli->resume ? builders::Resume::yes : builders::Resume::no;
     options.path_env = runtime.getenv("PATH").value_or("/usr/bin:/bin");
+    options.getenv = runtime.getenv;
     options.upload_time = core::rfc3339_utc(clock.unix_seconds());
     options.now_unix = [&clock] { return clock.unix_seconds(); };
     const std::int64_t start_ms = clock.monotonic_ms();

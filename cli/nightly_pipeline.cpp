@@ -43,6 +43,7 @@ Result<builders::BuildOptions> build_options(const NightlyOptions& nightly, chan
   setup.selection = nightly.selection;
   if (nightly.state_dir) setup.state_dir = nightly.state_dir->string();
   setup.path_env = nightly.path_env;
+  setup.getenv = nightly.getenv;
   auto options = prepare_build_options(setup);
   if (!options) return options;
   options->config.version = version;

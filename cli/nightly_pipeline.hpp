@@ -30,6 +30,10 @@ struct NightlyOptions {
   std::string base_url;                             // where the root is served; default file://ROOT
   builders::Resume resume = builders::Resume::no;
   std::string path_env = "/usr/bin:/bin";
+  // The caller's environment, for the container client (HOME, DOCKER_HOST, ...).
+  std::function<std::optional<std::string>(const std::string&)> getenv = [](const std::string&) {
+    return std::optional<std::string>();
+  };
   std::string upload_time;  // 2025-01-02T03:04:05Z, from the caller's clock
   std::function<std::int64_t()> now_unix = [] { return std::int64_t{0}; };
   std::function<void(const std::string& line)> on_line = [](const std::string&) {};
