@@ -19,6 +19,7 @@
 #include "channels/store.hpp"
 #include "cli/channel_root.hpp"
 #include "cli/commands.hpp"
+#include "cli/environment.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/release_matrix.hpp"
 #include "core/time.hpp"
@@ -189,9 +190,10 @@ struct Completeness {
   std::string matrix_channel = "release";
 };
 
-Result<std::vector<channels::ExpectedFile>> expected_release_files(const Completeness& completeness,
+Result<std::vector<channels::ExpectedFile>> expected_release_files(const Runtime& runtime,
+                                                                   const Completeness& completeness,
                                                                    const std::string& version) {
-  auto config = find_config(completeness.config, std::filesystem::current_path());
+  auto config = find_config(runtime, completeness.config, std::filesystem::current_path());
   if (!config) {
     return fail(ErrorCategory::invalid_input,
                 config.error().message() +
@@ -257,7 +259,7 @@ void register_promote(CLI::App& command, Runtime& runtime) {
     auto target = channels::parse_channel(*to);
     if (!target) return report_error(runtime, target.error());
     if (completeness->complete || (*target == channels::Channel::stable && !completeness->skip)) {
-      auto expected = expected_release_files(*completeness, options->version);
+      auto expected = expected_release_files(runtime, *completeness, options->version);
       if (!expected) return report_error(runtime, expected.error());
       options->expected_files = std::move(*expected);
     }
@@ -359,7 +361,9 @@ void register_yank(CLI::App& command, Runtime& runtime) {
   auto root = std::make_shared<std::string>();
   auto undo = std::make_shared<bool>(false);
   auto store = std::make_shared<StoreFlags>();
-  command.add_option("file", options->filename, "Wheel file name")->required();
+  command
+      .add_option("file", options->filename, "The published wheel's file name (a path's folder is ignored)")
+      ->required();
   command.add_option("--reason", options->reason, "Why (shown by pip)");
   command.add_option("--channel", *channel, "Channel (default nightly)");
   command.add_flag("--undo", *undo, "Un-yank the file");
