@@ -10,11 +10,13 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view k_config_name = "relforge.toml";
 
-// `ci workflow --config` is a path written into the workflow (relative to the repository root),
-// not a file this command reads from here: discovery would turn it into this machine's path.
+// `ci workflow|plan --config` is a path the generated workflow uses inside the checkout (relative
+// to the repository root, run from there), not a file found from here: discovery would turn it
+// into this machine's absolute path.
 bool config_is_written_not_read(const CLI::App& command) {
-  return command.get_name() == "workflow" && command.get_parent() != nullptr &&
-         command.get_parent()->get_name() == "ci";
+  return command.get_parent() != nullptr && command.get_parent()->get_name() == "ci" &&
+         command.get_parent()->get_parent() != nullptr &&
+         command.get_parent()->get_parent()->get_parent() == nullptr;
 }
 
 void apply_defaults(CLI::App& command, const Runtime& runtime, const std::optional<fs::path>& config,
