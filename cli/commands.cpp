@@ -85,18 +85,20 @@ std::optional<Error> check_command_words(const CLI::App& app, int argc, const ch
       message += " (see '" + path + " --help')";
       return Error(ErrorCategory::invalid_input, message);
     }
-    if (options_started || word.empty() || word.front() == '-') {
-      options_started = true;  // an option's value or a positional argument from here on
+    if (word.empty() || word.front() == '-') {
+      options_started = true;  // a short option; values and positional arguments may follow
       continue;
     }
     const auto names = subcommand_names(*level);
-    if (names.empty()) {
-      options_started = true;
-      continue;
-    }
     const CLI::App* next = nullptr;
     for (const CLI::App* sub : level->get_subcommands([](const CLI::App*) { return true; })) {
       if (sub->get_name() == word) next = sub;
+    }
+    // After a group's own options a subcommand may still follow (`relay --db X serve`); any other
+    // word there is an option's value or an argument.
+    if (next == nullptr && (options_started || names.empty())) {
+      options_started = true;
+      continue;
     }
     if (next == nullptr) {
       std::string message = "unknown command '" + word + "' for '" + path + "'";
@@ -107,6 +109,7 @@ std::optional<Error> check_command_words(const CLI::App& app, int argc, const ch
     }
     level = next;
     path += " " + word;
+    options_started = false;
   }
   return std::nullopt;
 }

@@ -26,8 +26,11 @@ void apply_defaults(CLI::App& command, const Runtime& runtime, const std::option
     // Only a relforge.toml default is replaced ("" means: the command finds its own, e.g. the
     // repository root of `release`); there the variable is the default, not the walk.
     const std::string shown = option->get_default_str();
-    const std::string current = option->capture_default_str()->get_default_str();  // the bound value
+    std::string current = option->capture_default_str()->get_default_str();  // the bound value
     option->default_str(shown);
+    // A std::filesystem::path prints quoted.
+    if (current.size() >= 2 && current.front() == '"' && current.back() == '"')
+      current = current.substr(1, current.size() - 2);
     if (current == k_config_name || current == "./relforge.toml") {
       option->run_callback_for_default()->default_val(config->string());
     } else if (current.empty()) {
