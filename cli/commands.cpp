@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -183,6 +184,11 @@ int run_cli(int argc, const char* const* argv, Runtime& runtime) {
     const auto [path, level] = chosen_command(app);
     report_error(runtime, Error(ErrorCategory::invalid_input,
                                 path + ": " + e.what() + " (see '" + path + " --help')"));
+    return runtime.exit_code;
+  } catch (const std::exception& e) {
+    // A handler that throws is a bug; it still ends as the documented error object, not an abort.
+    report_error(runtime, Error(ErrorCategory::internal, std::string("unexpected error: ") + e.what() +
+                                                             "; please report it with the command line"));
     return runtime.exit_code;
   }
   const auto [path, level] = chosen_command(app);
