@@ -25,8 +25,8 @@ Result<Channel> parse_channel(std::string_view name) {
   if (core::canonical_channel(name) == core::k_stable_channel) return Channel::stable;
   if (name == "test") return Channel::test;
   if (name == "nightly") return Channel::nightly;
-  return fail(ErrorCategory::invalid_input,
-              "unknown channel '" + std::string(name) + "' (channels: stable, test, nightly; release is stable)");
+  return fail(ErrorCategory::invalid_input, "unknown channel '" + std::string(name) +
+                                                "' (channels: stable, test, nightly; release is stable)");
 }
 
 bool channel_requires_signatures(Channel channel) {
