@@ -14,9 +14,10 @@
 namespace relforge::cli {
 
 std::string version_text() {
+  // One line whose second word is the version: scripts read it with awk '{print $2}'.
   const std::string type = RELFORGE_BUILD_TYPE;
-  return std::string("relforge ") + RELFORGE_VERSION + "\ncommit: " + RELFORGE_GIT_COMMIT +
-         "\nbuild: " + (type.empty() ? "unknown" : type);
+  return std::string("relforge ") + RELFORGE_VERSION + " (commit " + RELFORGE_GIT_COMMIT + ", " +
+         (type.empty() ? "unknown" : type) + " build)";
 }
 
 }  // namespace relforge::cli

@@ -360,7 +360,7 @@ TEST(CliConventions, VersionNamesTheCommitAndBuildType) {
   const auto result = relforge("--version");
   EXPECT_EQ(result.exit_code, 0);
   const std::regex shape(
-      "relforge [0-9]+\\.[0-9]+\\.[0-9]+\ncommit: ([0-9a-f]{12}|unknown)\nbuild: [A-Za-z]+\n");
+      "relforge [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit ([0-9a-f]{12}|unknown), [A-Za-z]+ build\\)\n");
   EXPECT_TRUE(std::regex_match(result.out, shape)) << result.out;
 }
 
