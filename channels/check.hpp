@@ -16,7 +16,7 @@ namespace relforge::channels {
 
 struct CheckOptions {
   SignaturePolicy signatures = SignaturePolicy::channel_default;  // optional: unsigned files are fine
-  std::filesystem::path scratch = std::filesystem::temp_directory_path();  // downloads to hash
+  std::filesystem::path scratch;  // downloads to hash; empty: the system temp folder, when needed
 };
 
 struct CheckProblem {

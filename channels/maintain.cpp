@@ -64,10 +64,12 @@ Status remove_file(ObjectStore& store, const std::string& key) {
 class WorkDir {
 public:
   explicit WorkDir(const fs::path& parent) {
+    if (parent.empty()) return;  // nothing to download
     std::random_device random;
     m_path = parent / ("relforge-promote-" + std::to_string(random()) + std::to_string(random()));
   }
   ~WorkDir() {
+    if (m_path.empty()) return;
     std::error_code error;
     fs::remove_all(m_path, error);
   }
@@ -336,7 +338,11 @@ Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& st
   }
   // Publish and staging read local files: a folder's own, or downloads (with their bundles) from
   // a bucket.
-  WorkDir work(options.work_dir);
+  const bool downloads = std::any_of(result.plan.begin(), result.plan.end(),
+                                     [&](const StoredFile& file) { return !store.local_path(file.key); });
+  auto work_parent = downloads ? scratch_folder(options.work_dir) : Result<fs::path>(fs::path());
+  if (!work_parent) return tl::unexpected(work_parent.error());
+  WorkDir work(*work_parent);
   std::vector<StoredFile> local = result.plan;
   for (auto& file : local) {
     if (auto path = store.local_path(file.key)) {

@@ -79,8 +79,9 @@ struct PromoteOptions {
   DryRun dry_run = DryRun::no;
   std::optional<std::filesystem::path> pypi_staging;                 // also write label-free copies here
   std::vector<std::string> pypi_variants = k_default_pypi_variants;  // whose files go to PyPI
-  // Where a store that is not a folder has the promoted files downloaded (removed afterwards).
-  std::filesystem::path work_dir = std::filesystem::temp_directory_path();
+  // Where a store that is not a folder has the promoted files downloaded (removed afterwards);
+  // empty: the system temp folder, looked up only when a download needs it.
+  std::filesystem::path work_dir;
   StageHook on_stage;  // the publish's stages ("files-written", "page-written")
 };
 

@@ -73,16 +73,28 @@ Result<std::unique_ptr<StoreLock>> FilesystemObjectStore::lock() {
   return std::unique_ptr<StoreLock>(std::make_unique<FolderLock>(std::move(*lock)));
 }
 
+Result<fs::path> scratch_folder(const fs::path& chosen) {
+  if (!chosen.empty()) return chosen;
+  std::error_code error;
+  auto temp = fs::temp_directory_path(error);
+  if (error)
+    return fail(ErrorCategory::io,
+                "no temp folder for downloads (" + error.message() + "): set TMPDIR to a folder that exists");
+  return temp;
+}
+
 Result<std::string> object_sha256(ObjectStore& store, const std::string& key, const fs::path& scratch) {
   if (auto local = store.local_path(key)) {
     auto digest = platform::sha256_file(*local);
     if (!digest) return tl::unexpected(digest.error());
     return platform::to_hex(*digest);
   }
+  auto folder = scratch_folder(scratch);
+  if (!folder) return tl::unexpected(folder.error());
   std::error_code error;
-  fs::create_directories(scratch, error);
-  if (error) return fail(ErrorCategory::io, "cannot create " + scratch.string() + ": " + error.message());
-  const fs::path target = scratch / (".hash-" + std::to_string(std::hash<std::string>{}(key)) + ".download");
+  fs::create_directories(*folder, error);
+  if (error) return fail(ErrorCategory::io, "cannot create " + folder->string() + ": " + error.message());
+  const fs::path target = *folder / (".hash-" + std::to_string(std::hash<std::string>{}(key)) + ".download");
   if (auto status = store.download(key, target); !status) return tl::unexpected(status.error());
   auto digest = platform::sha256_file(target);
   fs::remove(target, error);

@@ -116,8 +116,11 @@ private:
 Error immutable_conflict(const std::string& where, const std::string& existing_sha256);
 
 // The sha256 (hex) of an object, hashed as a stream: from the file itself in a folder, else from a
-// download into `scratch` that is removed afterwards.
+// download into `scratch` (empty: scratch_folder({})) that is removed afterwards.
 Result<std::string> object_sha256(ObjectStore& store, const std::string& key,
                                   const std::filesystem::path& scratch);
+
+// `chosen`, or when empty the system temp folder ($TMPDIR, else /tmp); io error when there is none.
+Result<std::filesystem::path> scratch_folder(const std::filesystem::path& chosen);
 
 }  // namespace relforge::channels

@@ -254,7 +254,7 @@ Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known
                              differing_entries(store, key, item.source));
         continue;
       }
-      auto stored = object_sha256(store, key, fs::temp_directory_path());
+      auto stored = object_sha256(store, key, {});
       if (!stored) return tl::unexpected(stored.error());
       if (*stored != item.info.sha256) {
         problems.push_back(input + " has other bytes than the published " + store.describe(key) +
@@ -307,6 +307,16 @@ Result<std::vector<PreparedWheel>> prepare_publish(const PublishOptions& options
     auto loaded = signing::PublicKey::load(*options.public_key);
     if (!loaded) return tl::unexpected(loaded.error());
     key = std::move(*loaded);
+  }
+  // A mistyped path is a missing file, not a corrupt wheel: say so before opening anything.
+  std::vector<std::string> missing;
+  for (const auto& file : options.files) {
+    std::error_code error;
+    if (!fs::is_regular_file(file, error)) missing.push_back(file.string());
+  }
+  if (!missing.empty()) {
+    return fail(ErrorCategory::not_found,
+                "no such file: " + core::join(missing, ", ") + " (nothing was published; check the path)");
   }
   // Everything is checked before anything is written: one bad wheel publishes nothing.
   std::vector<Prepared> prepared;

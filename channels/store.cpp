@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <system_error>
 
+#include "core/channel_name.hpp"
 #include "platform/fs.hpp"
 
 namespace relforge::channels {
@@ -21,11 +22,11 @@ std::string_view channel_name(Channel channel) {
 }
 
 Result<Channel> parse_channel(std::string_view name) {
-  if (name == "stable") return Channel::stable;
+  if (core::canonical_channel(name) == core::k_stable_channel) return Channel::stable;
   if (name == "test") return Channel::test;
   if (name == "nightly") return Channel::nightly;
-  return fail(ErrorCategory::invalid_input,
-              "unknown channel '" + std::string(name) + "' (channels: stable, test, nightly)");
+  return fail(ErrorCategory::invalid_input, "unknown channel '" + std::string(name) +
+                                                "' (channels: stable, test, nightly; release is stable)");
 }
 
 bool channel_requires_signatures(Channel channel) {

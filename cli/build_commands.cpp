@@ -25,6 +25,7 @@
 #include "cli/build_progress.hpp"
 #include "cli/build_setup.hpp"
 #include "cli/commands.hpp"
+#include "cli/environment.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "matrix/config.hpp"
@@ -437,7 +438,8 @@ void register_build(CLI::App& command, Runtime& runtime) {
     // On a terminal a status line (counts, each running cell's elapsed time and ETA) stays last and
     // ticks every second; under GitHub Actions each cell's log is a collapsible group; elsewhere
     // plain lines, prefixed with the cell when several cells build at once.
-    const bool tty = &runtime.err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
+    const bool tty =
+        terminal_status_allowed(runtime, &runtime.err == &std::cerr && ::isatty(STDERR_FILENO) == 1);
     const bool github = runtime.getenv("GITHUB_ACTIONS").value_or("") == "true";
     const auto mode = github ? DisplayMode::github : tty ? DisplayMode::tty : DisplayMode::plain;
     const bool several = options->cells.size() > 1 && options->jobs != 1;

@@ -1,6 +1,8 @@
 #pragma once
 // The one table of command groups. Each group lives in its own file and registers its
 // subcommands on the root app; handlers write their exit code into the Runtime.
+#include <span>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/runtime.hpp"
@@ -50,6 +52,12 @@ void register_release_notes(CLI::App& release_group, Runtime& runtime);    // `r
 // CI relay (cli/relay_commands.cpp) and triage (cli/triage_commands.cpp).
 void register_relay(CLI::App& group, Runtime& runtime);
 void register_triage(CLI::App& group, Runtime& runtime);
+
+// Shell completion scripts from the command tree (cli/completion.cpp).
+void register_completion(CLI::App& command, Runtime& runtime);
+
+// The command table: every top-level command with its summary.
+std::span<const CommandEntry> command_table();
 
 // Builds the whole command tree over `runtime`.
 void register_commands(CLI::App& app, Runtime& runtime);

@@ -1,7 +1,5 @@
 #include "cli/release_matrix.hpp"
 
-#include <system_error>
-
 #include "matrix/config.hpp"
 #include "matrix/expand.hpp"
 #include "matrix/names.hpp"
@@ -10,20 +8,6 @@
 namespace relforge::cli {
 
 namespace fs = std::filesystem;
-
-Result<fs::path> find_config(const std::string& explicit_path, const fs::path& start) {
-  std::error_code error;
-  if (!explicit_path.empty()) {
-    if (!fs::is_regular_file(explicit_path, error))
-      return fail(ErrorCategory::not_found, explicit_path + ": no such config file");
-    return fs::path(explicit_path);
-  }
-  for (fs::path dir = fs::absolute(start, error); !dir.empty(); dir = dir.parent_path()) {
-    if (fs::is_regular_file(dir / "relforge.toml", error)) return dir / "relforge.toml";
-    if (dir == dir.parent_path()) break;
-  }
-  return fail(ErrorCategory::not_found, "no relforge.toml in " + start.string() + " or any folder above it");
-}
 
 Result<std::vector<channels::ExpectedFile>> release_matrix_files(const fs::path& config,
                                                                  const std::string& matrix_channel,

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <tuple>
 
+#include "core/channel_name.hpp"
 #include "core/text.hpp"
 #include "matrix/config.hpp"
 #include "matrix/plan.hpp"
@@ -85,8 +86,11 @@ Status Loader::check_name(std::string_view name, Location at, std::string_view w
 Result<std::vector<std::string>> Loader::channel_list(const toml::node& node, std::string_view what) {
   auto names = m_reader.strings(node, what);
   if (!names) return names;
-  for (const auto& name : *names) {
-    if (std::find(m_spec.channels.begin(), m_spec.channels.end(), name) == m_spec.channels.end()) {
+  for (auto& name : *names) {
+    const auto known = std::find_if(m_spec.channels.begin(), m_spec.channels.end(),
+                                    [&](const std::string& c) { return core::same_channel(c, name); });
+    if (known != m_spec.channels.end()) name = *known;  // "release" and "stable" are one channel
+    if (known == m_spec.channels.end()) {
       return m_reader.fail(TomlReader::location(node),
                            "unknown channel '" + name + "' in " + std::string(what) +
                                suggestion(name, m_spec.channels) + " (the channels are " +
@@ -519,7 +523,9 @@ Status Loader::load_field(const toml::table& table) {
 }  // namespace
 
 bool AxisValue::on_channel(std::string_view channel) const {
-  return channels.empty() || std::find(channels.begin(), channels.end(), channel) != channels.end();
+  return channels.empty() || std::any_of(channels.begin(), channels.end(), [&](const std::string& name) {
+           return core::same_channel(name, channel);
+         });
 }
 
 const std::string* AxisValue::attribute(std::string_view name) const {
@@ -537,7 +543,9 @@ ValueType AxisValue::attribute_type(std::string_view name) const {
 }
 
 bool Rule::on_channel(std::string_view channel) const {
-  return channels.empty() || std::find(channels.begin(), channels.end(), channel) != channels.end();
+  return channels.empty() || std::any_of(channels.begin(), channels.end(), [&](const std::string& name) {
+           return core::same_channel(name, channel);
+         });
 }
 
 const Axis* MatrixSpec::find_axis(std::string_view name) const {
@@ -548,7 +556,9 @@ const Axis* MatrixSpec::find_axis(std::string_view name) const {
 }
 
 Status MatrixSpec::check_channel(std::string_view channel) const {
-  if (std::find(channels.begin(), channels.end(), channel) != channels.end()) return {};
+  for (const auto& name : channels) {
+    if (core::same_channel(name, channel)) return {};
+  }
   return fail(ErrorCategory::invalid_input, "unknown channel '" + std::string(channel) + "'" +
                                                 suggestion(channel, channels) + " (" + file + " defines " +
                                                 quoted_list(channels) + ")");

@@ -6,6 +6,7 @@
 #include <optional>
 #include <tuple>
 
+#include "core/channel_name.hpp"
 #include "matrix/plan.hpp"
 
 namespace relforge::matrix {
@@ -538,6 +539,10 @@ Result<Expansion> expand(const MatrixSpec& spec, std::string_view channel) {
   if (auto ok = spec.check_channel(channel); !ok) return tl::unexpected(ok.error());
   auto plan = compile_plan(spec);
   if (!plan) return tl::unexpected(plan.error());
+  // Cells carry the config's own spelling of the channel ("release" or "stable" for the stable one).
+  for (const auto& name : spec.channels) {
+    if (core::same_channel(name, channel)) return Expander(spec, *plan, name).run();
+  }
   return Expander(spec, *plan, channel).run();
 }
 

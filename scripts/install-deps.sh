@@ -19,6 +19,8 @@ packages=(
   twine python3-build python3-dev sqlite3 openssl curl ripgrep chromium wrk
   # shellcheck: the run steps of the generated workflows (tests/e2e/lint_workflow.cjs)
   shellcheck
+  # the shells whose `relforge completion` scripts tests/e2e/cli_conventions_test.cpp loads
+  zsh fish
   # bench/startup_bench.sh (make dist's static libraries build with the toolchain above)
   hyperfine
 )

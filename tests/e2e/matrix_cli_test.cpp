@@ -93,8 +93,8 @@ INSTANTIATE_TEST_SUITE_P(
             "expand --config unknown-channel.toml", 2,
             "unknown-channel.toml:4:48: unknown channel 'nighly' in the channels of python '3.15'; did you "
             "mean 'nightly'? (the channels are 'nightly', 'test' and 'release')"},
-        DiagnosticCase{"expand --config good.toml --channel stable", 2,
-                       "unknown channel 'stable'; expected one of: nightly, test, release (good.toml defines "
+        DiagnosticCase{"expand --config good.toml --channel beta", 2,
+                       "unknown channel 'beta'; expected one of: nightly, test, release (good.toml defines "
                        "'nightly', 'test' and 'release')"},
         DiagnosticCase{
             "expand --config template-unknown.toml", 2,
