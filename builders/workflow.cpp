@@ -8,6 +8,7 @@
 
 #include "builders/plan.hpp"
 #include "builders/smoke.hpp"
+#include "core/channel_name.hpp"
 #include "core/text.hpp"
 
 namespace relforge::builders {
@@ -394,7 +395,7 @@ Yaml host_job(const WorkflowOptions& options, const std::string& output) {
 
 // The matrix channel's name as a channel of the store: release wheels go to stable.
 std::string store_channel(const std::string& channel) {
-  return channel == "release" ? "stable" : channel;
+  return std::string(core::canonical_channel(channel));
 }
 
 Yaml publish_job(const WorkflowOptions& options, const std::vector<std::string>& build_jobs) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <re2/re2.h>
 
+#include "core/channel_name.hpp"
 #include "core/text.hpp"
 #include "packaging/version.hpp"
 
@@ -68,7 +69,8 @@ Result<BuildVersion> build_version(const BuildVersionInputs& inputs) {
   BuildVersion out;
   const std::string file_text(core::trim(inputs.version_file_text));
   if (inputs.channel) {
-    out.channel = *inputs.channel;
+    // "stable" is the channel's name in the store; the version logic below keys on the matrix's "release".
+    out.channel = core::same_channel(*inputs.channel, core::k_stable_channel) ? "release" : *inputs.channel;
   } else if (inputs.ref == "HEAD" && inputs.base_ref.empty()) {
     // Detached with no tag: only the version file tells main (X.Y.Za0) from a release branch (X.Y.Z).
     out.channel = file_text.empty() || file_text.ends_with("a0") ? "nightly" : "test";
@@ -77,7 +79,7 @@ Result<BuildVersion> build_version(const BuildVersionInputs& inputs) {
   }
   if (out.channel != "nightly" && out.channel != "test" && out.channel != "release") {
     return fail(ErrorCategory::invalid_input,
-                "unknown channel '" + out.channel + "': use nightly, test or release");
+                "unknown channel '" + out.channel + "': use nightly, test or stable (or its alias release)");
   }
   std::string file_base = file_text;
   if (file_base.size() > 2 && file_base.ends_with("a0")) file_base.resize(file_base.size() - 2);
