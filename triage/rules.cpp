@@ -1,6 +1,5 @@
 #include "triage/rules.hpp"
 
-#include <set>
 #include <string>
 #include <utility>
 
@@ -110,7 +109,6 @@ Result<RuleSpec> parse_rule_spec(std::string_view toml_text, std::string_view or
     return reader.fail(TomlReader::location(*rules),
                        "no rules; add [[rule]] tables with `name` and `pattern`");
   }
-  std::set<std::string> seen;
   std::size_t index = 0;
   for (const auto* table : *tables) {
     std::string where = "[[rule]] #" + std::to_string(++index);
@@ -123,9 +121,6 @@ Result<RuleSpec> parse_rule_spec(std::string_view toml_text, std::string_view or
     if (!name) return tl::unexpected(name.error());
     rule.name = *name;
     where += " (" + rule.name + ")";
-    if (!seen.insert(rule.name).second) {
-      return reader.fail(TomlReader::location(*table->get("name")), where + ": duplicate rule name");
-    }
     auto pattern = string_field(reader, *table, "pattern", where, true);
     if (!pattern) return tl::unexpected(pattern.error());
     rule.pattern = *pattern;
