@@ -16,6 +16,8 @@ namespace {
 // where a rule that could still win matched are walked line by line.
 constexpr std::size_t k_chunk_bytes = 256 * 1024;
 constexpr std::size_t k_max_raw_line_bytes = 4 * k_max_line_bytes;
+// The raw prefilter scans this much at a time (whole lines), so its candidate list stays small.
+constexpr std::size_t k_slice_bytes = 1 << 20;
 
 // Hyperscan reads bytes and RE2 reads UTF-8: they agree on ASCII text only.
 bool is_ascii(std::string_view text) {
@@ -28,6 +30,29 @@ bool is_ascii(std::string_view text) {
   }
   for (; i < text.size(); ++i) bits |= static_cast<unsigned char>(text[i]);
   return (bits & 0x8080808080808080ULL) == 0;
+}
+
+// Lines not worth cleaning are only counted, eight bytes at a time.
+std::uint64_t count_newlines(std::string_view text) {
+  constexpr std::uint64_t k_ones = 0x0101010101010101ULL, k_low7 = 0x7F7F7F7F7F7F7F7FULL;
+  std::uint64_t count = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    const std::uint64_t x = word ^ (k_ones * '\n');
+    // The high bit of each byte that is zero in x, exactly (no borrow between bytes).
+    const std::uint64_t zero_high_bits = ~(((x & k_low7) + k_low7) | x | k_low7);
+    count += ((zero_high_bits >> 7) * k_ones) >> 56;  // the sum of the eight 0/1 bytes
+  }
+  for (; i < text.size(); ++i) count += text[i] == '\n' ? 1 : 0;
+  return count;
+}
+
+std::size_t find_newline(std::string_view text, std::size_t from) {
+  const void* found = std::memchr(text.data() + from, '\n', text.size() - from);
+  return found == nullptr ? std::string_view::npos
+                          : static_cast<std::size_t>(static_cast<const char*>(found) - text.data());
 }
 
 }  // namespace
@@ -48,15 +73,17 @@ struct LogScanner::State {
   std::string scratch;
   std::vector<int> hits;
   std::optional<HyperscanSet::Scanner> fast;
+  std::optional<RawPrefilter::Scanner> raw;
+  std::vector<std::size_t> raw_candidates;
 
   std::string_view chunk_line(std::size_t i) const {
     const std::size_t end = (i + 1 < starts.size() ? starts[i + 1] : chunk.size()) - 1;
     return std::string_view(chunk).substr(starts[i], end - starts[i]);
   }
 
-  void add_line(std::string_view raw, bool cut) {
+  void add_line(std::string_view raw_line, bool cut) {
     const std::uint64_t number = ++result.lines;
-    std::string_view line = clean_line(raw, scratch);
+    std::string_view line = clean_line(raw_line, scratch);
     if (cut || line.size() > k_max_line_bytes) {
       ++result.long_lines_cut;
       line = line.substr(0, k_max_line_bytes);
@@ -66,6 +93,44 @@ struct LogScanner::State {
     chunk.append(line);
     chunk.push_back('\n');
     if (chunk.size() >= k_chunk_bytes) process_chunk();
+  }
+
+  // Complete lines ("...\n"), each cleaned and matched.
+  void add_lines(std::string_view lines) {
+    std::size_t pos = 0;
+    while (pos < lines.size()) {
+      const std::size_t end = find_newline(lines, pos);
+      add_line(lines.substr(pos, end - pos), end - pos > k_max_raw_line_bytes);
+      pos = end + 1;
+    }
+  }
+
+  // Complete lines; only the raw prefilter's candidates are cleaned and matched, the rest counted.
+  void add_lines_prefiltered(std::string_view lines) {
+    while (!lines.empty()) {
+      std::size_t cut = std::min(lines.size(), k_slice_bytes);
+      while (cut > 0 && lines[cut - 1] != '\n') --cut;
+      if (cut == 0) {  // one line longer than a slice: cut anyway, so it is a candidate
+        const std::size_t end = find_newline(lines, 0);
+        add_lines(lines.substr(0, end + 1));
+        lines.remove_prefix(end + 1);
+        continue;
+      }
+      const std::string_view slice = lines.substr(0, cut);
+      lines.remove_prefix(cut);
+      if (!raw->candidates(slice, raw_candidates)) {
+        add_lines(slice);
+        continue;
+      }
+      std::size_t pos = 0;
+      for (const std::size_t start : raw_candidates) {
+        result.lines += count_newlines(slice.substr(pos, start - pos));
+        const std::size_t end = find_newline(slice, start);
+        add_line(slice.substr(start, end - start), end - start > k_max_raw_line_bytes);
+        pos = end + 1;
+      }
+      result.lines += count_newlines(slice.substr(pos));
+    }
   }
 
   void push_plus(std::string_view line) {
@@ -125,6 +190,7 @@ struct LogScanner::State {
   }
 
   void match_set() {
+    if (raw && is_ascii(chunk) && raw->patterns_in(chunk, hits)) return;
     if (fast && is_ascii(chunk) && fast->scan(chunk, hits)) return;
     hits.clear();
     re2::RE2::Set::ErrorInfo error{};
@@ -214,10 +280,13 @@ struct LogScanner::State {
   }
 };
 
-LogScanner::LogScanner(std::shared_ptr<const CompiledRules> rules) : m_state(std::make_unique<State>()) {
+LogScanner::LogScanner(std::shared_ptr<const CompiledRules> rules, ScanOptions options)
+    : m_state(std::make_unique<State>()) {
   m_state->best = rules->rules.size();
   m_state->rules = std::move(rules);
   if (m_state->rules->fast_set) m_state->fast.emplace(m_state->rules->fast_set);
+  if (options.raw_prefilter && m_state->rules->raw_prefilter)
+    m_state->raw.emplace(m_state->rules->raw_prefilter);
   m_state->chunk.reserve(k_chunk_bytes + k_max_line_bytes + 1);
 }
 
@@ -226,26 +295,30 @@ LogScanner::~LogScanner() = default;
 void LogScanner::feed(std::string_view bytes) {
   State& s = *m_state;
   s.result.bytes += bytes.size();
-  while (!bytes.empty()) {
-    const void* found = std::memchr(bytes.data(), '\n', bytes.size());
-    if (found == nullptr) {
-      const std::size_t room = k_max_raw_line_bytes - std::min(k_max_raw_line_bytes, s.pending.size());
-      if (bytes.size() > room) s.pending_cut = true;
-      s.pending.append(bytes.substr(0, std::min(room, bytes.size())));
-      return;
-    }
-    const auto length = static_cast<std::size_t>(static_cast<const char*>(found) - bytes.data());
-    if (s.pending.empty() && !s.pending_cut) {
-      s.add_line(bytes.substr(0, length), length > k_max_raw_line_bytes);
-    } else {
-      const std::size_t room = k_max_raw_line_bytes - std::min(k_max_raw_line_bytes, s.pending.size());
-      if (length > room) s.pending_cut = true;
-      s.pending.append(bytes.substr(0, std::min(room, length)));
-      s.add_line(s.pending, s.pending_cut);
-      s.pending.clear();
-      s.pending_cut = false;
-    }
-    bytes.remove_prefix(length + 1);
+  if (!s.pending.empty() || s.pending_cut) {  // finish the line the previous piece began
+    const std::size_t end = find_newline(bytes, 0);
+    const std::size_t length = end == std::string_view::npos ? bytes.size() : end;
+    const std::size_t room = k_max_raw_line_bytes - std::min(k_max_raw_line_bytes, s.pending.size());
+    if (length > room) s.pending_cut = true;
+    s.pending.append(bytes.substr(0, std::min(room, length)));
+    if (end == std::string_view::npos) return;
+    s.add_line(s.pending, s.pending_cut);
+    s.pending.clear();
+    s.pending_cut = false;
+    bytes.remove_prefix(end + 1);
+  }
+  std::size_t complete = bytes.size();
+  while (complete > 0 && bytes[complete - 1] != '\n') --complete;
+  if (complete > 0) {
+    if (s.raw)
+      s.add_lines_prefiltered(bytes.substr(0, complete));
+    else
+      s.add_lines(bytes.substr(0, complete));
+    bytes.remove_prefix(complete);
+  }
+  if (!bytes.empty()) {  // the start of a line the next piece ends
+    if (bytes.size() > k_max_raw_line_bytes) s.pending_cut = true;
+    s.pending.append(bytes.substr(0, std::min(k_max_raw_line_bytes, bytes.size())));
   }
 }
 
@@ -261,21 +334,22 @@ Classification LogScanner::finish() {
   return std::move(s.result);
 }
 
-Classification classify(std::string_view log, std::shared_ptr<const CompiledRules> rules) {
-  LogScanner scanner(std::move(rules));
+Classification classify(std::string_view log, std::shared_ptr<const CompiledRules> rules,
+                        ScanOptions options) {
+  LogScanner scanner(std::move(rules), options);
   scanner.feed(log);
   return scanner.finish();
 }
 
 Result<Classification> classify_file(const std::filesystem::path& path,
-                                     std::shared_ptr<const CompiledRules> rules) {
+                                     std::shared_ptr<const CompiledRules> rules, ScanOptions options) {
   std::error_code code;
   if (!std::filesystem::is_regular_file(path, code)) {
     return fail(ErrorCategory::not_found, path.string() + ": no such log file");
   }
   auto windows = platform::MappedWindows::open(path);
   if (!windows) return tl::unexpected(windows.error());
-  LogScanner scanner(std::move(rules));
+  LogScanner scanner(std::move(rules), options);
   bool first = true;
   while (true) {
     auto piece = windows->next();

@@ -36,9 +36,15 @@ struct Classification {
 inline constexpr std::size_t k_max_line_bytes = 16 * 1024;
 inline constexpr std::size_t k_max_context_lines = 12;
 
+struct ScanOptions {
+  // Clean and match only the lines a prefilter over the raw log says a rule could take (the same
+  // answer, faster); false cleans every line (the reference the tests compare with).
+  bool raw_prefilter = true;
+};
+
 class LogScanner {
 public:
-  explicit LogScanner(std::shared_ptr<const CompiledRules> rules);
+  explicit LogScanner(std::shared_ptr<const CompiledRules> rules, ScanOptions options = {});
   ~LogScanner();
   LogScanner(const LogScanner&) = delete;
   LogScanner& operator=(const LogScanner&) = delete;
@@ -53,10 +59,11 @@ private:
   std::unique_ptr<State> m_state;
 };
 
-Classification classify(std::string_view log, std::shared_ptr<const CompiledRules> rules);
+Classification classify(std::string_view log, std::shared_ptr<const CompiledRules> rules,
+                        ScanOptions options = {});
 
 // Streams a file through a LogScanner; refuses a file that looks binary (NUL bytes at the start).
 Result<Classification> classify_file(const std::filesystem::path& path,
-                                     std::shared_ptr<const CompiledRules> rules);
+                                     std::shared_ptr<const CompiledRules> rules, ScanOptions options = {});
 
 }  // namespace relforge::triage

@@ -235,7 +235,7 @@ pattern = '''(?:^E: Failed to fetch (\S+)|^E: (Unable to fetch some archives)|Fa
 [[rule]]
 name = "artifact_error"
 category = "artifact"
-pattern = '(?:No files were found with the provided path: (.*?)\. No artifacts will be uploaded|Failed to CreateArtifact: (.*)|Create Artifact Container failed: (.*)|(An artifact with the same name already exists)|(Unable to find any artifacts for the associated workflow))'
+pattern = '(?:No files were found with the provided path: (.*?)\. No artifacts will be uploaded|Failed to CreateArtifact: (.*)|Create Artifact Container failed: (.*)|(An artifact with the same name already exists)|(Unable to find any artifacts for the associated workflow)|Unable to download artifact\(s\): (?:Artifact not found for name: )?(.*))'
 
 [[rule]]
 name = "dependency_resolution"

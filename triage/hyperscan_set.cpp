@@ -12,14 +12,17 @@ bool HyperscanSet::available() {
   return true;
 }
 
-std::shared_ptr<const HyperscanSet> HyperscanSet::compile(const std::vector<std::string>& patterns) {
+std::shared_ptr<const HyperscanSet> HyperscanSet::compile(const std::vector<std::string>& patterns,
+                                                          Mode mode) {
   if (patterns.empty()) return nullptr;
   std::vector<const char*> expressions;
   std::vector<unsigned> flags, ids;
   for (std::size_t i = 0; i < patterns.size(); ++i) {
     expressions.push_back(patterns[i].c_str());
     // Prefilter: constructs Hyperscan lacks are widened, never narrowed (a superset of RE2's matches).
-    flags.push_back(HS_FLAG_MULTILINE | HS_FLAG_SINGLEMATCH | HS_FLAG_PREFILTER | HS_FLAG_ALLOWEMPTY);
+    // Set mode needs one report per pattern; ends mode needs every line where one may match.
+    const unsigned single = mode == Mode::set ? HS_FLAG_SINGLEMATCH : 0u;
+    flags.push_back(HS_FLAG_MULTILINE | single | HS_FLAG_PREFILTER | HS_FLAG_ALLOWEMPTY);
     ids.push_back(static_cast<unsigned>(i));
   }
   hs_database_t* database = nullptr;
@@ -70,12 +73,30 @@ bool HyperscanSet::Scanner::scan(std::string_view text, std::vector<int>& hits) 
   return rc == HS_SUCCESS;
 }
 
+bool HyperscanSet::Scanner::scan_ends(std::string_view text, EndCallback on_end, void* context) {
+  if (m_scratch == nullptr) return false;
+  struct Target {
+    EndCallback on_end;
+    void* context;
+  } target{on_end, context};
+  const auto on_match = [](unsigned id, unsigned long long, unsigned long long to, unsigned,
+                           void* data) -> int {
+    auto* t = static_cast<Target*>(data);
+    t->on_end(t->context, id, static_cast<std::size_t>(to));
+    return 0;
+  };
+  const hs_error_t rc = hs_scan(static_cast<const hs_database_t*>(m_set->m_database), text.data(),
+                                static_cast<unsigned>(text.size()), 0, static_cast<hs_scratch_t*>(m_scratch),
+                                on_match, &target);
+  return rc == HS_SUCCESS;
+}
+
 #else
 
 bool HyperscanSet::available() {
   return false;
 }
-std::shared_ptr<const HyperscanSet> HyperscanSet::compile(const std::vector<std::string>&) {
+std::shared_ptr<const HyperscanSet> HyperscanSet::compile(const std::vector<std::string>&, Mode) {
   return nullptr;
 }
 HyperscanSet::~HyperscanSet() = default;
@@ -83,6 +104,9 @@ HyperscanSet::Scanner::Scanner(std::shared_ptr<const HyperscanSet> set) : m_set(
 HyperscanSet::Scanner::~Scanner() = default;
 bool HyperscanSet::Scanner::scan(std::string_view, std::vector<int>& hits) {
   hits.clear();
+  return false;
+}
+bool HyperscanSet::Scanner::scan_ends(std::string_view, EndCallback, void*) {
   return false;
 }
 

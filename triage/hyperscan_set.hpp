@@ -1,7 +1,9 @@
 #pragma once
-// Internal: every rule pattern in one Hyperscan database (prefilter mode), scanned over a chunk of
-// cleaned ASCII lines to learn which rules may match there — a superset; RE2 decides per line.
-// Hyperscan exists on x86-64 only; elsewhere (or if it refuses a pattern) the RE2::Set does this.
+// Internal: patterns in one Hyperscan database (prefilter mode: a superset of RE2's matches; RE2
+// decides per line). `set` mode says which patterns may match in a text (a chunk of cleaned
+// ASCII lines); `ends` mode reports every offset where some pattern may end (to find the lines of
+// a raw log that are worth cleaning). Hyperscan exists on x86-64 only; elsewhere (or if it
+// refuses a pattern) the callers fall back to RE2 alone.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -11,8 +13,11 @@ namespace relforge::triage {
 
 class HyperscanSet {
 public:
-  // nullptr when Hyperscan is not built in or cannot compile one of the patterns.
-  static std::shared_ptr<const HyperscanSet> compile(const std::vector<std::string>& patterns);
+  enum class Mode { set, ends };
+  // nullptr when Hyperscan is not built in or cannot compile one of the patterns. Patterns are
+  // Hyperscan syntax (see hs_pattern.hpp), compiled multi-line.
+  static std::shared_ptr<const HyperscanSet> compile(const std::vector<std::string>& patterns,
+                                                     Mode mode = Mode::set);
   static bool available();  // built with Hyperscan
 
   HyperscanSet(const HyperscanSet&) = delete;
@@ -28,6 +33,10 @@ public:
     Scanner& operator=(const Scanner&) = delete;
     // Fills `hits` with the indices of patterns that may match in `text`; false on a scan error.
     bool scan(std::string_view text, std::vector<int>& hits);
+    // Ends mode: calls on_end(context, pattern, offset) for every offset where a match of the
+    // pattern may end (repeats possible, roughly ascending); false on a scan error.
+    using EndCallback = void (*)(void* context, unsigned pattern, std::size_t end);
+    bool scan_ends(std::string_view text, EndCallback on_end, void* context);
 
   private:
     std::shared_ptr<const HyperscanSet> m_set;

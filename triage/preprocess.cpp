@@ -38,13 +38,14 @@ std::string_view strip_ansi(std::string_view line, std::string& scratch) {
   scratch.clear();
   std::size_t i = 0;
   while (i < line.size()) {
-    const char c = line[i];
-    if (c != '\x1b') {
-      scratch.push_back(c);
-      ++i;
-      continue;
-    }
-    ++i;
+    // Text up to the next escape goes over in one piece.
+    const void* next = std::memchr(line.data() + i, '\x1b', line.size() - i);
+    const std::size_t at = next == nullptr
+                               ? line.size()
+                               : static_cast<std::size_t>(static_cast<const char*>(next) - line.data());
+    scratch.append(line.data() + i, at - i);
+    if (next == nullptr) break;
+    i = at + 1;
     if (i >= line.size()) break;
     if (line[i] == '[') {  // CSI: parameters 0x30-0x3F, intermediates 0x20-0x2F, final 0x40-0x7E
       ++i;

@@ -1,6 +1,5 @@
 #include "triage/rules.hpp"
 
-#include <set>
 #include <string>
 #include <utility>
 
@@ -10,6 +9,7 @@
 #include "platform/toml.hpp"
 #include "platform/toml_reader.hpp"
 #include "triage/compiled_rules.hpp"
+#include "triage/hs_pattern.hpp"
 
 namespace relforge::triage {
 namespace {
@@ -109,7 +109,6 @@ Result<RuleSpec> parse_rule_spec(std::string_view toml_text, std::string_view or
     return reader.fail(TomlReader::location(*rules),
                        "no rules; add [[rule]] tables with `name` and `pattern`");
   }
-  std::set<std::string> seen;
   std::size_t index = 0;
   for (const auto* table : *tables) {
     std::string where = "[[rule]] #" + std::to_string(++index);
@@ -122,9 +121,6 @@ Result<RuleSpec> parse_rule_spec(std::string_view toml_text, std::string_view or
     if (!name) return tl::unexpected(name.error());
     rule.name = *name;
     where += " (" + rule.name + ")";
-    if (!seen.insert(rule.name).second) {
-      return reader.fail(TomlReader::location(*table->get("name")), where + ": duplicate rule name");
-    }
     auto pattern = string_field(reader, *table, "pattern", where, true);
     if (!pattern) return tl::unexpected(pattern.error());
     rule.pattern = *pattern;
@@ -182,7 +178,19 @@ Result<std::shared_ptr<const CompiledRules>> compile_rules(const RuleSpec& spec)
   auto set = build_set(patterns);
   if (!set) return tl::unexpected(set.error());
   compiled->rule_set = std::move(*set);
-  compiled->fast_set = HyperscanSet::compile(patterns);
+  // One Hyperscan database serves both the raw lines and the chunks of cleaned ones; the set of
+  // cleaned-line patterns is compiled only where the raw one cannot be (compiling is most of the
+  // start-up time).
+  compiled->raw_prefilter = RawPrefilter::build(spec);
+  if (compiled->raw_prefilter == nullptr) {
+    std::vector<std::string> hyperscan;
+    for (const auto& pattern : patterns) {
+      auto translated = to_hyperscan(pattern, /*drop_anchors=*/false);
+      if (!translated) break;  // RE2::Set alone, as off x86-64 (chunks are ASCII: (?i) folds alike)
+      hyperscan.push_back(std::move(translated->text));
+    }
+    if (hyperscan.size() == patterns.size()) compiled->fast_set = HyperscanSet::compile(hyperscan);
+  }
   return std::shared_ptr<const CompiledRules>(std::move(compiled));
 }
 

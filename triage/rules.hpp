@@ -17,6 +17,8 @@ class RE2;
 namespace relforge::triage {
 
 struct Rule {
+  // Several rules may share a name: alternatives of one failure kind (PyTorch's published
+  // ruleset does this); each keeps its own place in the order.
   std::string name;
   std::string pattern;
   std::string category = "generic";

@@ -67,8 +67,8 @@ TEST_F(TriageCli, CustomRulesFileOrderIsPriority) {
   write(
       "rules.toml",
       "[[rule]]\nname = 'late_wins'\npattern = 'Unable to (\\w+)'\n[[rule]]\nname = 'any'\npattern = '.'\n");
-  const auto run =
-      relforge("triage classify --json --rules " + path("rules.toml") + " " + fixture("gha_error.log"));
+  const auto run = relforge("triage classify --json --rules " + path("rules.toml") + " " +
+                            fixture("artifact_error_download.log"));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto body = nlohmann::json::parse(run.out);
   EXPECT_EQ(body[0]["rule"], "late_wins");

@@ -104,9 +104,7 @@ TEST(Classify, CapturesAndLineNumbersPerCategory) {
        {"FileNotFoundError",
         "[Errno 2] No such file or directory: 'aten/src/ATen/native/native_functions.yaml'"}},
       {"build_step_failed.log", 6, {"[Makefile:20: html] Error 2"}},
-      {"gha_error.log",
-       3,
-       {"Unable to download artifact(s): Artifact not found for name: wheel-linux-cuda12.4-py3.11"}},
+      {"gha_error.log", 6, {"The version '3.14' with architecture 'x64' was not found for Ubuntu 24.04."}},
   };
   for (const auto& expected : cases) {
     const auto result = classify_fixture(expected.fixture);

@@ -82,6 +82,52 @@ pattern = '^##\[error\](.*)'
   EXPECT_EQ(other.match->rule, "exception");
 }
 
+// PyTorch's published log-classifier ruleset is ordered (name, pattern) pairs in which a name may
+// come back for another spelling of the same failure; such a file loads as it is.
+TEST(Rules, APyTorchStyleRulesetWithRepeatedNamesLoadsAndKeepsItsOrder) {
+  auto spec = parse_rule_spec(R"(
+[[rule]]
+name = "pytest failure"
+pattern = '^FAILED (.*)'
+[[rule]]
+name = "Python unittest failure"
+pattern = 'FAIL \[.*\]: (test.*) \((?:__main__\.)?(.*)\)'
+[[rule]]
+name = "Python RuntimeError"
+pattern = '^RuntimeError: (CUDA error: .*)'
+[[rule]]
+name = "MSVC compiler error"
+pattern = '^.*\(\d+\): error C\d+:.*'
+[[rule]]
+name = "Python RuntimeError"
+pattern = '^RuntimeError: (.*)'
+[[rule]]
+name = "GHA error"
+pattern = '^##\[error\](.*)'
+)",
+                              "pytorch.toml");
+  ASSERT_TRUE(spec) << spec.error().describe();
+  ASSERT_EQ(spec->rules.size(), 6u);
+  EXPECT_EQ(spec->rules[2].name, spec->rules[4].name);
+  auto compiled = compile_rules(*spec);
+  ASSERT_TRUE(compiled) << compiled.error().describe();
+  // The later alternative of a repeated name still ranks below the rules between the two.
+  auto msvc =
+      classify("a.cpp(3): error C2065: x\nRuntimeError: test_ops 1/1 failed!\n##[error]boom\n", *compiled);
+  ASSERT_TRUE(msvc.match);
+  EXPECT_EQ(msvc.match->rule, "MSVC compiler error");
+  auto generic = classify("RuntimeError: test_ops 1/1 failed!\n##[error]boom\n", *compiled);
+  ASSERT_TRUE(generic.match);
+  EXPECT_EQ(generic.match->rule, "Python RuntimeError");
+  EXPECT_EQ(generic.match->priority, 4u);
+  EXPECT_EQ(generic.match->captures, std::vector<std::string>{"test_ops 1/1 failed!"});
+  auto cuda = classify("RuntimeError: CUDA error: device-side assert triggered\n", *compiled);
+  ASSERT_TRUE(cuda.match);
+  EXPECT_EQ(cuda.match->rule, "Python RuntimeError");
+  EXPECT_EQ(cuda.match->priority, 2u);
+  EXPECT_EQ(cuda.match->captures, std::vector<std::string>{"CUDA error: device-side assert triggered"});
+}
+
 TEST(Rules, SummaryMustBeABoolean) {
   auto summary = parse_rule_spec("[[rule]]\nname='a'\npattern='x'\nsummary='yes'\n", "a.toml");
   ASSERT_FALSE(summary);
@@ -120,7 +166,6 @@ TEST(Rules, StructuralMistakesAreReported) {
   EXPECT_FALSE(parse_rule_spec("[[rule]]\nname = \"x\"\n", "a.toml"));   // no pattern
   EXPECT_FALSE(parse_rule_spec("[[rule]]\npattern = 'x'\n", "a.toml"));  // no name
   EXPECT_FALSE(parse_rule_spec("", "a.toml"));                           // no rules
-  EXPECT_FALSE(parse_rule_spec("[[rule]]\nname='a'\npattern='x'\n[[rule]]\nname='a'\npattern='y'\n", "a"));
   auto typo = parse_rule_spec("[[rule]]\nname='a'\npatern='x'\n", "a.toml");
   ASSERT_FALSE(typo);
   EXPECT_NE(typo.error().message().find("patern"), std::string::npos);
