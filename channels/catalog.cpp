@@ -127,13 +127,26 @@ Result<ChannelScan> scan_projects(ObjectStore& store, Channel channel,
       const std::string project = name.substr(0, name.size() - 1);
       scan.folders[{variant, project}];  // listed by name even when not read
       if (projects.count(project) == 0) continue;
-      auto objects = store.list(scan.base + "/" + entry + name);
-      if (!objects) return tl::unexpected(objects.error());
-      for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+      // Only the folder's own files count (index_keys reads three-part keys), and their names are
+      // all a scan needs: no walk of deeper folders, no stat per file.
+      auto files = store.file_keys(scan.base + "/" + entry + name);
+      if (!files) return tl::unexpected(files.error());
+      for (const auto& file : *files) scan.keys.insert(file.substr(scan.base.size() + 1));
     }
   }
   index_keys(scan);
   return scan;
+}
+
+void add_keys(ChannelScan& scan, const std::vector<std::string>& relative) {
+  scan.keys.insert(relative.begin(), relative.end());
+  // Folders listed by name only (scan_projects) stay listed.
+  std::vector<ProjectRef> named;
+  for (const auto& entry : scan.folders) named.push_back(entry.first);
+  scan.variants.clear();
+  scan.folders.clear();
+  index_keys(scan);
+  for (auto& ref : named) scan.folders.try_emplace(std::move(ref));
 }
 
 namespace {

@@ -36,6 +36,10 @@ Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel,
 // name, empty): what a publish needs, without walking the whole channel.
 Result<ChannelScan> scan_projects(ObjectStore& store, Channel channel, const std::set<std::string>& projects);
 
+// The scan as it would be after `relative` (keys relative to scan.base) were written: a writer that
+// holds the store's lock knows what it added, and need not list the store again.
+void add_keys(ChannelScan& scan, const std::vector<std::string>& relative);
+
 // One folder's files from their sidecars, in version order.
 Result<std::vector<FileInfo>> read_folder(ObjectStore& store, const ChannelScan& scan, const ProjectRef& ref);
 

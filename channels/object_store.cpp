@@ -1,6 +1,13 @@
 #include "channels/object_store.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <system_error>
 
@@ -303,6 +310,52 @@ Result<std::vector<std::string>> FilesystemObjectStore::children(const std::stri
   }
   if (error && error != std::errc::no_such_file_or_directory)
     return fail(ErrorCategory::io, "cannot list " + dir.string() + ": " + error.message());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::vector<std::string>> ObjectStore::file_keys(const std::string& prefix) {
+  auto objects = list(prefix);
+  if (!objects) return tl::unexpected(objects.error());
+  std::vector<std::string> out;
+  for (auto& object : *objects) {
+    if (object.key.find('/', prefix.size()) == std::string::npos) out.push_back(std::move(object.key));
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> FilesystemObjectStore::file_keys(const std::string& prefix) {
+  if (auto checked = path_of(prefix.empty() ? "." : prefix.substr(0, prefix.size() - 1)); !checked)
+    return tl::unexpected(checked.error());
+  const fs::path dir = prefix.empty() ? m_root : m_root / prefix;
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  std::vector<std::string> out;
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return out;
+    return fail(ErrorCategory::io, "cannot list " + dir.string() + ": " + std::strerror(errno));
+  }
+  DIR* handle = ::fdopendir(fd);
+  if (handle == nullptr) {
+    const int error = errno;
+    ::close(fd);
+    return fail(ErrorCategory::io, "cannot list " + dir.string() + ": " + std::strerror(error));
+  }
+  const std::unique_ptr<DIR, int (*)(DIR*)> closer(handle, ::closedir);
+  for (;;) {
+    errno = 0;
+    const dirent* entry = ::readdir(handle);
+    if (entry == nullptr) break;
+    const std::string_view name = entry->d_name;
+    if (entry->d_type == DT_DIR || name == "." || name == ".." || temporary_name(name)) continue;
+    // Stating every regular file of a folder was most of a publish's system calls; the type the
+    // directory reports is enough, except for a link (or a file system that reports none).
+    if (entry->d_type != DT_REG) {
+      struct stat info {};
+      if (::fstatat(fd, entry->d_name, &info, 0) != 0 || !S_ISREG(info.st_mode)) continue;
+    }
+    out.push_back(prefix + std::string(name));
+  }
+  if (errno != 0) return fail(ErrorCategory::io, "cannot list " + dir.string() + ": " + std::strerror(errno));
   std::sort(out.begin(), out.end());
   return out;
 }

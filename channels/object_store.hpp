@@ -70,6 +70,9 @@ public:
   // The next '/'-separated segment of every key under `prefix` (which ends in '/'), sorted, folders
   // with a trailing '/': "cpu/", "index.html". The default derives it from list().
   virtual Result<std::vector<std::string>> children(const std::string& prefix);
+  // The keys of the objects directly under `prefix` (which ends in '/'), sorted, without their sizes
+  // or anything in deeper folders: which files a folder holds. The default derives it from list().
+  virtual Result<std::vector<std::string>> file_keys(const std::string& prefix);
   virtual Status copy(const std::string& from_key, const std::string& to_key) = 0;
   virtual Status remove(const std::string& key) = 0;  // absent keys are not an error
   // Where `key` is, for messages: "s3://bucket/prefix/key" or "/srv/channels/key".
@@ -99,6 +102,8 @@ public:
   Result<std::vector<ObjectInfo>> list(const std::string& prefix,
                                        Temporaries temporaries = Temporaries::hide) override;
   Result<std::vector<std::string>> children(const std::string& prefix) override;  // one directory read
+  // One directory read; only symlinks are stat-ed (a dangling one is no object).
+  Result<std::vector<std::string>> file_keys(const std::string& prefix) override;
   Status copy(const std::string& from_key, const std::string& to_key) override;
   Status remove(const std::string& key) override;
   std::string describe(const std::string& key) const override;

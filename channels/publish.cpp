@@ -359,6 +359,7 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
 
   std::vector<PublishedFile> out;
   std::set<ProjectRef> touched;
+  std::vector<std::string> written;  // relative to scan->base
   for (auto& item : prepared) {
     const std::string marker = scan->key(item.variant + "/" + std::string(k_variant_marker));
     if (!scan->has(item.variant + "/" + std::string(k_variant_marker))) {
@@ -372,16 +373,23 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
                                               " (no index page was changed)"));
     }
     touched.insert({item.variant, item.info.project});
+    const std::string stored = item.variant + "/" + item.info.project + "/" + item.info.filename;
+    written.push_back(item.variant + "/" + std::string(k_variant_marker));
+    written.push_back(stored);
+    for (const auto& suffix : sidecar_suffixes()) {
+      if (item.bundle || (suffix != ".sigstore.json" && suffix != ".provenance"))
+        written.push_back(stored + suffix);
+    }
     out.push_back({item.info.filename, item.variant, item.info.project, item.info.version, item.info.sha256,
                    item.bundle.has_value(), state});
   }
   if (options.on_stage) options.on_stage("files-written");
-  // The pages are rendered from what the store now holds, so a rerun after a crash repairs them.
-  auto after = scan_projects(store, options.channel, projects);
-  if (!after) return tl::unexpected(after.error());
-  auto listing = read_listing(store, *after, &projects, &touched);
+  // The pages are rendered from what the store now holds, so a rerun after a crash repairs them: the
+  // first scan plus what was just written, as the lock keeps every other writer out.
+  add_keys(*scan, written);
+  auto listing = read_listing(store, *scan, &projects, &touched);
   if (!listing) return tl::unexpected(listing.error());
-  auto pages = write_pages(store, *after, *listing, &touched, options.on_stage);
+  auto pages = write_pages(store, *scan, *listing, &touched, options.on_stage);
   if (!pages) return tl::unexpected(pages.error());
   return out;
 }

@@ -33,6 +33,28 @@ TEST(ObjectStoreChildren, AFolderAndTheDerivedListingAgree) {
   EXPECT_FALSE(store.children("../"));
 }
 
+// A publish lists its project folders by name only: a folder store reads the directory and stats only
+// links, and must still agree with the derived listing: no deeper folder, no temp file, no dangling
+// link (it is no object), a link to a file counted.
+TEST(ObjectStoreFileKeys, AFolderAndTheDerivedListingAgree) {
+  test::ChannelTempDir dir;
+  FilesystemObjectStore store(dir.path());
+  for (const char* key : {"whl/cpu/mini/a.whl", "whl/cpu/mini/a.whl.info.json", "whl/cpu/mini/deeper/c.whl",
+                          "whl/cpu/other/d.whl"}) {
+    ASSERT_TRUE(store.put(key, "x", ""));
+  }
+  ASSERT_TRUE(platform::write_file_atomic(dir.path() / "whl/cpu/mini/.b.whl.partial", "x"));
+  std::filesystem::create_symlink(dir.path() / "whl/cpu/mini/gone.whl", dir.path() / "whl/cpu/mini/b.whl");
+  std::filesystem::create_symlink(dir.path() / "whl/cpu/other/d.whl", dir.path() / "whl/cpu/mini/d.whl");
+  std::filesystem::create_directory_symlink(dir.path() / "whl/cpu/other", dir.path() / "whl/cpu/mini/link");
+  const std::vector<std::string> mini = {"whl/cpu/mini/a.whl", "whl/cpu/mini/a.whl.info.json",
+                                         "whl/cpu/mini/d.whl"};
+  EXPECT_EQ(store.file_keys("whl/cpu/mini/").value(), mini);
+  EXPECT_EQ(store.ObjectStore::file_keys("whl/cpu/mini/").value(), mini);
+  EXPECT_TRUE(store.file_keys("whl/cpu/none/").value().empty());
+  EXPECT_FALSE(store.file_keys("../"));
+}
+
 // A rebuild reads every sidecar through get_many: the folder store's parallel reading must hand over
 // exactly what get() does, for every key, and stop at the first error.
 TEST(ObjectStoreGetMany, AFolderReadsWhatGetReadsInParallel) {

@@ -180,5 +180,33 @@ TEST_F(PublishTest, RebuildRendersTheSamePagesAsIncrementalPublishes) {
   for (std::size_t i = 0; i < pages.size(); ++i) EXPECT_EQ(page(pages[i]), before[i]) << pages[i];
 }
 
+// A publish renders its pages from its first listing plus what it wrote (it holds the lock): a new
+// variant folder, other projects known by name only and the other variants' cached listings must come
+// out exactly as a rebuild from the store renders them.
+TEST_F(PublishTest, PagesOfAPublishIntoANewVariantEqualARebuild) {
+  const auto a = test::make_wheel(m_dir.path() / "a", "mini", "1.0+cpu");
+  const auto b = test::make_wheel(m_dir.path() / "b", "other", "0.1+cpu");
+  const auto c = test::make_wheel(m_dir.path() / "c", "third", "0.2+cu126");
+  const auto d = test::make_wheel(m_dir.path() / "d", "mini", "1.1+cu128");
+  ASSERT_TRUE(run_publish(options(Channel::nightly, {a, b})));
+  ASSERT_TRUE(run_publish(options(Channel::nightly, {c})));
+  const auto published = run_publish(options(Channel::nightly, {d}));
+  ASSERT_TRUE(published) << published.error().describe();
+  EXPECT_TRUE(fs::exists(m_dir.path() / "store/whl/nightly/cu128/.relforge-variant"));
+  const std::vector<std::string> pages = {
+      "whl/nightly/index.html",          "whl/nightly/index.json",
+      "whl/nightly/cu128/index.json",    "whl/nightly/cu128/mini/index.json",
+      "whl/nightly/mini/index.html",     "whl/nightly/mini/index.json",
+      "whl/nightly/cpu/mini/index.json", "whl/nightly/cu128/mini/.relforge-listing"};
+  std::vector<std::string> before;
+  for (const auto& name : pages) before.push_back(page(name));
+  EXPECT_NE(before[0].find("third"), std::string::npos);
+  EXPECT_NE(before[4].find("mini-1.0+cpu"), std::string::npos);
+  EXPECT_NE(before[4].find("mini-1.1+cu128"), std::string::npos);
+  for (const auto& name : pages) fs::remove(m_dir.path() / "store" / name);
+  ASSERT_TRUE(rebuild_all(m_dir.path() / "store"));
+  for (std::size_t i = 0; i < pages.size(); ++i) EXPECT_EQ(page(pages[i]), before[i]) << pages[i];
+}
+
 }  // namespace
 }  // namespace relforge::channels
