@@ -410,7 +410,8 @@ void register_build(CLI::App& command, Runtime& runtime) {
   auto cli = std::make_shared<BuildCliOptions>();
   command.add_option("--config", cli->config,
                      "The relforge.toml with [matrix] and [recipe] (default: ./relforge.toml)");
-  command.add_option("--channel", cli->channel, "The channel to expand (nightly, test, stable; release is an alias of stable)");
+  command.add_option("--channel", cli->channel,
+                     "The channel to expand (nightly, test, stable; release is an alias of stable)");
   command.add_option("--select", cli->selection.select, "Build only cells whose build id matches a glob");
   command.add_option("--skip", cli->selection.skip, "Skip cells whose build id matches a glob");
   command.add_option("--cell", cli->cells, "Build only the cell with this id (repeatable)");

@@ -166,7 +166,9 @@ Result<std::vector<matrix::WheelFile>> run_matrix_names(const MatrixNamesOptions
 
 void add_source_options(CLI::App& command, MatrixSource& source, bool with_selection) {
   command.add_option("--config", source.config, "The relforge.toml to read")->capture_default_str();
-  command.add_option("--channel", source.channel, "The channel to expand (nightly, test, stable; release is an alias of stable)")
+  command
+      .add_option("--channel", source.channel,
+                  "The channel to expand (nightly, test, stable; release is an alias of stable)")
       ->capture_default_str();
   if (!with_selection) return;
   command.add_option("--os", source.selection.os, "Keep only cells whose os field matches this glob");

@@ -1,8 +1,8 @@
 #include "release/build_version.hpp"
 
+#include <re2/re2.h>
 #include <algorithm>
 #include <cctype>
-#include <re2/re2.h>
 
 #include "core/channel_name.hpp"
 #include "core/text.hpp"

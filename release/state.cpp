@@ -1,7 +1,7 @@
 #include "release/state.hpp"
 
-#include <algorithm>
 #include <re2/re2.h>
+#include <algorithm>
 
 #include "core/text.hpp"
 

@@ -1,7 +1,7 @@
 #include "release/tags.hpp"
 
-#include <algorithm>
 #include <re2/re2.h>
+#include <algorithm>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
