@@ -1,13 +1,6 @@
 #include "channels/object_store.hpp"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <memory>
 #include <system_error>
 
@@ -328,34 +321,12 @@ Result<std::vector<std::string>> FilesystemObjectStore::file_keys(const std::str
   if (auto checked = path_of(prefix.empty() ? "." : prefix.substr(0, prefix.size() - 1)); !checked)
     return tl::unexpected(checked.error());
   const fs::path dir = prefix.empty() ? m_root : m_root / prefix;
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  auto names = platform::regular_file_names(dir);
+  if (!names) return tl::unexpected(names.error());
   std::vector<std::string> out;
-  if (fd < 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return out;
-    return fail(ErrorCategory::io, "cannot list " + dir.string() + ": " + std::strerror(errno));
+  for (const auto& name : *names) {
+    if (!temporary_name(name)) out.push_back(prefix + name);
   }
-  DIR* handle = ::fdopendir(fd);
-  if (handle == nullptr) {
-    const int error = errno;
-    ::close(fd);
-    return fail(ErrorCategory::io, "cannot list " + dir.string() + ": " + std::strerror(error));
-  }
-  const std::unique_ptr<DIR, int (*)(DIR*)> closer(handle, ::closedir);
-  for (;;) {
-    errno = 0;
-    const dirent* entry = ::readdir(handle);
-    if (entry == nullptr) break;
-    const std::string_view name = entry->d_name;
-    if (entry->d_type == DT_DIR || name == "." || name == ".." || temporary_name(name)) continue;
-    // Stating every regular file of a folder was most of a publish's system calls; the type the
-    // directory reports is enough, except for a link (or a file system that reports none).
-    if (entry->d_type != DT_REG) {
-      struct stat info {};
-      if (::fstatat(fd, entry->d_name, &info, 0) != 0 || !S_ISREG(info.st_mode)) continue;
-    }
-    out.push_back(prefix + std::string(name));
-  }
-  if (errno != 0) return fail(ErrorCategory::io, "cannot list " + dir.string() + ": " + std::strerror(errno));
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -70,4 +70,37 @@ Status walk_files(const fs::path& start, const std::string& key_prefix, const Wa
   return walk_folder(fd, key_prefix, start, filter, out);
 }
 
+Result<std::vector<std::string>> regular_file_names(const fs::path& folder) {
+  std::vector<std::string> out;
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return out;
+    return fail(ErrorCategory::io, "cannot list " + folder.string() + ": " + std::strerror(errno));
+  }
+  DIR* handle = ::fdopendir(fd);
+  if (handle == nullptr) {
+    const int error = errno;
+    ::close(fd);
+    return fail(ErrorCategory::io, "cannot list " + folder.string() + ": " + std::strerror(error));
+  }
+  const std::unique_ptr<DIR, int (*)(DIR*)> closer(handle, ::closedir);
+  for (;;) {
+    errno = 0;
+    const dirent* entry = ::readdir(handle);
+    if (entry == nullptr) break;
+    const std::string_view name = entry->d_name;
+    if (entry->d_type == DT_DIR || name == "." || name == "..") continue;
+    // Stating every regular file of a folder was most of a publish's system calls; the type the
+    // directory reports is enough, except for a link (or a file system that reports none).
+    if (entry->d_type != DT_REG) {
+      struct stat info {};
+      if (::fstatat(fd, entry->d_name, &info, 0) != 0 || !S_ISREG(info.st_mode)) continue;
+    }
+    out.emplace_back(name);
+  }
+  if (errno != 0)
+    return fail(ErrorCategory::io, "cannot list " + folder.string() + ": " + std::strerror(errno));
+  return out;
+}
+
 }  // namespace relforge::platform

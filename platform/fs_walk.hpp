@@ -29,4 +29,9 @@ struct WalkFilter {
 Status walk_files(const std::filesystem::path& start, const std::string& key_prefix, const WalkFilter& filter,
                   std::vector<WalkedFile>& out);
 
+// The names of the regular files directly inside `folder` (file symlinks followed, folders and
+// dangling links left out), unsorted; a `folder` that does not exist or is not a folder yields none.
+// Only links (or file systems that report no type) are stat'ed.
+Result<std::vector<std::string>> regular_file_names(const std::filesystem::path& folder);
+
 }  // namespace relforge::platform
