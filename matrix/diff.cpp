@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "matrix/emit.hpp"
 
 namespace relforge::matrix {
 namespace {
@@ -117,15 +118,7 @@ Status check_diff_fields(const Expansion& before, const Expansion& after,
       if (std::find(known.begin(), known.end(), name) == known.end()) known.push_back(name);
     }
   }
-  for (const auto& field : fields) {
-    if (std::find(known.begin(), known.end(), field) != known.end()) continue;
-    std::string message = "unknown field '" + field + "' in --fields";
-    if (auto suggestion = core::closest_match(field, known))
-      message += "; did you mean '" + *suggestion + "'?";
-    message += " (fields: " + core::join(known, ", ") + ")";
-    return fail(ErrorCategory::invalid_input, message);
-  }
-  return {};
+  return check_fields(known, fields);
 }
 
 MatrixDiff diff(const Expansion& before, const Expansion& after, const DiffOptions& options) {

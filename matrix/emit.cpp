@@ -147,6 +147,10 @@ void emit_table(std::ostream& out, const Expansion& expansion, const std::vector
 Status check_fields(const Expansion& expansion, const std::vector<std::string>& fields) {
   std::vector<std::string> known{"id", "build_id"};
   known.insert(known.end(), expansion.names->begin(), expansion.names->end());
+  return check_fields(known, fields);
+}
+
+Status check_fields(const std::vector<std::string>& known, const std::vector<std::string>& fields) {
   for (const auto& field : fields) {
     if (std::find(known.begin(), known.end(), field) != known.end()) continue;
     std::string message = "unknown field '" + field + "' in --fields";

@@ -30,6 +30,8 @@ void emit_table(std::ostream& out, const Expansion& expansion, const std::vector
 // invalid_input naming the first of `fields` that is neither a field of the expansion nor
 // id/build_id, with a suggestion.
 Status check_fields(const Expansion& expansion, const std::vector<std::string>& fields);
+// The same check against a list of known names (id and build_id included), e.g. two expansions'.
+Status check_fields(const std::vector<std::string>& known, const std::vector<std::string>& fields);
 // A JSON array of objects: id, build_id, then every field in order.
 void emit_json(std::ostream& out, const Expansion& expansion);
 void emit_ids(std::ostream& out, const Expansion& expansion);
