@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/fake_github.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -19,38 +20,6 @@ namespace {
 using Json = nlohmann::json;
 
 const std::string k_marker = "<!-- relforge-pr-comment -->";
-
-// The fake GitHub, started for one test and stopped with it.
-class FakeGitHub {
-public:
-  FakeGitHub(const std::filesystem::path& dir, const std::string& flags) : m_log(dir / "github.log") {
-    const auto port_file = dir / "github.port";
-    const RunResult started =
-        run_shell("/usr/bin/python3 " + shell_quote(source_path("tests/e2e/fake_github.py").string()) + " " +
-                  shell_quote(m_log.string()) + " " + flags + " >" + shell_quote(port_file.string()) +
-                  " 2>&1 & echo $!");
-    m_pid = std::stoi(started.out);
-    for (int i = 0; i < 100 && m_port.empty(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      const std::string text = slurp(port_file);
-      if (text.rfind("port ", 0) == 0 && text.back() == '\n') m_port = text.substr(5, text.size() - 6);
-    }
-    EXPECT_FALSE(m_port.empty()) << "the fake GitHub did not start: " << slurp(port_file);
-  }
-  ~FakeGitHub() { run_shell("kill " + std::to_string(m_pid) + " 2>/dev/null"); }
-  std::string url() const { return "http://127.0.0.1:" + m_port; }
-  std::vector<Json> requests() const {
-    std::vector<Json> out;
-    std::istringstream lines(slurp(m_log));
-    for (std::string line; std::getline(lines, line);) out.push_back(Json::parse(line));
-    return out;
-  }
-
-private:
-  std::filesystem::path m_log;
-  int m_pid = 0;
-  std::string m_port;
-};
 
 class PrComment : public ::testing::Test {
 protected:

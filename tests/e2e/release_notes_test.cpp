@@ -12,46 +12,16 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/release/repo_fixture.hpp"
+#include "tests/support/fake_github.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
 
+using relforge::test::FakeGitHub;
 using relforge::test::RunResult;
 using relforge::test::shell_quote;
 using relforge::test::TempRepo;
 using Json = nlohmann::json;
-
-// The fake GitHub, started for one test and stopped with it.
-class FakeGitHub {
-public:
-  FakeGitHub(const TempRepo& temp, const std::string& flags) : m_log(temp.root / "github.log") {
-    const auto port_file = temp.root / "github.port";
-    const RunResult started = relforge::test::run_shell(
-        "/usr/bin/python3 " + shell_quote(relforge::test::source_path("tests/e2e/fake_github.py").string()) +
-        " " + shell_quote(m_log.string()) + " " + flags + " >" + shell_quote(port_file.string()) +
-        " 2>&1 & echo $!");
-    m_pid = std::stoi(started.out);
-    for (int i = 0; i < 100 && m_port.empty(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      const std::string text = relforge::test::slurp(port_file);
-      if (text.rfind("port ", 0) == 0 && text.back() == '\n') m_port = text.substr(5, text.size() - 6);
-    }
-    EXPECT_FALSE(m_port.empty()) << "the fake GitHub did not start: " << relforge::test::slurp(port_file);
-  }
-  ~FakeGitHub() { relforge::test::run_shell("kill " + std::to_string(m_pid) + " 2>/dev/null"); }
-  std::string url() const { return "http://127.0.0.1:" + m_port; }
-  std::vector<Json> requests() const {
-    std::vector<Json> out;
-    std::istringstream lines(relforge::test::slurp(m_log));
-    for (std::string line; std::getline(lines, line);) out.push_back(Json::parse(line));
-    return out;
-  }
-
-private:
-  std::filesystem::path m_log;
-  int m_pid = 0;
-  std::string m_port;
-};
 
 class ReleaseNotesE2e : public ::testing::Test {
 protected:
@@ -94,7 +64,7 @@ TEST_F(ReleaseNotesE2e, GroupsTheCommitsBetweenTwoTags) {
 }
 
 TEST_F(ReleaseNotesE2e, LabelsFromGitHubPlaceAPrWithoutAPrefix) {
-  FakeGitHub github(m_temp, "--labels 13=topic:\\ performance --labels 10=");
+  FakeGitHub github(m_temp.root, "--labels 13=topic:\\ performance --labels 10=");
   const RunResult notes =
       relforge("release notes v0.3.0..v0.4.0rc1 --labels --github-repo o/r --api-url " + github.url(),
                "GITHUB_TOKEN=test-token");
@@ -111,7 +81,7 @@ TEST_F(ReleaseNotesE2e, LabelsFromGitHubPlaceAPrWithoutAPrefix) {
 }
 
 TEST_F(ReleaseNotesE2e, PublishNotesCreatesThenUpdatesTheRelease) {
-  FakeGitHub github(m_temp, "");
+  FakeGitHub github(m_temp.root, "");
   const std::string args =
       "release publish-notes v0.3.0..v0.4.0rc1 --github-repo o/r --api-url " + github.url();
   const RunResult created = relforge(args + " --json", "GITHUB_TOKEN=test-token");
@@ -136,7 +106,7 @@ TEST_F(ReleaseNotesE2e, PublishNotesCreatesThenUpdatesTheRelease) {
 }
 
 TEST_F(ReleaseNotesE2e, BadInputIsNamedAndCallsNothingItShouldNot) {
-  FakeGitHub github(m_temp, "");
+  FakeGitHub github(m_temp.root, "");
   const std::string api = " --github-repo o/r --api-url " + github.url();
   const RunResult no_token = relforge("release publish-notes v0.3.0..v0.4.0rc1" + api, "env -u GITHUB_TOKEN");
   EXPECT_EQ(no_token.exit_code, 8) << no_token.err;
