@@ -45,17 +45,23 @@ std::string sh_quote(const std::string& text) {
   return out + "'";
 }
 
-std::string bash_script(const std::vector<Node>& nodes) {
-  std::string out = "# relforge completion for bash: source <(relforge completion bash)\n";
-  out += "_relforge_words() {\n  case \"$1\" in\n";
+// The two lookup functions both sh-like scripts share: `_relforge_words PATH` (subcommands) and
+// `_relforge_options PATH`, each a case over every command path, printed with `print_word`.
+std::string lookup_functions(const std::vector<Node>& nodes, const std::string& print_word) {
+  std::string out = "_relforge_words() {\n  case \"$1\" in\n";
   for (const auto& node : nodes)
-    out += "    " + sh_quote(node.path) + ") echo " + sh_quote(words(node.subcommands)) + " ;;\n";
+    out +=
+        "    " + sh_quote(node.path) + ") " + print_word + " " + sh_quote(words(node.subcommands)) + " ;;\n";
   out += "  esac\n}\n_relforge_options() {\n  case \"$1\" in\n";
   for (const auto& node : nodes)
-    out += "    " + sh_quote(node.path) + ") echo " + sh_quote(words(node.options)) + " ;;\n";
-  out += R"SH(  esac
+    out += "    " + sh_quote(node.path) + ") " + print_word + " " + sh_quote(words(node.options)) + " ;;\n";
+  return out + "  esac\n}\n";
 }
-_relforge() {
+
+std::string bash_script(const std::vector<Node>& nodes) {
+  std::string out = "# relforge completion for bash: source <(relforge completion bash)\n";
+  out += lookup_functions(nodes, "echo");
+  out += R"SH(_relforge() {
   local cur="${COMP_WORDS[COMP_CWORD]}" path="" i word
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="${COMP_WORDS[i]}"
@@ -74,15 +80,8 @@ complete -o default -F _relforge relforge
 
 std::string zsh_script(const std::vector<Node>& nodes) {
   std::string out = "#compdef relforge\n# relforge completion for zsh: source <(relforge completion zsh)\n";
-  out += "_relforge_words() {\n  case \"$1\" in\n";
-  for (const auto& node : nodes)
-    out += "    " + sh_quote(node.path) + ") print -r -- " + sh_quote(words(node.subcommands)) + " ;;\n";
-  out += "  esac\n}\n_relforge_options() {\n  case \"$1\" in\n";
-  for (const auto& node : nodes)
-    out += "    " + sh_quote(node.path) + ") print -r -- " + sh_quote(words(node.options)) + " ;;\n";
-  out += R"SH(  esac
-}
-_relforge() {
+  out += lookup_functions(nodes, "print -r --");
+  out += R"SH(_relforge() {
   local path="" word i
   local -a candidates
   for ((i = 2; i < CURRENT; i++)); do
