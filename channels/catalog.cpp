@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "channels/info_scan.hpp"
 #include "channels/listing_cache.hpp"
 #include "core/parallel.hpp"
 #include "packaging/version.hpp"
@@ -95,9 +96,10 @@ Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel, Temporarie
     }
   }
   for (const auto& prefix : prefixes) {
-    auto objects = store.list(prefix, temporaries);
-    if (!objects) return tl::unexpected(objects.error());
-    for (const auto& object : *objects) scan.keys.insert(object.key.substr(scan.base.size() + 1));
+    auto keys = store.list_keys(prefix, temporaries);
+    if (!keys) return tl::unexpected(keys.error());
+    // Sorted keys: each insert lands at the end of what the previous prefix added.
+    for (const auto& key : *keys) scan.keys.emplace_hint(scan.keys.end(), key.substr(scan.base.size() + 1));
   }
   index_keys(scan);
   return scan;
@@ -167,7 +169,11 @@ Result<std::vector<std::vector<FileInfo>>> read_folders(ObjectStore& store, cons
   first_key.push_back(keys.size());
   std::vector<std::optional<FileInfo>> parsed(keys.size());
   auto read = store.get_many(keys, [&](std::size_t i, std::optional<std::string> text) -> Status {
-    if (!text) return {};  // removed since the listing
+    if (!text) return {};                       // removed since the listing
+    if (auto plain = scan_plain_info(*text)) {  // the common case, without naming the key
+      parsed[i] = std::move(*plain);
+      return {};
+    }
     auto info = info_from_json(*text, store.describe(keys[i]));
     if (!info) return tl::unexpected(info.error());
     parsed[i] = std::move(*info);

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "channels/info_scan.hpp"
 #include "channels/store.hpp"
 
 namespace relforge::channels {
@@ -145,6 +146,7 @@ std::string info_to_json(const FileInfo& info) {
 }
 
 Result<FileInfo> info_from_json(std::string_view text, const std::string& where) {
+  if (auto plain = scan_plain_info(text)) return std::move(*plain);
   FileInfo info;
   InfoReader reader(info);
   if (!Json::sax_parse(text, &reader) || !reader.complete()) {

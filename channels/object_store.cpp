@@ -216,8 +216,23 @@ Status FilesystemObjectStore::get_many(const std::vector<std::string>& keys, con
 }
 
 Status FilesystemObjectStore::put_many(const std::vector<ObjectPut>& objects) {
-  return core::parallel_for(objects.size(), [&](std::size_t i) {
-    return put(objects[i].key, objects[i].bytes, objects[i].content_type);
+  // Runs of objects in one folder go to one thread: two threads creating files in one folder wait
+  // on its lock in the kernel.
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  const auto folder_of = [](const std::string& key) {
+    return std::string_view(key).substr(0, key.rfind('/') + 1);
+  };
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    if (runs.empty() || folder_of(objects[runs.back().first].key) != folder_of(objects[i].key))
+      runs.emplace_back(i, i);
+    runs.back().second = i + 1;
+  }
+  return core::parallel_for(runs.size(), [&](std::size_t r) -> Status {
+    for (std::size_t i = runs[r].first; i < runs[r].second; ++i) {
+      if (auto status = put(objects[i].key, objects[i].bytes, objects[i].content_type); !status)
+        return status;
+    }
+    return {};
   });
 }
 
@@ -245,15 +260,12 @@ bool temporary_name(std::string_view name) {
          name.find(".tmp.") != std::string_view::npos;
 }
 
-}  // namespace
-
-Result<std::vector<ObjectInfo>> FilesystemObjectStore::list(const std::string& prefix,
-                                                            Temporaries temporaries) {
-  std::vector<ObjectInfo> out;
-  // Walk only the deepest folder the prefix names, not the whole store.
+// The files under `prefix`, walking only the deepest folder the prefix names (not the whole store).
+Result<std::vector<platform::WalkedFile>> walk_prefix(const fs::path& root, const std::string& prefix,
+                                                      Temporaries temporaries, bool sizes) {
   const auto slash = prefix.rfind('/');
   const std::string folder_key = slash == std::string::npos ? "" : prefix.substr(0, slash + 1);
-  const fs::path start = folder_key.empty() ? m_root : m_root / folder_key.substr(0, slash);
+  const fs::path start = folder_key.empty() ? root : root / folder_key.substr(0, slash);
   std::vector<platform::WalkedFile> files;
   platform::WalkFilter filter;
   filter.enter = [&prefix](std::string_view key) {
@@ -263,11 +275,43 @@ Result<std::vector<ObjectInfo>> FilesystemObjectStore::list(const std::string& p
     if (temporary_name(name) && temporaries == Temporaries::hide) return false;  // in-flight writes
     return key.starts_with(prefix);
   };
+  filter.sizes = sizes;
   if (auto status = platform::walk_files(start, folder_key, filter, files); !status)
     return tl::unexpected(status.error());
+  return files;
+}
+
+}  // namespace
+
+Result<std::vector<ObjectInfo>> FilesystemObjectStore::list(const std::string& prefix,
+                                                            Temporaries temporaries) {
+  auto walked = walk_prefix(m_root, prefix, temporaries, true);
+  if (!walked) return tl::unexpected(walked.error());
+  auto& files = *walked;
+  std::vector<ObjectInfo> out;
   out.reserve(files.size());
   for (auto& file : files) out.push_back({std::move(file.key), file.size, "", ""});
   std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+  return out;
+}
+
+Result<std::vector<std::string>> FilesystemObjectStore::list_keys(const std::string& prefix,
+                                                                  Temporaries temporaries) {
+  auto walked = walk_prefix(m_root, prefix, temporaries, false);
+  if (!walked) return tl::unexpected(walked.error());
+  std::vector<std::string> out;
+  out.reserve(walked->size());
+  for (auto& file : *walked) out.push_back(std::move(file.key));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::vector<std::string>> ObjectStore::list_keys(const std::string& prefix, Temporaries temporaries) {
+  auto objects = list(prefix, temporaries);
+  if (!objects) return tl::unexpected(objects.error());
+  std::vector<std::string> out;
+  out.reserve(objects->size());
+  for (auto& object : *objects) out.push_back(std::move(object.key));
   return out;
 }
 

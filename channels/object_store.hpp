@@ -67,6 +67,10 @@ public:
   // Every object whose key starts with `prefix`, sorted by key.
   virtual Result<std::vector<ObjectInfo>> list(const std::string& prefix,
                                                Temporaries temporaries = Temporaries::hide) = 0;
+  // The keys of list(), without sizes or anything else: a folder store need not stat every file.
+  // The default derives it from list().
+  virtual Result<std::vector<std::string>> list_keys(const std::string& prefix,
+                                                     Temporaries temporaries = Temporaries::hide);
   // The next '/'-separated segment of every key under `prefix` (which ends in '/'), sorted, folders
   // with a trailing '/': "cpu/", "index.html". The default derives it from list().
   virtual Result<std::vector<std::string>> children(const std::string& prefix);
@@ -101,6 +105,8 @@ public:
   Result<std::optional<ObjectInfo>> head(const std::string& key) override;
   Result<std::vector<ObjectInfo>> list(const std::string& prefix,
                                        Temporaries temporaries = Temporaries::hide) override;
+  Result<std::vector<std::string>> list_keys(const std::string& prefix,
+                                             Temporaries temporaries = Temporaries::hide) override;
   Result<std::vector<std::string>> children(const std::string& prefix) override;  // one directory read
   // One directory read; only symlinks are stat-ed (a dangling one is no object).
   Result<std::vector<std::string>> file_keys(const std::string& prefix) override;

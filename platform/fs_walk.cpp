@@ -50,6 +50,10 @@ Status walk_folder(int fd, const std::string& folder_key, const fs::path& where,
     }
     if (type != DT_REG && type != DT_LNK) continue;
     if (filter.keep && !filter.keep(key, name)) continue;
+    if (!filter.sizes && type == DT_REG && entry->d_type == DT_REG) {
+      out.push_back({std::move(key), 0});
+      continue;
+    }
     if (::fstatat(fd, name.c_str(), &info, 0) != 0 || !S_ISREG(info.st_mode)) continue;
     out.push_back({std::move(key), static_cast<std::uint64_t>(info.st_size)});
   }

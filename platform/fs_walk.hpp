@@ -22,6 +22,9 @@ struct WalkFilter {
   std::function<bool(std::string_view folder_key)> enter;
   // Called with a file's key and its name: keep it?
   std::function<bool(std::string_view key, std::string_view name)> keep;
+  // False: sizes are left 0 and only links (or entries of no reported type) are stat'ed, which is
+  // what a walk that needs names alone saves (one system call per file).
+  bool sizes = true;
 };
 
 // Appends the kept files below `start` (keys start with `key_prefix`, "" or ending in '/') to `out`,

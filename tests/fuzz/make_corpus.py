@@ -256,13 +256,29 @@ def request_paths():
         put("http_path", target)
 
 
+def sidecars():
+    """FILE.info.json records as publish writes them (indent 1), compact, and with the spellings the
+    fast reader leaves to the general one (escapes, UTF-8, nesting, floats)."""
+    info = {"filename": "mini-2.7.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl", "project": "mini",
+            "version": "2.7.0+cu130", "sha256": "ab" * 32, "size": 104857600, "metadata_sha256": "cd" * 32,
+            "requires_python": ">=3.10", "upload_time": "2026-01-02T03:04:05Z", "yanked": False,
+            "yanked_reason": "", "provenance": True}
+    put("sidecar", json.dumps(info, indent=1) + "\n")
+    put("sidecar", json.dumps(info, separators=(",", ":")))
+    put("sidecar", json.dumps(dict(info, yanked=True, yanked_reason="broken \"wheel\" \u00e9"), indent=1))
+    put("sidecar", json.dumps(dict(info, yanked_reason="caf\u00e9"), ensure_ascii=False))
+    put("sidecar", json.dumps(dict(info, extra={"nested": [1, 2.5, None]}, size=0)))
+    put("sidecar", json.dumps(dict(info, size=-1)))
+    put("sidecar", json.dumps({k: v for k, v in info.items() if k != "size"}))
+
+
 def main():
     only = sys.argv[1:]
     if only:
         with tempfile.TemporaryDirectory() as work:
             for target in only:
                 shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
-                {"pe": pes, "macho": machos}[target](work)
+                {"pe": pes, "macho": machos, "sidecar": lambda _: sidecars()}[target](work)
         return
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
@@ -277,6 +293,7 @@ def main():
     configs()
     payloads()
     request_paths()
+    sidecars()
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     print(f"make_corpus: {total // 1024} KiB in {CORPUS}", file=sys.stderr)
 
