@@ -67,7 +67,7 @@ demo: release dist
 dist: deps
 	@bash scripts/dist.sh
 
-bench: release
+bench: release dist
 	@bash bench/run.sh build/release $(BENCH)
 
 # The README's benchmark table and bench/results/<date>-<machine>.json, from the last `make bench`.

@@ -2,28 +2,16 @@
 # the figures to bench/record.py (the one formatter of bench lines and results).
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# measure COMMAND...: runs it once (stdout to $BENCH_OUT or /dev/null, stderr kept in
-# $BENCH_TMP/last.err) and prints "WALL_S CPU_S RSS_MB" (CPU = user + system of the process tree).
+# measure COMMAND...: runs it once (stdin from $BENCH_IN or /dev/null, stdout to $BENCH_OUT or
+# /dev/null, stderr kept in $BENCH_TMP/last.err) and prints "WALL_S CPU_S RSS_MB" (CPU = user + system of the process tree,
+# to the microsecond: bench/measure.py).
 measure() {
-  local out=${BENCH_OUT:-/dev/null} times
-  times=$(mktemp "${BENCH_TMP:-/tmp}/measure.XXXXXX")
-  if ! /usr/bin/time -f '%e %U %S %M' -o "$times" "$@" >"$out" 2>"${BENCH_TMP:-/tmp}/last.err"; then
-    echo "bench: '$*' failed: $(tail -3 "${BENCH_TMP:-/tmp}/last.err")" >&2
-    rm -f "$times"
+  local out=${BENCH_OUT:-/dev/null} err=${BENCH_TMP:-/tmp}/last.err figures
+  if ! figures=$(/usr/bin/python3 "$bench_dir/measure.py" "$out" "$err" "$@"); then
+    echo "bench: '$*' failed: $(tail -3 "$err")" >&2
     return 1
   fi
-  # %e has only centiseconds; take the wall clock from date when the run was short.
-  awk '{ printf "%.4f %.4f %.1f\n", $1, $2 + $3, $4 / 1024 }' "$times"
-  rm -f "$times"
-}
-
-# measure_ns COMMAND...: like measure, with the wall clock from `date +%s%N` (short runs).
-measure_ns() {
-  local start end cpu
-  start=$(date +%s%N)
-  cpu=$(measure "$@") || return 1
-  end=$(date +%s%N)
-  awk -v w="$(((end - start)))" '{ printf "%.6f %.4f %.1f\n", w / 1e9, $2, $3 }' <<<"$cpu"
+  echo "$figures"
 }
 
 # best "W C R" ...: the fastest by wall clock; median "W C R" ...: the middle one by wall clock.

@@ -51,21 +51,32 @@ void sort_by_version(std::vector<FileInfo>& files) {
 
 namespace {
 
-// Variants, project folders and complete wheels, from scan.keys.
+// Variants, project folders and complete wheels, from scan.keys (sorted, so a folder's keys are
+// adjacent: its entry is looked up once, not per key).
 void index_keys(ChannelScan& scan) {
   for (const auto& key : scan.keys) {
     const auto parts = split_key(key);
     if (parts.size() == 2 && parts[1] == k_variant_marker) scan.variants.emplace(parts[0]);
   }
+  std::string_view folder;  // "variant/project/" of `wheels`
+  std::vector<std::string>* wheels = nullptr;
   for (const auto& key : scan.keys) {
-    const auto parts = split_key(key);
-    if (parts.size() != 3 || scan.variants.count(std::string(parts[0])) == 0) continue;
-    auto& wheels = scan.folders[{std::string(parts[0]), std::string(parts[1])}];
+    const auto first = key.find('/');
+    const auto second = first == std::string::npos ? first : key.find('/', first + 1);
+    if (second == std::string::npos || key.find('/', second + 1) != std::string::npos) continue;
+    const std::string_view key_folder = std::string_view(key).substr(0, second + 1);
+    if (key_folder != folder) {
+      folder = key_folder;
+      const std::string variant = key.substr(0, first);
+      wheels = scan.variants.count(variant) == 0
+                   ? nullptr
+                   : &scan.folders[{variant, key.substr(first + 1, second - first - 1)}];
+    }
     // A sidecar whose wheel is gone is what a crashed prune leaves; a wheel without its info is a
     // publish that has not finished: neither is a complete file.
-    if (!parts[2].ends_with(".whl.info.json")) continue;
+    if (wheels == nullptr || !key.ends_with(".whl.info.json")) continue;
     const std::string wheel = key.substr(0, key.size() - k_info_suffix.size());
-    if (scan.has(wheel)) wheels.emplace_back(parts[2].substr(0, parts[2].size() - k_info_suffix.size()));
+    if (scan.has(wheel)) wheels->push_back(wheel.substr(second + 1));
   }
 }
 
@@ -118,9 +129,13 @@ Result<ChannelScan> scan_projects(ObjectStore& store, Channel channel,
       continue;
     }
     const std::string variant = entry.substr(0, entry.size() - 1);
+    // The channel's combined project folders outnumber its variants: one look for the marker
+    // tells them apart without listing each.
+    auto marker = store.head(scan.base + "/" + entry + std::string(k_variant_marker));
+    if (!marker) return tl::unexpected(marker.error());
+    if (!*marker) continue;
     auto inner = store.children(scan.base + "/" + entry);
     if (!inner) return tl::unexpected(inner.error());
-    if (!std::binary_search(inner->begin(), inner->end(), std::string(k_variant_marker))) continue;
     for (const auto& name : *inner) {
       if (!name.ends_with('/')) {
         scan.keys.insert(entry + name);

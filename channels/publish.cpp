@@ -1,7 +1,9 @@
 #include "channels/publish.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
+#include <string_view>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
@@ -154,14 +156,27 @@ struct KnownWheel {
 };
 
 // What the channel already holds or held for the projects being published: every wheel object
-// (complete or not) by identity, and every tombstone.
+// (complete or not) of a version being published, by identity, and every tombstone.
 struct Known {
   std::map<std::string, std::vector<KnownWheel>> wheels;                // identity key -> where
   std::map<std::string, std::pair<Tombstone, std::string>> tombstones;  // identity key -> (it, its key)
 };
 
+// The version_key of a stored wheel's name, read from its version field alone; nullopt when that
+// is no version (identity_of would refuse the name too).
+std::optional<std::string> version_key_of(std::string_view filename) {
+  const auto dash = filename.find('-');
+  const auto next = dash == std::string_view::npos ? dash : filename.find('-', dash + 1);
+  if (next == std::string_view::npos) return std::nullopt;
+  auto version = packaging::parse_version(filename.substr(dash + 1, next - dash - 1));
+  if (!version) return std::nullopt;
+  while (version->release.size() > 1 && version->release.back() == 0) version->release.pop_back();
+  return version->to_string();
+}
+
 Result<Known> known_identities(ObjectStore& store, const ChannelScan& scan,
-                               const std::set<std::string>& projects) {
+                               const std::set<std::string>& projects,
+                               const std::set<std::string>& version_keys) {
   Known known;
   for (const auto& [ref, wheels] : scan.folders) {
     if (projects.count(ref.second) == 0) continue;
@@ -169,6 +184,10 @@ Result<Known> known_identities(ObjectStore& store, const ChannelScan& scan,
     for (auto it = scan.keys.lower_bound(prefix); it != scan.keys.end() && it->starts_with(prefix); ++it) {
       const std::string name = it->substr(prefix.size());
       if (!name.ends_with(".whl") || name.find('/') != std::string::npos) continue;
+      // Only a file of a version being published can share an identity with one: the rest of a
+      // folder's names need no full parse.
+      const auto version_key = version_key_of(name);
+      if (!version_key || version_keys.count(*version_key) == 0) continue;
       auto identity = identity_of(name);
       if (!identity) continue;  // not a wheel relforge stored: `index check` reports it
       known.wheels[identity->key()].push_back({ref.first, name});
@@ -352,7 +371,9 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
   // Only the projects being published are read: one publish costs the same in any size of store.
   auto scan = scan_projects(store, options.channel, projects);
   if (!scan) return tl::unexpected(scan.error());
-  auto known = known_identities(store, *scan, projects);
+  std::set<std::string> version_keys;
+  for (const auto& item : prepared) version_keys.insert(item.identity.version_key);
+  auto known = known_identities(store, *scan, projects, version_keys);
   if (!known) return tl::unexpected(known.error());
   if (auto status = check_identities(store, *scan, *known, prepared); !status)
     return tl::unexpected(status.error());
