@@ -4,10 +4,10 @@ bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # measure COMMAND...: runs it once (stdin from $BENCH_IN or /dev/null, stdout to $BENCH_OUT or
 # /dev/null, stderr kept in $BENCH_TMP/last.err) and prints "WALL_S CPU_S RSS_MB" (CPU = user + system of the process tree,
-# to the microsecond: bench/measure.py).
+# to the microsecond: bench/measure.cpp, built beside the benches).
 measure() {
   local out=${BENCH_OUT:-/dev/null} err=${BENCH_TMP:-/tmp}/last.err figures
-  if ! figures=$(/usr/bin/python3 "$bench_dir/measure.py" "$out" "$err" "$@"); then
+  if ! figures=$("${BUILD_DIR:-$bench_dir/../build/release}/bench/measure" "$out" "$err" "$@"); then
     echo "bench: '$*' failed: $(tail -3 "$err")" >&2
     return 1
   fi

@@ -25,10 +25,13 @@ FilesystemObjectStore::FilesystemObjectStore(fs::path root) : m_root(std::move(r
 
 Result<fs::path> FilesystemObjectStore::path_of(const std::string& key) const {
   // Keys come from file names and listings; one that climbs out of the root is a bug or an attack.
-  for (const auto& part : fs::path(key)) {
-    if (part == ".." || part.is_absolute()) {
+  // (Split by hand: a std::filesystem::path per key was 4% of a rebuild that checks 100,000.)
+  for (std::size_t start = 0;;) {
+    const auto slash = key.find('/', start);
+    if (std::string_view(key).substr(start, slash == std::string::npos ? slash : slash - start) == "..")
       return fail(ErrorCategory::invalid_input, "object key '" + key + "' leaves the store");
-    }
+    if (slash == std::string::npos) break;
+    start = slash + 1;
   }
   if (key.empty() || key.front() == '/') {
     return fail(ErrorCategory::invalid_input, "object key '" + key + "' is not a relative path");
