@@ -106,11 +106,18 @@ Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel, Temporarie
         scan.keys.insert(entry);
     }
   }
-  for (const auto& prefix : prefixes) {
-    auto keys = store.list_keys(prefix, temporaries);
+  // The variants' folders are walked side by side (a folder store lists on every core).
+  std::vector<std::vector<std::string>> listed(prefixes.size());
+  auto walked = core::parallel_for(prefixes.size(), [&](std::size_t i) -> Status {
+    auto keys = store.list_keys(prefixes[i], temporaries);
     if (!keys) return tl::unexpected(keys.error());
+    listed[i] = std::move(*keys);
+    return {};
+  });
+  if (!walked) return tl::unexpected(walked.error());
+  for (const auto& keys : listed) {
     // Sorted keys: each insert lands at the end of what the previous prefix added.
-    for (const auto& key : *keys) scan.keys.emplace_hint(scan.keys.end(), key.substr(scan.base.size() + 1));
+    for (const auto& key : keys) scan.keys.emplace_hint(scan.keys.end(), key.substr(scan.base.size() + 1));
   }
   index_keys(scan);
   return scan;
