@@ -175,10 +175,13 @@ void add_keys(ChannelScan& scan, const std::vector<std::string>& relative) {
 
 namespace {
 
-// The folders' files from their sidecars, each folder in version order: every sidecar is fetched in
-// one get_many (a folder store reads them on every core) and parsed where it arrives.
+enum class Order { version, any };
+
+// The folders' files from their sidecars, each folder in version order (or in any, for a listing
+// the renderer sorts anyway): every sidecar is fetched in one get_many (a folder store reads them
+// on every core) and parsed where it arrives.
 Result<std::vector<std::vector<FileInfo>>> read_folders(ObjectStore& store, const ChannelScan& scan,
-                                                        const std::vector<ProjectRef>& refs) {
+                                                        const std::vector<ProjectRef>& refs, Order order) {
   std::vector<std::string> keys;
   std::vector<std::size_t> first_key;  // refs[i]'s keys are keys[first_key[i]..first_key[i + 1])
   for (const auto& ref : refs) {
@@ -207,7 +210,7 @@ Result<std::vector<std::vector<FileInfo>>> read_folders(ObjectStore& store, cons
     for (std::size_t i = first_key[r]; i < first_key[r + 1]; ++i) {
       if (parsed[i]) out[r].push_back(std::move(*parsed[i]));
     }
-    sort_by_version(out[r]);
+    if (order == Order::version) sort_by_version(out[r]);
     return {};
   });
   if (!sorted) return tl::unexpected(sorted.error());
@@ -218,7 +221,7 @@ Result<std::vector<std::vector<FileInfo>>> read_folders(ObjectStore& store, cons
 
 Result<std::vector<FileInfo>> read_folder(ObjectStore& store, const ChannelScan& scan,
                                           const ProjectRef& ref) {
-  auto read = read_folders(store, scan, {ref});
+  auto read = read_folders(store, scan, {ref}, Order::version);
   if (!read) return tl::unexpected(read.error());
   return std::move(read->front());
 }
@@ -244,7 +247,7 @@ Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
     }
     unread.push_back(ref);
   }
-  auto read = read_folders(store, scan, unread);
+  auto read = read_folders(store, scan, unread, Order::any);
   if (!read) return tl::unexpected(read.error());
   for (std::size_t i = 0; i < unread.size(); ++i)
     listing[unread[i].first][unread[i].second] = std::move((*read)[i]);
@@ -293,7 +296,7 @@ Result<std::vector<StoredFile>> list_channel(ObjectStore& store, Channel channel
   if (!scan) return tl::unexpected(scan.error());
   std::vector<ProjectRef> refs;
   for (const auto& entry : scan->folders) refs.push_back(entry.first);
-  auto folders = read_folders(store, *scan, refs);
+  auto folders = read_folders(store, *scan, refs, Order::version);
   if (!folders) return tl::unexpected(folders.error());
   std::vector<StoredFile> out;
   for (std::size_t i = 0; i < refs.size(); ++i) {

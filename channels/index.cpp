@@ -37,13 +37,8 @@ void sort_by_version(std::vector<IndexedFile>& files) {
   files = std::move(sorted);
 }
 
-// Appends `text` HTML-escaped; most names and hashes need no escaping, so skip the copy then.
 void append_html(std::string& out, std::string_view text) {
-  if (text.find_first_of("&<>\"'") == std::string_view::npos) {
-    out += text;
-  } else {
-    out += core::html_escape(text);
-  }
+  core::append_html_escaped(out, text);
 }
 
 }  // namespace

@@ -112,30 +112,40 @@ std::string percent_encode(std::string_view text, std::string_view keep) {
   return out;
 }
 
+void append_html_escaped(std::string& out, std::string_view text) {
+  std::size_t run = 0;  // start of the bytes that go out as they are
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char* entity = nullptr;
+    switch (text[i]) {
+      case '&':
+        entity = "&amp;";
+        break;
+      case '<':
+        entity = "&lt;";
+        break;
+      case '>':
+        entity = "&gt;";
+        break;
+      case '"':
+        entity = "&quot;";
+        break;
+      case '\'':
+        entity = "&#x27;";
+        break;
+      default:
+        continue;
+    }
+    out.append(text.substr(run, i - run));
+    out += entity;
+    run = i + 1;
+  }
+  out.append(text.substr(run));
+}
+
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#x27;";
-        break;
-      default:
-        out += c;
-    }
-  }
+  append_html_escaped(out, text);
   return out;
 }
 

@@ -16,6 +16,8 @@ std::string replace_all(std::string_view text, std::string_view from, std::strin
 std::string percent_encode(std::string_view text, std::string_view keep = "");
 // Escapes & < > " ' for HTML text and attribute values.
 std::string html_escape(std::string_view text);
+// html_escape(text) appended to `out`, without a string of its own.
+void append_html_escaped(std::string& out, std::string_view text);
 // Appends `text` as a JSON string literal, byte for byte what nlohmann's dump() writes with
 // error_handler_t::replace: \b \f \n \r \t \" \\, other controls as \u00xx, UTF-8 kept, and
 // each maximal ill-formed UTF-8 subsequence replaced by U+FFFD.
