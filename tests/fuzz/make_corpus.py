@@ -272,13 +272,31 @@ def sidecars():
     put("sidecar", json.dumps({k: v for k, v in info.items() if k != "size"}))
 
 
+def listings():
+    """.relforge-listing caches as rebuild writes them, and saved upstream pages (PEP 691 JSON and
+    PEP 503 HTML) as `index deps --upstream` reads them."""
+    header = "relforge-listing 1"
+    row = "\t".join(["mini-2.7.0%2Bcpu-py3-none-any.whl", "mini", "2.7.0+cpu", "ab" * 32, "1031",
+                     "cd" * 32, ">=3.10", "2026-01-02T03:04:05Z", "0", "", "1"])
+    put("listing_cache", f"{header}\n{row}\nend\n")
+    put("listing_cache", f"{header}\n{row}\n{row.replace(chr(9) + '0' + chr(9), chr(9) + '1' + chr(9) + 'bad%20build')}\nend\n")
+    put("listing_cache", f"{header}\nend\n")
+    files = [{"filename": "numpy-2.3.0-cp312-cp312-manylinux_2_28_x86_64.whl", "url": "x", "hashes": {}},
+             {"filename": "filelock-3.16.1-py3-none-any.whl"}, {"filename": 7}, "junk"]
+    put("upstream_listing", json.dumps({"meta": {"api-version": "1.1"}, "name": "numpy", "files": files}))
+    put("upstream_listing", "<!DOCTYPE html><html><body>\n<a href=\"numpy-2.3.0-cp312-cp312-manylinux_2_28_x86_64.whl#sha256=00\">"
+        "numpy-2.3.0-cp312-cp312-manylinux_2_28_x86_64.whl</a><br/>\n<A HREF=x>typing_extensions-4.12.2-py3-none-any.whl</A>\n"
+        "<a>a&amp;b-1.0-py3-none-any.whl</a></body></html>\n")
+
+
 def main():
     only = sys.argv[1:]
     if only:
         with tempfile.TemporaryDirectory() as work:
             for target in only:
                 shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
-                {"pe": pes, "macho": machos, "sidecar": lambda _: sidecars()}[target](work)
+                {"pe": pes, "macho": machos, "sidecar": lambda _: sidecars(),
+                 "listing_cache": lambda _: listings(), "upstream_listing": lambda _: listings()}[target](work)
         return
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
@@ -294,6 +312,7 @@ def main():
     payloads()
     request_paths()
     sidecars()
+    listings()
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     print(f"make_corpus: {total // 1024} KiB in {CORPUS}", file=sys.stderr)
 
