@@ -8,8 +8,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Fills a FileInfo straight from the parser's events: `index rebuild` reads one sidecar per stored
-// wheel, and building a DOM for each cost more than everything else the rebuild does.
+// Fills a FileInfo straight from the parser's events, for the spellings scan_plain_info leaves to
+// it (escapes, UTF-8, nesting) and to name what is wrong with a bad record.
 class InfoReader final : public nlohmann::json_sax<Json> {
 public:
   explicit InfoReader(FileInfo& info) : m_info(info) {}
@@ -17,8 +17,7 @@ public:
   bool null() override { return scalar(Kind::null); }
   bool boolean(bool value) override {
     if (!scalar(Kind::boolean)) return false;
-    if (m_key == "yanked") m_info.yanked = value;
-    if (m_key == "provenance") m_info.provenance = value;
+    if (m_depth == 1 && m_target.flag) *m_target.flag = value;
     return true;
   }
   bool number_integer(number_integer_t value) override {
@@ -27,13 +26,13 @@ public:
   }
   bool number_unsigned(number_unsigned_t value) override {
     if (!scalar(Kind::number)) return false;
-    if (m_key == "size") m_info.size = value;
+    if (m_depth == 1 && m_target.number) *m_target.number = value;
     return true;
   }
   bool number_float(number_float_t, const string_t&) override { return scalar(Kind::other); }
   bool string(string_t& value) override {
     if (!scalar(Kind::string)) return false;
-    if (std::string* field = string_field()) *field = std::move(value);
+    if (m_depth == 1 && m_target.text) *m_target.text = std::move(value);
     return true;
   }
   bool binary(binary_t&) override { return scalar(Kind::other); }
@@ -63,7 +62,8 @@ public:
   bool key(string_t& value) override {
     if (m_depth == 1) {
       m_key = std::move(value);
-      if (m_key == "size") m_seen |= k_size;
+      m_target = info_target(m_info, m_key);
+      m_seen |= m_target.required;
     }
     return true;
   }
@@ -74,15 +74,13 @@ public:
 
   const std::string& problem() const { return m_problem; }
   bool complete() {
-    if ((m_seen & k_required) == k_required) return true;
+    if ((m_seen & k_info_required) == k_info_required) return true;
     m_problem = "a required key (filename, project, version, sha256, size) is missing";
     return false;
   }
 
 private:
   enum class Kind { null, boolean, number, string, other };
-  static constexpr unsigned k_filename = 1, k_project = 2, k_version = 4, k_sha256 = 8, k_size = 16;
-  static constexpr unsigned k_required = k_filename | k_project | k_version | k_sha256 | k_size;
 
   // A value at depth 1 belongs to m_key; deeper values (inside an unknown key's object) are skipped.
   bool scalar(Kind kind) {
@@ -95,26 +93,10 @@ private:
                                                  : "true or false");
   }
   Kind expected_kind() const {
-    if (m_key == "size") return Kind::number;
-    if (m_key == "yanked" || m_key == "provenance") return Kind::boolean;
-    if (m_key == "filename" || m_key == "project" || m_key == "version" || m_key == "sha256" ||
-        m_key == "metadata_sha256" || m_key == "requires_python" || m_key == "upload_time" ||
-        m_key == "yanked_reason") {
-      return Kind::string;
-    }
+    if (m_target.text) return Kind::string;
+    if (m_target.flag) return Kind::boolean;
+    if (m_target.number) return Kind::number;
     return Kind::other;
-  }
-  std::string* string_field() {
-    if (m_depth != 1) return nullptr;
-    if (m_key == "filename") return m_seen |= k_filename, &m_info.filename;
-    if (m_key == "project") return m_seen |= k_project, &m_info.project;
-    if (m_key == "version") return m_seen |= k_version, &m_info.version;
-    if (m_key == "sha256") return m_seen |= k_sha256, &m_info.sha256;
-    if (m_key == "metadata_sha256") return &m_info.metadata_sha256;
-    if (m_key == "requires_python") return &m_info.requires_python;
-    if (m_key == "upload_time") return &m_info.upload_time;
-    if (m_key == "yanked_reason") return &m_info.yanked_reason;
-    return nullptr;
   }
   bool wrong_type(const char* expected) {
     m_problem = m_depth == 0 ? std::string("expected ") + expected : "'" + m_key + "' must be " + expected;
@@ -123,6 +105,7 @@ private:
 
   FileInfo& m_info;
   std::string m_key;
+  InfoTarget m_target;
   std::string m_problem;
   unsigned m_seen = 0;
   int m_depth = 0;

@@ -3,6 +3,22 @@
 #include <cstdint>
 
 namespace relforge::channels {
+
+InfoTarget info_target(FileInfo& info, std::string_view key) {
+  if (key == "filename") return {.text = &info.filename, .required = 1};
+  if (key == "project") return {.text = &info.project, .required = 2};
+  if (key == "version") return {.text = &info.version, .required = 4};
+  if (key == "sha256") return {.text = &info.sha256, .required = 8};
+  if (key == "size") return {.number = &info.size, .required = 16};
+  if (key == "metadata_sha256") return {.text = &info.metadata_sha256};
+  if (key == "requires_python") return {.text = &info.requires_python};
+  if (key == "upload_time") return {.text = &info.upload_time};
+  if (key == "yanked_reason") return {.text = &info.yanked_reason};
+  if (key == "yanked") return {.flag = &info.yanked};
+  if (key == "provenance") return {.flag = &info.provenance};
+  return {};
+}
+
 namespace {
 
 class PlainScanner {
@@ -27,14 +43,11 @@ public:
       if (!take('}')) return std::nullopt;
     }
     skip_space();
-    if (m_at != m_text.size() || (m_seen & k_required) != k_required) return std::nullopt;
+    if (m_at != m_text.size() || (m_seen & k_info_required) != k_info_required) return std::nullopt;
     return std::move(m_info);
   }
 
 private:
-  static constexpr unsigned k_filename = 1, k_project = 2, k_version = 4, k_sha256 = 8, k_size = 16;
-  static constexpr unsigned k_required = k_filename | k_project | k_version | k_sha256 | k_size;
-
   bool take(char c) {
     if (m_at < m_text.size() && m_text[m_at] == c) return ++m_at, true;
     return false;
@@ -74,48 +87,31 @@ private:
     if (digits == 0 || digits > 19 || (digits > 1 && m_text[start] == '0')) return false;
     return m_at == m_text.size() || (m_text[m_at] != '.' && m_text[m_at] != 'e' && m_text[m_at] != 'E');
   }
-  std::string* string_field(std::string_view key) {
-    if (key == "filename") return m_seen |= k_filename, &m_info.filename;
-    if (key == "project") return m_seen |= k_project, &m_info.project;
-    if (key == "version") return m_seen |= k_version, &m_info.version;
-    if (key == "sha256") return m_seen |= k_sha256, &m_info.sha256;
-    if (key == "metadata_sha256") return &m_info.metadata_sha256;
-    if (key == "requires_python") return &m_info.requires_python;
-    if (key == "upload_time") return &m_info.upload_time;
-    if (key == "yanked_reason") return &m_info.yanked_reason;
-    return nullptr;
-  }
-  bool* bool_field(std::string_view key) {
-    if (key == "yanked") return &m_info.yanked;
-    if (key == "provenance") return &m_info.provenance;
-    return nullptr;
-  }
   // A known key takes only its own type (else the general parser names the mistake); an unknown
   // key's scalar is skipped, its object or array left to the general parser.
   bool value(std::string_view key) {
     if (m_at >= m_text.size()) return false;
     const char c = m_text[m_at];
-    std::string* text_field = string_field(key);
-    bool* flag = bool_field(key);
-    const bool is_size = key == "size";
-    const bool known = text_field != nullptr || flag != nullptr || is_size;
+    const InfoTarget target = info_target(m_info, key);
+    const bool known = target.text != nullptr || target.flag != nullptr || target.number != nullptr;
+    m_seen |= target.required;
     if (c == '"') {
       std::string_view text;
-      if (!string(text) || (known && text_field == nullptr)) return false;
-      if (text_field) text_field->assign(text);
+      if (!string(text) || (known && target.text == nullptr)) return false;
+      if (target.text) target.text->assign(text);
       return true;
     }
     if (c == 't' || c == 'f') {
       const bool truth = c == 't';
-      if (!take_word(truth ? "true" : "false") || (known && flag == nullptr)) return false;
-      if (flag) *flag = truth;
+      if (!take_word(truth ? "true" : "false") || (known && target.flag == nullptr)) return false;
+      if (target.flag) *target.flag = truth;
       return true;
     }
     if (c == 'n') return !known && take_word("null");
     if (c >= '0' && c <= '9') {
       std::uint64_t n = 0;
-      if (!number(n) || (known && !is_size)) return false;
-      if (is_size) m_info.size = n, m_seen |= k_size;
+      if (!number(n) || (known && target.number == nullptr)) return false;
+      if (target.number) *target.number = n;
       return true;
     }
     return false;
