@@ -13,15 +13,28 @@ export BENCH_RESULTS=$build/bench-results.jsonl
 failed=()
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# Before each bench: the previous one's dirty pages are flushed and the machine gets up to 30 s
+# to settle (1-minute load below 1.5), so one bench's writeback and builds do not land in the next
+# one's figures. Each line still records the load it ran at.
+settle() {
+  sync
+  local waited=0
+  while [ "$waited" -lt 30 ] && awk '{ exit !($1 >= 1.5) }' /proc/loadavg; do
+    sleep 2
+    waited=$((waited + 2))
+  done
+}
 for b in "$build"/bench/*_bench; do
   [ -x "$b" ] || continue
   [[ -z "$filter" || "$(basename "$b")" == *$filter* ]] || continue
+  settle
   echo "== $(basename "$b")"
   "$b" || failed+=("$(basename "$b")")
 done
 for s in "$here"/*_bench.sh; do
   [ -f "$s" ] || continue
   [[ -z "$filter" || "$(basename "$s")" == *$filter* ]] || continue
+  settle
   echo "== $(basename "$s" .sh)"
   RELFORGE="$build/relforge" BUILD_DIR="$build" bash "$s" || failed+=("$(basename "$s" .sh)")
 done
