@@ -74,8 +74,4 @@ struct Workflow {
 // `..` config path, a shard size outside 1..256; nothing_selected when there are no cells.
 Result<Workflow> render_workflow(const WorkflowOptions& options, const matrix::Expansion& expansion);
 
-// `text` as one YAML scalar: plain when a YAML parser reads it back as the same string, else
-// double-quoted with escapes.
-std::string yaml_scalar(std::string_view text);
-
 }  // namespace relforge::builders

@@ -1,5 +1,6 @@
 // The GitHub Actions workflow renderer: structure, sharding, YAML quoting, and every refusal.
 #include "builders/workflow.hpp"
+#include "builders/yaml.hpp"
 
 #include <gtest/gtest.h>
 
