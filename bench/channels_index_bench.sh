@@ -4,6 +4,7 @@
 #     project pages + 120 combined) against bench/peer_index.py rendering the same pages; target
 #     >= 10x. Every page is deleted before each run of either (and the dirty pages flushed), so
 #     each run writes every page.
+#     Also reported: the floor under it, every sidecar opened and read and nothing else.
 #  2. Publishing one wheel into that store: in-process (channels_publish_probe; target < 20 ms)
 #     and the whole `relforge publish` command of the dist binary (target < 25 ms wall; the
 #     shared-library build's figure in the notes).
@@ -58,6 +59,14 @@ record "{\"name\": \"index rebuild, $files files\", \"input\": \"$files wheels o
   \"peer\": $(side "python3 bench/peer_index.py" "$(best "${peer[@]}")"),
   \"target\": {\"on\": \"speedup_wall\", \"op\": \">=\", \"value\": 10, \"text\": \">= 10x the Python peer\"},
   \"notes\": \"re-run over the unchanged store (pages compared, none rewritten): $(wall_of "$same_pages") s\"}"
+
+# The floor under the rebuild: opening and reading every sidecar on every core, nothing else.
+floor_probe=${BUILD_DIR:-$(dirname "$relforge")}/bench/sidecar_floor_probe
+sync
+floor=$(measure "$floor_probe" "$tmp/store")
+record "{\"name\": \"index rebuild floor: read every sidecar\", \"input\": \"the same store, every FILE.info.json opened and read on every core (bench/sidecar_floor_probe.cpp), nothing parsed or written\",
+  \"ours\": $(side "sidecar_floor_probe" "$floor"),
+  \"target\": {\"op\": \"report\", \"text\": \"reported\"}}"
 
 # 2. Incremental publish of one (real, tiny) wheel into the big store.
 wheels=()
