@@ -31,7 +31,12 @@ for b in "$build"/bench/*_bench; do
   echo "== $(basename "$b")"
   "$b" || failed+=("$(basename "$b")")
 done
-for s in "$here"/*_bench.sh; do
+# The benches that build wheels go last: what they leave behind (a full page cache, writeback,
+# fragmented memory that huge-page allocations then have to compact) falls on no other line.
+scripts=()
+for s in "$here"/*_bench.sh; do [[ "$s" == *rebuild_bench.sh ]] || scripts+=("$s"); done
+for s in "$here"/*rebuild_bench.sh; do [ -f "$s" ] && scripts+=("$s"); done
+for s in "${scripts[@]}"; do
   [ -f "$s" ] || continue
   [[ -z "$filter" || "$(basename "$s")" == *$filter* ]] || continue
   settle
