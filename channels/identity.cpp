@@ -16,16 +16,19 @@ std::string FileIdentity::describe() const {
   return project + " " + version + (build.empty() ? "" : " build " + build) + " " + core::join(tags, ".");
 }
 
+std::string version_key(packaging::Version version) {
+  // packaging.utils.canonicalize_version: PEP 440 compares releases as if padded with zeros.
+  while (version.release.size() > 1 && version.release.back() == 0) version.release.pop_back();
+  return version.to_string();
+}
+
 Result<FileIdentity> identity_of(const std::string& filename) {
   auto name = packaging::parse_wheel_filename(filename);
   if (!name) return tl::unexpected(name.error());
   FileIdentity identity;
   identity.project = name->normalized_name();
   identity.version = name->version.to_string();
-  // packaging.utils.canonicalize_version: PEP 440 compares releases as if padded with zeros.
-  packaging::Version stripped = name->version;
-  while (stripped.release.size() > 1 && stripped.release.back() == 0) stripped.release.pop_back();
-  identity.version_key = stripped.to_string();
+  identity.version_key = version_key(name->version);
   if (name->build) identity.build = name->build->to_string();
   for (const auto& tag : name->tags()) identity.tags.push_back(tag.to_string());
   std::sort(identity.tags.begin(), identity.tags.end());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "packaging/version.hpp"
 
 namespace relforge::channels {
 
@@ -21,6 +22,10 @@ struct FileIdentity {
   std::string describe() const;  // "demo 1.0+cpu py3-none-any" (+ " build 1" when there is one)
   bool operator==(const FileIdentity&) const = default;
 };
+
+// `version` without trailing zeros in its release ("1.0.0+cpu" -> "1+cpu"), as packaging's
+// canonicalize_version compares them: FileIdentity::version_key.
+std::string version_key(packaging::Version version);
 
 // Parses a wheel file name the way packaging.utils.parse_wheel_filename does.
 Result<FileIdentity> identity_of(const std::string& filename);

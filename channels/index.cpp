@@ -14,6 +14,7 @@
 namespace relforge::channels {
 namespace {
 
+using core::append_html_escaped;
 using core::append_json_string;
 
 const std::string k_head_open =
@@ -37,10 +38,6 @@ void sort_by_version(std::vector<IndexedFile>& files) {
   files = std::move(sorted);
 }
 
-void append_html(std::string& out, std::string_view text) {
-  core::append_html_escaped(out, text);
-}
-
 }  // namespace
 
 std::string url_escape_path(std::string_view text) {
@@ -58,20 +55,20 @@ std::string render_project_html(const std::string& project, const std::vector<In
   out += k_head_open;
   out += k_api_version;
   out += "\">\n<title>Links for ";
-  append_html(out, project);
+  append_html_escaped(out, project);
   out += "</title>\n</head>\n<body>\n<h1>Links for ";
-  append_html(out, project);
+  append_html_escaped(out, project);
   out += "</h1>\n";
   for (const auto& file : files) {
     const auto& info = file.info;
     out += "<a href=\"";
-    append_html(out, file.url);
+    append_html_escaped(out, file.url);
     out += "#sha256=";
     out += info.sha256;
     out += '"';
     if (!info.requires_python.empty()) {
       out += " data-requires-python=\"";
-      append_html(out, info.requires_python);
+      append_html_escaped(out, info.requires_python);
       out += '"';
     }
     if (!info.metadata_sha256.empty()) {
@@ -83,16 +80,16 @@ std::string render_project_html(const std::string& project, const std::vector<In
     }
     if (info.provenance) {
       out += " data-provenance=\"";
-      append_html(out, file.url);
+      append_html_escaped(out, file.url);
       out += ".provenance\"";
     }
     if (info.yanked) {
       out += " data-yanked=\"";
-      append_html(out, info.yanked_reason);
+      append_html_escaped(out, info.yanked_reason);
       out += '"';
     }
     out += '>';
-    append_html(out, info.filename);
+    append_html_escaped(out, info.filename);
     out += "</a><br/>\n";
   }
   out += "</body>\n</html>\n";
@@ -190,9 +187,9 @@ std::string render_root_html(const std::vector<std::string>& projects) {
   out += "\">\n<title>Simple index</title>\n</head>\n<body>\n";
   for (const auto& project : projects) {
     out += "<a href=\"";
-    append_html(out, url_escape_path(project));
+    append_html_escaped(out, url_escape_path(project));
     out += "/\">";
-    append_html(out, project);
+    append_html_escaped(out, project);
     out += "</a><br/>\n";
   }
   out += "</body>\n</html>\n";

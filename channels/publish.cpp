@@ -164,14 +164,13 @@ struct Known {
 
 // The version_key of a stored wheel's name, read from its version field alone; nullopt when that
 // is no version (identity_of would refuse the name too).
-std::optional<std::string> version_key_of(std::string_view filename) {
+std::optional<std::string> stored_version_key(std::string_view filename) {
   const auto dash = filename.find('-');
   const auto next = dash == std::string_view::npos ? dash : filename.find('-', dash + 1);
   if (next == std::string_view::npos) return std::nullopt;
   auto version = packaging::parse_version(filename.substr(dash + 1, next - dash - 1));
   if (!version) return std::nullopt;
-  while (version->release.size() > 1 && version->release.back() == 0) version->release.pop_back();
-  return version->to_string();
+  return version_key(std::move(*version));
 }
 
 Result<Known> known_identities(ObjectStore& store, const ChannelScan& scan,
@@ -186,8 +185,8 @@ Result<Known> known_identities(ObjectStore& store, const ChannelScan& scan,
       if (!name.ends_with(".whl") || name.find('/') != std::string::npos) continue;
       // Only a file of a version being published can share an identity with one: the rest of a
       // folder's names need no full parse.
-      const auto version_key = version_key_of(name);
-      if (!version_key || version_keys.count(*version_key) == 0) continue;
+      const auto key = stored_version_key(name);
+      if (!key || version_keys.count(*key) == 0) continue;
       auto identity = identity_of(name);
       if (!identity) continue;  // not a wheel relforge stored: `index check` reports it
       known.wheels[identity->key()].push_back({ref.first, name});

@@ -63,15 +63,7 @@ protected:
 
   BuildOptions options(const std::string& recipe) {
     EXPECT_TRUE(platform::write_file_atomic(m_dir / "recipe.sh", recipe, platform::Durability::no_fsync));
-    BuildOptions options;
-    options.config.config_dir = m_dir;
-    options.config.state_dir = m_dir / "state";
-    options.config.version = "1.0";
-    options.config.recipe.command = {"sh", "recipe.sh"};
-    options.config.recipe.timeout = std::chrono::seconds(30);
-    options.cells = test::cells("\"3.11\"");
-    options.cells.resize(1);  // 3.11-cpu
-    options.runners = {test::local_runner()};
+    BuildOptions options = test::recipe_options(m_dir);
     options.source_key = "commit1";
     options.on_line = [this](const std::string& line) { m_lines.push_back(line); };
     return options;

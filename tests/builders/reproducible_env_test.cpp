@@ -48,15 +48,7 @@ TEST_F(ReproducibleRecipe, TheRecipeSeesUmask022AndTheCommitTimeWhateverRelforge
       m_dir / "recipe.sh",
       "echo \"umask=$(umask) epoch=$SOURCE_DATE_EPOCH tz=$TZ lc=$LC_ALL tmp=$TMPDIR\"\n"
       "test -d \"$TMPDIR\" && echo tmpdir-exists\necho \"cxx=$CXXFLAGS\"\nexit 3\n"));
-  BuildOptions options;
-  options.config.config_dir = m_dir;
-  options.config.state_dir = m_dir / "state";
-  options.config.version = "1.0";
-  options.config.recipe.command = {"sh", "recipe.sh"};
-  options.config.recipe.timeout = std::chrono::seconds(30);
-  options.cells = test::cells("\"3.11\"");
-  options.cells.resize(1);
-  options.runners = {test::local_runner()};
+  BuildOptions options = test::recipe_options(m_dir);
   options.source_date_epoch = 1767225600;
   const mode_t saved = ::umask(077);
   const auto outcomes = run_build(options);

@@ -1,10 +1,14 @@
 #pragma once
-// Builders test helpers: cells from a small inline matrix, and a runner for this machine's python3.
+// Builders test helpers: cells from a small inline matrix, a runner for this machine's python3, and
+// the options of a build of one cell by a recipe script.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "builders/executor.hpp"
 #include "builders/runner.hpp"
 #include "matrix/config.hpp"
 #include "matrix/expand.hpp"
@@ -42,6 +46,21 @@ inline Runner local_runner() {
   runner.pythons = {{"3.11", "/usr/bin/python3"}};
   runner.slots = 2;
   return runner;
+}
+
+// Building the 3.11-cpu cell with `shell recipe.sh` in `dir` (the caller writes the script), state
+// under dir/state, on this machine.
+inline BuildOptions recipe_options(const std::filesystem::path& dir, const std::string& shell = "sh") {
+  BuildOptions options;
+  options.config.config_dir = dir;
+  options.config.state_dir = dir / "state";
+  options.config.version = "1.0";
+  options.config.recipe.command = {shell, "recipe.sh"};
+  options.config.recipe.timeout = std::chrono::seconds(30);
+  options.cells = cells("\"3.11\"");
+  options.cells.resize(1);  // 3.11-cpu
+  options.runners = {local_runner()};
+  return options;
 }
 
 }  // namespace relforge::builders::test

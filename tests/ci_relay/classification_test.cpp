@@ -21,9 +21,6 @@ namespace {
 
 using namespace test;
 
-const std::filesystem::path k_scenario =
-    std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests/fixtures/relay/scenario.jsonl";
-
 std::string pr_head() {
   return std::string(38, 'b') + "42";
 }
@@ -31,14 +28,12 @@ std::string pr_head() {
 class ReplayedScenario : public ::testing::Test {
 protected:
   void SetUp() override {
-    auto opened = Relay::open(scenario_config(), ":memory:");
-    ASSERT_TRUE(opened) << opened.error().describe();
-    relay.emplace(std::move(*opened));
-    auto summary = replay(*relay, k_scenario, k_t0);
-    ASSERT_TRUE(summary) << summary.error().describe();
-    EXPECT_EQ(summary->outcomes["stored"], 52);
+    ReplaySummary summary;
+    replay_scenario(relay, &summary);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(summary.outcomes["stored"], 52);
     // 8 accel + 6 vision trunk failures, and the 3 failed jobs of pull request #42.
-    EXPECT_EQ(summary->classified, 17);
+    EXPECT_EQ(summary.classified, 17);
   }
   std::optional<Relay> relay;
 };

@@ -16,9 +16,6 @@ namespace {
 
 using namespace test;
 
-const std::filesystem::path k_scenario =
-    std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests/fixtures/relay/scenario.jsonl";
-
 TEST(DashboardFormat, DurationsReadLikeAPersonWritesThem) {
   EXPECT_EQ(human_duration(0), "0s");
   EXPECT_EQ(human_duration(-5), "0s");
@@ -100,13 +97,7 @@ TEST(DashboardFilterParse, DefaultsValuesAndErrorsNamingTheParameter) {
 
 class DashboardScenario : public ::testing::Test {
 protected:
-  void SetUp() override {
-    auto opened = Relay::open(scenario_config(), ":memory:");
-    ASSERT_TRUE(opened) << opened.error().describe();
-    relay.emplace(std::move(*opened));
-    auto summary = replay(*relay, k_scenario, k_t0);
-    ASSERT_TRUE(summary) << summary.error().describe();
-  }
+  void SetUp() override { replay_scenario(relay); }
   DashboardView view(const DashboardFilter& filter, std::int64_t now = commit_time(30) + 3600) {
     auto v = build_dashboard(relay->db(), relay->config(), filter, now);
     EXPECT_TRUE(v) << v.error().describe();

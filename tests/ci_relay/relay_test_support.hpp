@@ -1,8 +1,9 @@
 #pragma once
-// Shared helpers for the relay tests: a config, payload builders for push/workflow_job, and a
-// relay over a temporary database.
+// Shared helpers for the relay tests: a config, payload builders for push/workflow_job, a relay
+// over a temporary database, and one that has replayed the scenario log.
 #include <atomic>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 #include "ci_relay/config.hpp"
 #include "ci_relay/relay.hpp"
+#include "ci_relay/replay.hpp"
 #include "platform/sqlite.hpp"
 
 namespace relforge::ci_relay::test {
@@ -46,6 +48,20 @@ inline std::string sha_of(int n) {
 constexpr std::int64_t k_t0 = 1'750'000'000;
 inline std::int64_t commit_time(int n) {
   return k_t0 + n * 600;
+}
+
+inline const std::filesystem::path k_scenario_log =
+    std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests/fixtures/relay/scenario.jsonl";
+
+// `relay`: an in-memory relay on scenario_config() that has replayed k_scenario_log as of k_t0;
+// its summary in `summary` when given.
+inline void replay_scenario(std::optional<Relay>& relay, ReplaySummary* summary = nullptr) {
+  auto opened = Relay::open(scenario_config(), ":memory:");
+  ASSERT_TRUE(opened) << opened.error().describe();
+  relay.emplace(std::move(*opened));
+  auto replayed = replay(*relay, k_scenario_log, k_t0);
+  ASSERT_TRUE(replayed) << replayed.error().describe();
+  if (summary) *summary = std::move(*replayed);
 }
 
 inline std::string iso(std::int64_t t) {
