@@ -65,9 +65,8 @@ function(relforge_test module)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
   relforge_warnings(${target})
   relforge_pch(${target} <gtest/gtest.h> <nlohmann/json.hpp>)
-  target_compile_definitions(${target} PRIVATE
-    RELFORGE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    RELFORGE_BINARY="$<TARGET_FILE:relforge>")
+  # Where the checkout and the binary are comes from relforge_test_paths (tests/CMakeLists.txt).
+  target_link_libraries(${target} PRIVATE relforge_test_paths)
   # Only end-to-end tests run the binary; unit tests must not wait for every module to link.
   if("e2e" IN_LIST ARG_LABELS)
     add_dependencies(${target} relforge)

@@ -1,4 +1,5 @@
 #include "builders/build_config.hpp"
+#include "tests/support/paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -84,7 +85,7 @@ TEST(BuildConfig, WrongTypesAndOutOfRangeValuesAreRefusedWhereTheyAre) {
 }
 
 TEST(BuildConfig, TheExampleProjectStillLoads) {
-  const auto config = load_build_config(RELFORGE_SOURCE_DIR "/examples/minitensor/relforge.toml");
+  const auto config = load_build_config(relforge::test::source_dir() + "/examples/minitensor/relforge.toml");
   ASSERT_TRUE(config) << config.error().describe();
   EXPECT_EQ(config->recipe.retryable_exit_codes, std::vector<int>{75});
 }

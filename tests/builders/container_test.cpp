@@ -10,6 +10,7 @@
 #include "core/text.hpp"
 #include "platform/fs.hpp"
 #include "tests/builders/support.hpp"
+#include "tests/support/paths.hpp"
 
 namespace relforge::builders {
 namespace {
@@ -142,7 +143,7 @@ protected:
   // A fake `program` (docker or podman) first on PATH, knowing `images`.
   BuildOptions options(const std::string& recipe, const std::string& program = "docker",
                        const std::string& images = "cpu\n") {
-    fs::copy_file(fs::path(RELFORGE_SOURCE_DIR) / "tests/builders/fake_container_cli.sh",
+    fs::copy_file(fs::path(relforge::test::source_dir()) / "tests/builders/fake_container_cli.sh",
                   m_dir / "bin" / program);
     EXPECT_TRUE(platform::write_file_atomic(m_dir / "bin/images", images, platform::Durability::no_fsync));
     EXPECT_TRUE(platform::write_file_atomic(m_dir / "recipe.sh", recipe, platform::Durability::no_fsync));

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "ci_relay/config.hpp"
+#include "tests/support/paths.hpp"
 
 namespace relforge::ci_relay {
 namespace {
@@ -167,11 +168,11 @@ TEST(RelayConfig, DuplicateRepositoryNamesItsLine) {
 }
 
 TEST(RelayConfig, TheBundledFixtureAndTheDocumentedExampleStillLoad) {
-  auto fixture = load_config(RELFORGE_SOURCE_DIR "/tests/fixtures/relay/relay.toml",
+  auto fixture = load_config(relforge::test::source_dir() + "/tests/fixtures/relay/relay.toml",
                              env_with({{"RELAY_WEBHOOK_SECRET", "s"}}));
   ASSERT_TRUE(fixture) << fixture.error().describe();
   EXPECT_EQ(fixture->downstream.size(), 4U);
-  std::ifstream doc(RELFORGE_SOURCE_DIR "/docs/relay.md");
+  std::ifstream doc(relforge::test::source_dir() + "/docs/relay.md");
   const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
   const std::string open = "### relay.toml\n\n```toml\n";
   const auto begin = text.find(open);

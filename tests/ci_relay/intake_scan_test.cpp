@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/json_fields.hpp"
+#include "tests/support/paths.hpp"
 
 namespace relforge::ci_relay {
 namespace {
@@ -48,7 +49,7 @@ TEST(IntakeScan, RejectsWhatIsNotAJsonObject) {
 TEST(IntakeScan, AgreesWithAFullParseOnTheFixtures) {
   int checked = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(
-           std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests" / "fixtures" / "github-webhooks")) {
+           std::filesystem::path(relforge::test::source_dir()) / "tests" / "fixtures" / "github-webhooks")) {
     if (entry.path().extension() != ".json") continue;
     std::ifstream in(entry.path(), std::ios::binary);
     std::stringstream text;

@@ -5,6 +5,7 @@
 #include "ci_relay/replay.hpp"
 #include "platform/fs.hpp"
 #include "relay_test_support.hpp"
+#include "tests/support/paths.hpp"
 
 namespace relforge::ci_relay {
 namespace {
@@ -18,7 +19,7 @@ Relay open_relay(const RelayConfig& config, const std::filesystem::path& db) {
 }
 
 std::filesystem::path fixtures() {
-  return std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests" / "fixtures" / "github-webhooks";
+  return std::filesystem::path(relforge::test::source_dir()) / "tests" / "fixtures" / "github-webhooks";
 }
 
 TEST(Intake, DuplicateDeliveryIdsAreAcknowledgedAndStoredOnce) {

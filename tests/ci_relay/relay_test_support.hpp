@@ -14,6 +14,7 @@
 #include "ci_relay/relay.hpp"
 #include "ci_relay/replay.hpp"
 #include "platform/sqlite.hpp"
+#include "tests/support/paths.hpp"
 
 namespace relforge::ci_relay::test {
 
@@ -51,7 +52,7 @@ inline std::int64_t commit_time(int n) {
 }
 
 inline const std::filesystem::path k_scenario_log =
-    std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests/fixtures/relay/scenario.jsonl";
+    std::filesystem::path(relforge::test::source_dir()) / "tests/fixtures/relay/scenario.jsonl";
 
 // `relay`: an in-memory relay on scenario_config() that has replayed k_scenario_log as of k_t0;
 // its summary in `summary` when given.

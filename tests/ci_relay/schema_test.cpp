@@ -9,6 +9,7 @@
 #include "ci_relay/schema.hpp"
 #include "platform/fs.hpp"
 #include "relay_test_support.hpp"
+#include "tests/support/paths.hpp"
 
 namespace relforge::ci_relay {
 namespace {
@@ -227,7 +228,7 @@ void expect_same(const WorkflowJobFields& a, const WorkflowJobFields& b, const s
 
 TEST(JobScan, ReadsGitHubsPayloadsAsTheDocumentDoes) {
   const auto folder =
-      std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests/fixtures/github-webhooks/workflow_job";
+      std::filesystem::path(relforge::test::source_dir()) / "tests/fixtures/github-webhooks/workflow_job";
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     auto body = platform::read_file(entry.path());

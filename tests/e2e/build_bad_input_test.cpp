@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -122,7 +123,7 @@ TEST_F(BuildBadInputTest, ALedgerLockedByAnotherRunIsExitFiveAndBuildsNothing) {
   fs::create_directories(m_dir / "state");
   // flock(1) holds the ledger's run lock, as another relforge build would, while this one starts.
   const auto locked = run_shell("flock " + shell_quote((m_dir / "state" / "state.db.lock").string()) + " " +
-                                shell_quote(RELFORGE_BINARY) + " build --config " +
+                                shell_quote(relforge::test::relforge_binary()) + " build --config " +
                                 shell_quote((m_dir / "relforge.toml").string()) + " --state-dir " +
                                 shell_quote((m_dir / "state").string()) + " --cell 3.11-cpu");
   EXPECT_EQ(locked.exit_code, 5) << locked.out << locked.err;

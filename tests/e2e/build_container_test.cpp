@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -41,8 +42,8 @@ protected:
     std::ofstream(m_dir / "bin/images") << images;
   }
   RunResult build(const std::string& extra, const std::string& path) {
-    return run_shell("PATH=" + shell_quote(path) + " " + shell_quote(RELFORGE_BINARY) + " build --config " +
-                     shell_quote((m_dir / "relforge.toml").string()) + " --state-dir " +
+    return run_shell("PATH=" + shell_quote(path) + " " + shell_quote(relforge::test::relforge_binary()) +
+                     " build --config " + shell_quote((m_dir / "relforge.toml").string()) + " --state-dir " +
                      shell_quote((m_dir / "state").string()) + " " + extra);
   }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -42,16 +43,17 @@ protected:
   // Starts a build in the background, waits until both recipes run, sends `signal`, waits.
   RunResult build_and_signal(const std::string& signal, const std::string& cells) {
     const std::string marks = shell_quote((m_dir / "marks").string());
-    const std::string script =
-        shell_quote(RELFORGE_BINARY) + " build --config " + shell_quote((m_dir / "relforge.toml").string()) +
-        " --state-dir " + shell_quote((m_dir / "state").string()) + " --jobs 2 " + cells + " >" +
-        shell_quote((m_dir / "out").string()) + " 2>" + shell_quote((m_dir / "err").string()) +
-        " & pid=$!\n"
-        "n=0; while [ $(ls " +
-        marks + " | grep -c '\\.child$') -lt " + std::to_string(m_expected) +
-        " ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done\n"
-        "kill -" +
-        signal + " $pid; wait $pid; echo \"rc=$?\"\n";
+    const std::string script = shell_quote(relforge::test::relforge_binary()) + " build --config " +
+                               shell_quote((m_dir / "relforge.toml").string()) + " --state-dir " +
+                               shell_quote((m_dir / "state").string()) + " --jobs 2 " + cells + " >" +
+                               shell_quote((m_dir / "out").string()) + " 2>" +
+                               shell_quote((m_dir / "err").string()) +
+                               " & pid=$!\n"
+                               "n=0; while [ $(ls " +
+                               marks + " | grep -c '\\.child$') -lt " + std::to_string(m_expected) +
+                               " ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done\n"
+                               "kill -" +
+                               signal + " $pid; wait $pid; echo \"rc=$?\"\n";
     auto result = run_shell(script);
     result.out += slurp(m_dir / "out");
     result.err = slurp(m_dir / "err");
@@ -110,7 +112,7 @@ TEST_F(BuildInterruptTest, AttemptsOfARunKilledWithSigkillAreInterruptedAtTheNex
   // SIGKILL gives relforge no chance to clean up: end the orphaned recipe ourselves.
   run_shell("/bin/kill -KILL -- -$(cat " + shell_quote((m_dir / "marks" / "3.11-cpu.pid").string()) + ")");
   std::ofstream(m_dir / "recipe.sh") << "echo quick failure; exit 1\n";
-  const auto next = run_shell(shell_quote(RELFORGE_BINARY) + " build --config " +
+  const auto next = run_shell(shell_quote(relforge::test::relforge_binary()) + " build --config " +
                               shell_quote((m_dir / "relforge.toml").string()) + " --state-dir " +
                               shell_quote((m_dir / "state").string()) + " --cell 3.11-cpu");
   EXPECT_EQ(next.exit_code, 6) << next.out << next.err;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -58,7 +59,7 @@ protected:
   void TearDown() override { fs::remove_all(m_dir); }
 
   RunResult build(const std::string& extra, const std::string& env = "env -u GITHUB_ACTIONS") {
-    return run_shell(env + " " + shell_quote(RELFORGE_BINARY) + " build --config " +
+    return run_shell(env + " " + shell_quote(relforge::test::relforge_binary()) + " build --config " +
                      shell_quote((m_dir / "relforge.toml").string()) + " --state-dir " +
                      shell_quote((m_dir / "state").string()) + " " + extra);
   }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -46,9 +47,9 @@ protected:
     wheel("old", "1.0", "py3-none-any", {"lib<2"});
     wheel("lib", "2.1", "py3-none-any", {});
     wheel("native", "1.0", "cp312-cp312-manylinux_2_28_x86_64", {});
-    const auto published =
-        run_shell("cd " + shell_quote(m_dir.string()) + " && " + shell_quote(RELFORGE_BINARY) +
-                  " publish --root store --channel nightly --variant cpu dist/*.whl");
+    const auto published = run_shell("cd " + shell_quote(m_dir.string()) + " && " +
+                                     shell_quote(relforge::test::relforge_binary()) +
+                                     " publish --root store --channel nightly --variant cpu dist/*.whl");
     ASSERT_EQ(published.exit_code, 0) << published.err;
     std::ofstream(m_dir / "upstream.json")
         << R"({"meta": {"api-version": "1.1"}, "name": "upstreamdep", "files": [)"
@@ -69,8 +70,8 @@ protected:
   }
 
   RunResult deps(const std::string& args) {
-    return run_shell("cd " + shell_quote(m_dir.string()) + " && " + shell_quote(RELFORGE_BINARY) +
-                     " index deps --root store " + args);
+    return run_shell("cd " + shell_quote(m_dir.string()) + " && " +
+                     shell_quote(relforge::test::relforge_binary()) + " index deps --root store " + args);
   }
 
   fs::path m_dir;
@@ -128,7 +129,8 @@ TEST_F(IndexDeps, ExitsZeroWhenEverythingResolves) {
   // upstreamdep (winonly is for Windows, devtool for the dev extra).
   fs::remove_all(m_dir / "store");
   fs::remove(m_dir / "dist" / "old-1.0-py3-none-any.whl");
-  ASSERT_EQ(run_shell("cd " + shell_quote(m_dir.string()) + " && " + shell_quote(RELFORGE_BINARY) +
+  ASSERT_EQ(run_shell("cd " + shell_quote(m_dir.string()) + " && " +
+                      shell_quote(relforge::test::relforge_binary()) +
                       " publish --root store --variant cpu dist/*.whl")
                 .exit_code,
             0);

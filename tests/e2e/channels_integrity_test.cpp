@@ -12,6 +12,7 @@
 
 #include "tests/channels/s3_support.hpp"
 #include "tests/channels/support.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -53,8 +54,9 @@ protected:
            " --s3-region us-east-1";
   }
   RunResult cli(const std::string& args, const std::string& env = "") const {
-    return run_shell("env AWS_ACCESS_KEY_ID=" + std::string(k_s3rver_key) + " AWS_SECRET_ACCESS_KEY=" +
-                     k_s3rver_secret + " " + env + " " + shell_quote(RELFORGE_BINARY) + " " + args + store());
+    return run_shell("env AWS_ACCESS_KEY_ID=" + std::string(k_s3rver_key) +
+                     " AWS_SECRET_ACCESS_KEY=" + k_s3rver_secret + " " + env + " " +
+                     shell_quote(relforge::test::relforge_binary()) + " " + args + store());
   }
   fs::path wheel(const std::string& name, const std::string& version, const std::string& extra = "") {
     return make_wheel(m_dir.path() / ("in" + std::to_string(++m_wheels)), name, version, extra);
@@ -323,8 +325,8 @@ TEST_P(ChannelsIntegrityE2e, CheckFindsChangedBytesWhereverTheStoreIs) {
   EXPECT_NE(checked.out.find(key + ": the bytes have sha256 "), std::string::npos) << checked.out;
   EXPECT_NE(checked.out.find("1 problem(s): 1 file(s)"), std::string::npos) << checked.out;
   if (GetParam() == Kind::dir) {
-    const auto missing =
-        run_shell(shell_quote(RELFORGE_BINARY) + " index check --root " + q(m_dir.path() / "nope"));
+    const auto missing = run_shell(shell_quote(relforge::test::relforge_binary()) + " index check --root " +
+                                   q(m_dir.path() / "nope"));
     EXPECT_EQ(missing.exit_code, 4) << missing.err;
   }
 }

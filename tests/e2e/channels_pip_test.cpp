@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/channels/support.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -28,8 +29,8 @@ protected:
     return make_wheel(m_dir.path() / ("in-" + name + "-" + version), name, version, extra);
   }
   RunResult publish(const fs::path& file, const std::string& env = "") {
-    return run_shell(env + " " + shell_quote(RELFORGE_BINARY) + " publish --root " + q(root()) +
-                     " --channel nightly " + q(file));
+    return run_shell(env + " " + shell_quote(relforge::test::relforge_binary()) + " publish --root " +
+                     q(root()) + " --channel nightly " + q(file));
   }
   // Every link on every page names a file that exists and has the advertised sha256.
   void expect_consistent_index() {
@@ -139,7 +140,7 @@ TEST_F(ChannelsE2e, KillNineMidPublishLeavesTheIndexConsistent) {
 
 TEST_F(ChannelsE2e, TwoPublishesAtOnceBothLand) {
   const auto a = wheel("mini", "1.0+cpu"), b = wheel("mini", "2.0+cpu");
-  const std::string bin = shell_quote(RELFORGE_BINARY);
+  const std::string bin = shell_quote(relforge::test::relforge_binary());
   const auto both = run_shell("(" + bin + " publish --root " + q(root()) + " " + q(a) + " & " + bin +
                               " publish --root " + q(root()) + " " + q(b) + " & wait)");
   EXPECT_EQ(both.exit_code, 0) << both.err;
@@ -188,8 +189,8 @@ TEST_F(ChannelsE2e, PipInstallsFromServeAndFromFileUrlsSlow) {
   const auto file = wheel("minipkg", "1.0+cpu", "--requires-python '>=3.8'");
   ASSERT_EQ(publish(file).exit_code, 0);
   const fs::path log = m_dir.path() / "serve.log";
-  const auto started = run_shell(shell_quote(RELFORGE_BINARY) + " serve --root " + q(root()) + " --port 0 >" +
-                                 q(log) + " 2>&1 & echo $!");
+  const auto started = run_shell(shell_quote(relforge::test::relforge_binary()) + " serve --root " +
+                                 q(root()) + " --port 0 >" + q(log) + " 2>&1 & echo $!");
   std::string pid = started.out;
   while (!pid.empty() && pid.back() == '\n') pid.pop_back();
   std::string port;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/channels/support.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -160,8 +161,9 @@ TEST_F(PromoteE2e, AnUnsignedCellAndAFileOutsideTheMatrixAreBlockers) {
 }
 
 TEST_F(PromoteE2e, StableWithoutAMatrixAsksForOneAndNoCompleteSkipsTheCheck) {
-  const auto refused = run_shell("cd " + q(m_dir.path()) + " && " + shell_quote(RELFORGE_BINARY) +
-                                 " promote --version 2.7.0" + store() + key());
+  const auto refused =
+      run_shell("cd " + q(m_dir.path()) + " && " + shell_quote(relforge::test::relforge_binary()) +
+                " promote --version 2.7.0" + store() + key());
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_NE(refused.err.find("pass --config relforge.toml, or --no-complete"), std::string::npos)
       << refused.err;
@@ -170,7 +172,8 @@ TEST_F(PromoteE2e, StableWithoutAMatrixAsksForOneAndNoCompleteSkipsTheCheck) {
   (void)complete();
   fs::copy_file(m_dir.path() / "relforge-3.toml", m_dir.path() / "relforge.toml");
   fs::create_directories(m_dir.path() / "sub/dir");
-  const auto found = run_shell("cd " + q(m_dir.path() / "sub/dir") + " && " + shell_quote(RELFORGE_BINARY) +
+  const auto found = run_shell("cd " + q(m_dir.path() / "sub/dir") + " && " +
+                               shell_quote(relforge::test::relforge_binary()) +
                                " promote --dry-run --version 2.7.0" + store() + key());
   EXPECT_EQ(found.exit_code, 0) << found.err;
   EXPECT_EQ(relforge("promote --no-complete --version 2.7.0" + store() + key()).exit_code, 0);

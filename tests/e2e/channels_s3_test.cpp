@@ -11,6 +11,7 @@
 #include "platform/digest.hpp"
 #include "tests/channels/s3_support.hpp"
 #include "tests/channels/support.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -38,7 +39,7 @@ protected:
   }
   static RunResult cli(const std::string& args, const std::string& key = k_s3rver_key) {
     return run_shell("env AWS_ACCESS_KEY_ID=" + shell_quote(key) + " AWS_SECRET_ACCESS_KEY=" +
-                     k_s3rver_secret + " " + shell_quote(RELFORGE_BINARY) + " " + args);
+                     k_s3rver_secret + " " + shell_quote(relforge::test::relforge_binary()) + " " + args);
   }
   fs::path object(const std::string& key) const { return s_server->object_file(m_prefix + "/" + key); }
   fs::path wheel(const std::string& name, const std::string& version, const std::string& extra = "") {
@@ -116,9 +117,9 @@ TEST_F(ChannelsS3E2e, RejectedCredentialsExitEightAndUnreachableEndpointExitsSev
   EXPECT_EQ(rejected.exit_code, 8) << rejected.err;
   EXPECT_NE(rejected.err.find("AWS_ACCESS_KEY_ID"), std::string::npos) << rejected.err;
 
-  const auto missing =
-      run_shell("env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY " + shell_quote(RELFORGE_BINARY) +
-                " publish " + store_flags() + " " + shell_quote(file.string()));
+  const auto missing = run_shell("env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY " +
+                                 shell_quote(relforge::test::relforge_binary()) + " publish " +
+                                 store_flags() + " " + shell_quote(file.string()));
   EXPECT_EQ(missing.exit_code, 8) << missing.err;
   EXPECT_NE(missing.err.find("AWS_SECRET_ACCESS_KEY"), std::string::npos) << missing.err;
 

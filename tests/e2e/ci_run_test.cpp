@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -44,7 +45,7 @@ TEST(CiRun, MinitensorLinuxJobsPublishASignedPipInstallableWheelSlow) {
 
   const auto workflow = tmp / "nightly.yml";
   auto result =
-      run_shell("cd " + shell_quote(repo.string()) + " && " + shell_quote(RELFORGE_BINARY) +
+      run_shell("cd " + shell_quote(repo.string()) + " && " + shell_quote(relforge::test::relforge_binary()) +
                 " ci workflow --config examples/minitensor/relforge.toml --select 'cp311-*-cpu' --out " +
                 shell_quote(workflow.string()));
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -54,9 +55,9 @@ TEST(CiRun, MinitensorLinuxJobsPublishASignedPipInstallableWheelSlow) {
                                   {"AWS_SECRET_ACCESS_KEY", "unused"}};
   result = run_shell("PATH=" + shell_quote(bin.string()) + ":\"$PATH\" node " +
                      shell_quote(source_path("tests/e2e/run_workflow.cjs").string()) + " " +
-                     shell_quote(RELFORGE_SOURCE_DIR) + " " + shell_quote(workflow.string()) + " " +
+                     shell_quote(relforge::test::source_dir()) + " " + shell_quote(workflow.string()) + " " +
                      shell_quote(repo.string()) + " " + shell_quote((tmp / "work").string()) + " " +
-                     shell_quote(fs::path(RELFORGE_BINARY).parent_path().string()) + " " +
+                     shell_quote(fs::path(relforge::test::relforge_binary()).parent_path().string()) + " " +
                      shell_quote(secrets.dump()));
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_NE(result.out.find("[build-linux 3.11-cpu] Build 3.11-cpu"), std::string::npos) << result.out;

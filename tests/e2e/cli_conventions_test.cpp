@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -20,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-const std::string k_bin = shell_quote(RELFORGE_BINARY);
+const std::string k_bin = shell_quote(relforge::test::relforge_binary());
 const fs::path k_matrix_fixtures = source_path("tests/fixtures/matrix");
 
 struct TempDir {

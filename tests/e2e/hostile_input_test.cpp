@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -30,7 +31,7 @@ struct Bounded {
 Bounded bounded(const std::string& args) {
   Bounded out;
   out.run = run_shell("ulimit -v 2097152; ulimit -t 5; /usr/bin/time -f 'rusage %M %U %S' " +
-                      shell_quote(RELFORGE_BINARY) + " " + args);
+                      shell_quote(relforge::test::relforge_binary()) + " " + args);
   const auto at = out.run.err.rfind("rusage ");
   if (at != std::string::npos) {
     std::istringstream line(out.run.err.substr(at + 7));
@@ -244,8 +245,8 @@ TEST_F(HostileInputTest, ThePrivateKeyIsCreatedWithMode0600AndNeverWidened) {
   const auto trace = m_dir / "trace";
   const auto result =
       run_shell("umask 000; strace -f -e trace=open,openat,creat,chmod,fchmod,fchmodat,link,linkat -o " +
-                shell_quote(trace.string()) + " " + shell_quote(RELFORGE_BINARY) + " keys generate --out " +
-                shell_quote((m_dir / "keys").string()));
+                shell_quote(trace.string()) + " " + shell_quote(relforge::test::relforge_binary()) +
+                " keys generate --out " + shell_quote((m_dir / "keys").string()));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string calls = slurp(trace);
   const auto create = calls.find("/keys/signing.key.new-");

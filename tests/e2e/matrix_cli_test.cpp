@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -17,7 +18,7 @@ const fs::path k_fixtures = source_path("tests/fixtures/matrix");
 // Runs relforge in the fixtures folder, so messages name the fixture as given.
 RunResult matrix(const std::string& args, const std::string& env = "") {
   return run_shell("cd " + shell_quote(k_fixtures.string()) + " && " + env + " " +
-                   shell_quote(RELFORGE_BINARY) + " matrix " + args);
+                   shell_quote(relforge::test::relforge_binary()) + " matrix " + args);
 }
 
 std::vector<std::string> lines(const std::string& text) {
@@ -190,9 +191,9 @@ TEST(MatrixCli, FieldsChooseTheColumnsAndUnknownOnesAreRejected) {
 TEST(MatrixCli, ReadsRelforgeTomlInTheCurrentDirectoryByDefault) {
   TempDir dir;
   fs::copy_file(k_fixtures / "good.toml", dir.path / "relforge.toml");
-  const auto result =
-      run_shell("cd " + shell_quote(dir.path.string()) + " && " + shell_quote(RELFORGE_BINARY) +
-                " matrix expand --format ids --channel release");
+  const auto result = run_shell("cd " + shell_quote(dir.path.string()) + " && " +
+                                shell_quote(relforge::test::relforge_binary()) +
+                                " matrix expand --format ids --channel release");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(lines(result.out).size(), 10u);
 }
@@ -415,9 +416,9 @@ TEST(MatrixCli, ABooleanFalseIsFalseInAGithubActionsIf) {
               "[matrix.emit]\nfields = [\"id\", \"upload\", \"retries\", \"label\"]\n";
   }
   const auto output = dir.path / "github_output";
-  const auto expanded =
-      run_shell("cd " + shell_quote(dir.path.string()) + " && GITHUB_OUTPUT=" + shell_quote(output.string()) +
-                " " + shell_quote(RELFORGE_BINARY) + " matrix expand --format github --github-output");
+  const auto expanded = run_shell(
+      "cd " + shell_quote(dir.path.string()) + " && GITHUB_OUTPUT=" + shell_quote(output.string()) + " " +
+      shell_quote(relforge::test::relforge_binary()) + " matrix expand --format github --github-output");
   ASSERT_EQ(expanded.exit_code, 0) << expanded.err;
   const std::string script = R"JS(
 const fs = require("node:fs");

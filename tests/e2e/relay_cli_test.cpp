@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -136,7 +137,7 @@ TEST_F(RelayCli, JobsShowClassificationsAndThePrCommentIsProduced) {
 }
 
 TEST_F(RelayCli, ServeWithoutItsSecretFailsWithAnAuthError) {
-  auto served = run_shell("env -u RELAY_WEBHOOK_SECRET " + shell_quote(RELFORGE_BINARY) +
+  auto served = run_shell("env -u RELAY_WEBHOOK_SECRET " + shell_quote(relforge::test::relforge_binary()) +
                           " relay serve --port 0" + source);
   EXPECT_EQ(served.exit_code, 8) << served.err;
   EXPECT_NE(served.err.find("RELAY_WEBHOOK_SECRET"), std::string::npos);
@@ -146,7 +147,7 @@ TEST_F(RelayCli, DashboardRendersInHeadlessChromiumSlow) {
   const auto chromium = run_shell("command -v chromium || command -v chromium-browser");
   if (chromium.exit_code != 0) GTEST_SKIP() << "chromium is not installed (Debian package `chromium`)";
   const auto port_file = dir / "port";
-  auto started = run_shell("RELAY_WEBHOOK_SECRET=x " + shell_quote(RELFORGE_BINARY) +
+  auto started = run_shell("RELAY_WEBHOOK_SECRET=x " + shell_quote(relforge::test::relforge_binary()) +
                            " relay serve --port 0 --port-file " + shell_quote(port_file.string()) + source +
                            " >/dev/null 2>&1 & echo $!");
   const int pid = std::stoi(started.out);
@@ -157,7 +158,8 @@ TEST_F(RelayCli, DashboardRendersInHeadlessChromiumSlow) {
   }
   ASSERT_FALSE(port.empty());
   port.pop_back();
-  const auto artifacts = std::filesystem::path(RELFORGE_BINARY).parent_path() / "test-artifacts";
+  const auto artifacts =
+      std::filesystem::path(relforge::test::relforge_binary()).parent_path() / "test-artifacts";
   std::filesystem::create_directories(artifacts);
   const auto shot = artifacts / "relay-dashboard.png";
   std::filesystem::remove(shot);

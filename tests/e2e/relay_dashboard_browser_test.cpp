@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -42,8 +43,8 @@ protected:
         "relay replay " + shell_quote(source_path("tests/fixtures/relay/scenario.jsonl").string()) + source);
     ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
     auto started = run_shell(std::string("RELAY_WEBHOOK_SECRET=") + shell_quote(k_secret) + " " +
-                             shell_quote(RELFORGE_BINARY) + " relay serve --port 0 --now " + k_now +
-                             " --port-file " + shell_quote((dir / "port").string()) + source + " >" +
+                             shell_quote(relforge::test::relforge_binary()) + " relay serve --port 0 --now " +
+                             k_now + " --port-file " + shell_quote((dir / "port").string()) + source + " >" +
                              shell_quote((dir / "log").string()) + " 2>&1 & echo $!");
     pid = std::stoi(started.out);
     for (int i = 0; i < 400 && port.empty(); ++i) {
@@ -73,7 +74,7 @@ TEST_F(RelayDashboardServed, LinksFiltersPagingAndLiveRefreshInHeadlessChromiumS
         << "chromium is not installed (Debian package `chromium`; scripts/install-deps.sh installs it)";
   const std::string chromium = found.out.substr(0, found.out.find('\n'));
   const auto artifacts =
-      std::filesystem::path(RELFORGE_BINARY).parent_path() / "test-artifacts" / "dashboard";
+      std::filesystem::path(relforge::test::relforge_binary()).parent_path() / "test-artifacts" / "dashboard";
   std::filesystem::remove_all(artifacts);
   std::filesystem::create_directories(artifacts);
   const auto driven = run_shell("timeout 180 node " +

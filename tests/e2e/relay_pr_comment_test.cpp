@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/fake_github.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -37,7 +38,8 @@ protected:
   }
   void TearDown() override { std::filesystem::remove_all(dir); }
   RunResult relay_pr(const std::string& args, const std::string& env = "GITHUB_TOKEN=test-token") const {
-    return run_shell(env + " " + shell_quote(RELFORGE_BINARY) + " relay pr 42" + source + " " + args);
+    return run_shell(env + " " + shell_quote(relforge::test::relforge_binary()) + " relay pr 42" + source +
+                     " " + args);
   }
 
   std::filesystem::path dir;
@@ -159,7 +161,7 @@ TEST_F(PrComment, TriagePrPostsTheSameCommentAndExitsOneOnNewFailures) {
   const std::string args = " triage pr --head head1 --base base1 --jobs " +
                            shell_quote((dir / "jobs.json").string()) + " --issues " +
                            shell_quote((dir / "issues.json").string());
-  const auto shown = run_shell(shell_quote(RELFORGE_BINARY) + args);
+  const auto shown = run_shell(shell_quote(relforge::test::relforge_binary()) + args);
   EXPECT_EQ(shown.exit_code, 1) << shown.err;  // a new failure: the answer is "no"
   EXPECT_EQ(shown.out.rfind(k_marker + "\n## :x: 1 New Failure, 1 Unstable\n", 0), 0u) << shown.out;
   EXPECT_NE(
@@ -168,14 +170,15 @@ TEST_F(PrComment, TriagePrPostsTheSameCommentAndExitsOneOnNewFailures) {
       std::string::npos)
       << shown.out;
   const std::string post = args + " --post --repo o/r --pr 7 --api-url " + github.url();
-  const auto created = run_shell("GITHUB_TOKEN=test-token " + shell_quote(RELFORGE_BINARY) + post);
+  const auto created =
+      run_shell("GITHUB_TOKEN=test-token " + shell_quote(relforge::test::relforge_binary()) + post);
   EXPECT_EQ(created.exit_code, 1) << created.err;
   EXPECT_EQ(created.out.rfind(
                 "created the triage comment on o/r#7: https://github.com/o/r/pull/7#issuecomment-", 0),
             0u)
       << created.out;
-  const auto updated =
-      run_shell("GITHUB_TOKEN=test-token " + shell_quote(RELFORGE_BINARY) + post + " --json");
+  const auto updated = run_shell("GITHUB_TOKEN=test-token " + shell_quote(relforge::test::relforge_binary()) +
+                                 post + " --json");
   EXPECT_EQ(updated.exit_code, 1) << updated.err;
   const auto doc = Json::parse(updated.out);
   EXPECT_EQ(doc["comment"]["created"], false);
@@ -186,7 +189,7 @@ TEST_F(PrComment, TriagePrPostsTheSameCommentAndExitsOneOnNewFailures) {
   EXPECT_EQ(requests[1]["body"]["body"], shown.out);
   EXPECT_EQ(requests[3]["method"], "PATCH");
   EXPECT_EQ(requests[3]["body"]["body"], shown.out);
-  const auto no_repo = run_shell(shell_quote(RELFORGE_BINARY) + args + " --post");
+  const auto no_repo = run_shell(shell_quote(relforge::test::relforge_binary()) + args + " --post");
   EXPECT_EQ(no_repo.exit_code, 2) << no_repo.err;
   EXPECT_NE(no_repo.err.find("--repo owner/name and --pr N"), std::string::npos) << no_repo.err;
 }

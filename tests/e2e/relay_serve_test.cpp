@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "platform/http_client.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -21,7 +22,7 @@ using relforge::test::slurp;
 constexpr const char* k_secret = "e2e webhook secret";
 
 std::filesystem::path fixtures() {
-  return std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests" / "fixtures" / "github-webhooks";
+  return std::filesystem::path(relforge::test::source_dir()) / "tests" / "fixtures" / "github-webhooks";
 }
 
 class RelayServer {
@@ -46,11 +47,11 @@ public:
   // Starts the binary on port 0 and waits (bounded) for it to write its port.
   int start() {
     std::filesystem::remove(m_dir / "port");
-    const auto started =
-        run_shell("RELAY_SECRET=" + shell_quote(k_secret) + " " + shell_quote(RELFORGE_BINARY) +
-                  " relay serve --config " + shell_quote((m_dir / "relay.toml").string()) + " --db " +
-                  shell_quote(db()) + " --port 0 --port-file " + shell_quote((m_dir / "port").string()) +
-                  " >>" + shell_quote((m_dir / "log").string()) + " 2>&1 & echo $!");
+    const auto started = run_shell(
+        "RELAY_SECRET=" + shell_quote(k_secret) + " " + shell_quote(relforge::test::relforge_binary()) +
+        " relay serve --config " + shell_quote((m_dir / "relay.toml").string()) + " --db " +
+        shell_quote(db()) + " --port 0 --port-file " + shell_quote((m_dir / "port").string()) + " >>" +
+        shell_quote((m_dir / "log").string()) + " 2>&1 & echo $!");
     m_pid = std::stoi(started.out);
     for (int i = 0; i < 400 && m_port == 0; ++i) {
       const std::string text = slurp(m_dir / "port");

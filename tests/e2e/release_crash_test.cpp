@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/release/repo_fixture.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -21,7 +22,7 @@ using Json = nlohmann::json;
 
 RunResult relforge_in(const TempRepo& temp, const std::string& args, const std::string& env = "") {
   return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " + env + " " +
-                                   shell_quote(RELFORGE_BINARY) + " " + args + " --repo " +
+                                   shell_quote(relforge::test::relforge_binary()) + " " + args + " --repo " +
                                    shell_quote(temp.work.string()));
 }
 
@@ -227,8 +228,8 @@ TEST(ReleaseCrash, ARefMovedByAnotherWriterIsNotOverwritten) {
 TEST(ReleaseCrash, TwoConcurrentRunsCannotBothWin) {
   TempRepo temp;
   cut(temp);
-  const std::string binary =
-      shell_quote(RELFORGE_BINARY) + " release rc --repo " + shell_quote(temp.work.string());
+  const std::string binary = shell_quote(relforge::test::relforge_binary()) + " release rc --repo " +
+                             shell_quote(temp.work.string());
   // Both start together; one tags rc1, the other finds the head tagged and refuses.
   const RunResult both = relforge::test::run_shell(
       "env -u GITHUB_REF " + binary + " > " + shell_quote((temp.root / "a.out").string()) +

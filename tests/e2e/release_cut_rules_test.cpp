@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/release/repo_fixture.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -17,8 +18,9 @@ using relforge::test::shell_quote;
 using relforge::test::TempRepo;
 
 RunResult relforge_in(const TempRepo& temp, const std::string& args) {
-  return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " + shell_quote(RELFORGE_BINARY) +
-                                   " " + args + " --repo " + shell_quote(temp.work.string()));
+  return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " +
+                                   shell_quote(relforge::test::relforge_binary()) + " " + args + " --repo " +
+                                   shell_quote(temp.work.string()));
 }
 
 void seed(const TempRepo& temp, const std::string& hook_script) {

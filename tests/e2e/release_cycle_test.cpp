@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tests/release/repo_fixture.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -20,8 +21,9 @@ public:
   explicit ReleaseCli(const TempRepo& temp) : m_temp(temp) {}
   RunResult run(const std::string& args) const {
     // CI sets GITHUB_REF, which `version current` would prefer over the repository's HEAD.
-    return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " + shell_quote(RELFORGE_BINARY) +
-                                     " " + args + " --repo " + shell_quote(m_temp.work.string()));
+    return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " +
+                                     shell_quote(relforge::test::relforge_binary()) + " " + args +
+                                     " --repo " + shell_quote(m_temp.work.string()));
   }
   // Runs and expects success; returns stdout.
   std::string ok(const std::string& args) const {

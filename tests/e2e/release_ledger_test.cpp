@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tests/release/repo_fixture.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -37,8 +38,8 @@ public:
     return out;
   }
   RunResult relforge(const std::string& args) const {
-    return sh("env -u GITHUB_REF -u GITHUB_BASE_REF " + shell_quote(RELFORGE_BINARY) + " " + args +
-              " --repo " + shell_quote(m_dir.string()));
+    return sh("env -u GITHUB_REF -u GITHUB_BASE_REF " + shell_quote(relforge::test::relforge_binary()) + " " +
+              args + " --repo " + shell_quote(m_dir.string()));
   }
   std::string ok(const std::string& args) const {
     const RunResult result = relforge(args);
@@ -58,8 +59,8 @@ TEST(ReleaseLedger, TwoClonesShareRequestsAndDecisionsThroughTheRemoteSlow) {
   const std::string remote = temp.make_bare("remote.git");
   temp.git("remote add origin " + shell_quote(remote));
   ASSERT_EQ(
-      relforge::test::run_shell(shell_quote(RELFORGE_BINARY) + " release cut 2.7 --push origin --repo " +
-                                shell_quote(temp.work.string()))
+      relforge::test::run_shell(shell_quote(relforge::test::relforge_binary()) +
+                                " release cut 2.7 --push origin --repo " + shell_quote(temp.work.string()))
           .exit_code,
       0);
   temp.write("src/one.txt", "one\n");

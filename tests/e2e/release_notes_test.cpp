@@ -13,6 +13,7 @@
 
 #include "tests/release/repo_fixture.hpp"
 #include "tests/support/fake_github.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -38,8 +39,8 @@ protected:
     m_temp.git("tag -a v0.4.0rc1 -m v0.4.0rc1");
   }
   RunResult relforge(const std::string& args, const std::string& env = "") const {
-    return relforge::test::run_shell(env + " " + shell_quote(RELFORGE_BINARY) + " " + args + " --repo " +
-                                     shell_quote(m_temp.work.string()));
+    return relforge::test::run_shell(env + " " + shell_quote(relforge::test::relforge_binary()) + " " + args +
+                                     " --repo " + shell_quote(m_temp.work.string()));
   }
   TempRepo m_temp;
 };

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "tests/release/repo_fixture.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -26,8 +27,9 @@ using relforge::test::TempRepo;
 using Json = nlohmann::json;
 
 RunResult relforge_in(const TempRepo& temp, const std::string& args) {
-  return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " + shell_quote(RELFORGE_BINARY) +
-                                   " " + args + " --repo " + shell_quote(temp.work.string()));
+  return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " +
+                                   shell_quote(relforge::test::relforge_binary()) + " " + args + " --repo " +
+                                   shell_quote(temp.work.string()));
 }
 
 int free_port() {

@@ -9,6 +9,7 @@
 
 #include "tests/channels/support.hpp"
 #include "tests/release/repo_fixture.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -50,7 +51,7 @@ TEST(ReleaseStatusBuilds, CellsArePublishedSignedAndPromotedOrBlockers) {
   temp.commit_all("Release matrix");
   const auto in_repo = [&](const std::string& args) {
     return run_shell("cd " + q(temp.work) + " && env -u GITHUB_REF -u GITHUB_BASE_REF " +
-                     shell_quote(RELFORGE_BINARY) + " " + args);
+                     shell_quote(relforge::test::relforge_binary()) + " " + args);
   };
   ASSERT_EQ(in_repo("release cut 2.7").exit_code, 0);
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
@@ -56,9 +57,9 @@ protected:
   // `relforge build` of one cell; the path of its wheel.
   fs::path build(const fs::path& source, const fs::path& state, const std::string& select,
                  const std::string& prefix = "") {
-    const auto result =
-        run_shell(prefix + shell_quote(RELFORGE_BINARY) + " build --config " + q(source / "relforge.toml") +
-                  " --select " + shell_quote(select) + " --state-dir " + q(state) + " --json");
+    const auto result = run_shell(prefix + shell_quote(relforge::test::relforge_binary()) +
+                                  " build --config " + q(source / "relforge.toml") + " --select " +
+                                  shell_quote(select) + " --state-dir " + q(state) + " --json");
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     const auto json = nlohmann::json::parse(result.out, nullptr, false);
     if (json.is_discarded() || !json.contains("cells") || json["cells"].empty()) return {};

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -102,8 +103,9 @@ protected:
     fs::create_symlink("../../../../private/secret.key", project / "relative-escape.whl");
     fs::create_directory_symlink(m_dir / "private", root() / "outdir");
     fs::create_symlink("/etc/passwd", root() / "passwd");
-    m_server.start(shell_quote(RELFORGE_BINARY) + " serve --json --port 0 --threads 2 --header-timeout 1 " +
-                       "--idle-timeout 1 --root " + shell_quote(root().string()),
+    m_server.start(shell_quote(relforge::test::relforge_binary()) +
+                       " serve --json --port 0 --threads 2 --header-timeout 1 " + "--idle-timeout 1 --root " +
+                       shell_quote(root().string()),
                    m_dir / "serve.log");
     for (int i = 0; i < 400 && m_port == 0; ++i) {
       const std::string log = slurp(m_dir / "serve.log");
@@ -297,7 +299,7 @@ protected:
            "[[downstream]]\nrepo = \"octo-org/octo-repo\"\ntier = \"L2\"\ncallback_secret_env = "
            "\"CALLBACK\"\n";
     m_relay.start("RELAY_SECRET=" + shell_quote(k_relay_secret) + " CALLBACK=cb " +
-                      shell_quote(RELFORGE_BINARY) + " relay serve --config " +
+                      shell_quote(relforge::test::relforge_binary()) + " relay serve --config " +
                       shell_quote((m_dir / "relay.toml").string()) + " --db " +
                       shell_quote((m_dir / "relay.db").string()) + " --port 0 --port-file " +
                       shell_quote((m_dir / "port").string()),
@@ -348,9 +350,9 @@ protected:
 
 TEST_F(RelayHostile, ChunkedBodiesOverTheLimitAre413AndNothingIsStored) {
   const auto push = m_dir / "push.json";
-  fs::copy_file(
-      fs::path(RELFORGE_SOURCE_DIR) / "tests/fixtures/github-webhooks/push/with-new-branch.payload.json",
-      push);
+  fs::copy_file(fs::path(relforge::test::source_dir()) /
+                    "tests/fixtures/github-webhooks/push/with-new-branch.payload.json",
+                push);
   const std::string events = "-H 'X-GitHub-Event: push' -H 'Content-Type: application/json' ";
   EXPECT_EQ(post_chunked("/webhook", push,
                          events + "-H 'X-GitHub-Delivery: small' -H " +

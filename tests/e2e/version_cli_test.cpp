@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tests/release/repo_fixture.hpp"
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -187,7 +188,7 @@ protected:
   RunResult current(const std::string& env, const std::string& args = "", std::string repo = "") const {
     if (repo.empty()) repo = temp.work.string();
     return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " + env + " " +
-                                     relforge::test::shell_quote(RELFORGE_BINARY) +
+                                     relforge::test::shell_quote(relforge::test::relforge_binary()) +
                                      " version current --json --variant cpu --date 20260415 " + args +
                                      " --repo " + relforge::test::shell_quote(repo));
   }
@@ -261,10 +262,11 @@ TEST_F(VersionContext, FinalTagIsTheFinalVersionOnTheReleaseChannel) {
   const RunResult from_head = current("");
   expect_version(from_head, "2.7.0+cpu", "release");
   EXPECT_EQ(Json::parse(from_head.out, nullptr, false)["ref"], "refs/tags/v2.7.0");
-  const RunResult text = relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " +
-                                                   relforge::test::shell_quote(RELFORGE_BINARY) +
-                                                   " version current --variant cpu --date 20260415 --repo " +
-                                                   relforge::test::shell_quote(temp.work.string()));
+  const RunResult text =
+      relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " +
+                                relforge::test::shell_quote(relforge::test::relforge_binary()) +
+                                " version current --variant cpu --date 20260415 --repo " +
+                                relforge::test::shell_quote(temp.work.string()));
   EXPECT_EQ(text.out, "2.7.0+cpu\n") << text.err;
 }
 

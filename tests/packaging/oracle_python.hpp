@@ -4,12 +4,13 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
 namespace relforge::test {
 
 inline std::filesystem::path packaging_oracle_dir() {
-  return std::filesystem::path(RELFORGE_SOURCE_DIR) / ".." / "shared" / "oracles" / "packaging-26.3";
+  return std::filesystem::path(relforge::test::source_dir()) / ".." / "shared" / "oracles" / "packaging-26.3";
 }
 
 // Empty when the oracle is missing; callers fail the test with oracle_missing_message().

@@ -1,4 +1,5 @@
 #include "release/config.hpp"
+#include "tests/support/paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -156,7 +157,7 @@ TEST(ReleaseConfig, WrongTypesAndOutOfRangeValuesNameTheirPlace) {
 }
 
 TEST(ReleaseConfig, TheDocumentedExampleStillLoads) {
-  std::ifstream doc(RELFORGE_SOURCE_DIR "/docs/release.md");
+  std::ifstream doc(relforge::test::source_dir() + "/docs/release.md");
   const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
   const std::string open = "```toml\n[release]\n";
   const auto begin = text.find(open);

@@ -4,6 +4,7 @@
 
 #include "runner_images/fleet.hpp"
 #include "tests/runner_images/fleet_fixture.hpp"
+#include "tests/support/paths.hpp"
 
 namespace relforge::runner_images::test {
 namespace {
@@ -120,7 +121,7 @@ TEST_F(FleetFixture, AConfigWithoutFleetHasNone) {
 
 TEST(FleetExamples, BothExamplesLoad) {
   for (const std::string example : {"pytorch", "minitensor"}) {
-    const auto config = fs::path(RELFORGE_SOURCE_DIR) / "examples" / example / "relforge.toml";
+    const auto config = fs::path(relforge::test::source_dir()) / "examples" / example / "relforge.toml";
     auto spec = matrix::load_spec(config);
     ASSERT_TRUE(spec) << spec.error().message();
     auto fleet = load_fleet(config, *spec);

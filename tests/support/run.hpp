@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/paths.hpp"
+
 namespace relforge::test {
 
 struct RunResult {
@@ -57,11 +59,11 @@ inline RunResult run_shell(const std::string& command, const std::string& input 
 
 // Runs the relforge binary under test with `args` (already shell-quoted as needed).
 inline RunResult relforge(const std::string& args, const std::string& input = "") {
-  return run_shell(shell_quote(RELFORGE_BINARY) + " " + args, input);
+  return run_shell(shell_quote(relforge::test::relforge_binary()) + " " + args, input);
 }
 
 inline std::filesystem::path source_path(const std::string& relative) {
-  return std::filesystem::path(RELFORGE_SOURCE_DIR) / relative;
+  return std::filesystem::path(relforge::test::source_dir()) / relative;
 }
 
 }  // namespace relforge::test

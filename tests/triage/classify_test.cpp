@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "platform/fs.hpp"
+#include "tests/support/paths.hpp"
 #include "triage/preprocess.hpp"
 
 namespace relforge::triage {
@@ -17,7 +18,7 @@ std::shared_ptr<const CompiledRules> rules() {
 }
 
 std::filesystem::path fixture(const std::string& name) {
-  return std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests/fixtures/triage" / name;
+  return std::filesystem::path(relforge::test::source_dir()) / "tests/fixtures/triage" / name;
 }
 
 Classification classify_fixture(const std::string& name) {
@@ -42,7 +43,8 @@ TEST(DefaultRules, EveryRuleHasAFixtureThatItWins) {
 }
 
 TEST(DefaultRules, EmbeddedCopyMatchesTheTomlFile) {
-  auto file = platform::read_file(std::filesystem::path(RELFORGE_SOURCE_DIR) / "triage/default_rules.toml");
+  auto file =
+      platform::read_file(std::filesystem::path(relforge::test::source_dir()) / "triage/default_rules.toml");
   ASSERT_TRUE(file.has_value());
   EXPECT_EQ(*file, default_rules_toml()) << "run triage/embed_default_rules.py";
 }

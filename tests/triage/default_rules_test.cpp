@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/paths.hpp"
 #include "triage/classify.hpp"
 
 // Every fixture log under tests/fixtures/triage/ with the rule and line the built-in rules must
@@ -209,7 +210,7 @@ const std::vector<Case>& cases() {
 }
 
 std::filesystem::path fixtures() {
-  return std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests/fixtures/triage";
+  return std::filesystem::path(relforge::test::source_dir()) / "tests/fixtures/triage";
 }
 
 TEST(DefaultRulesTable, EveryFixtureLogIsInTheTable) {

@@ -3,13 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "platform/fs.hpp"
+#include "tests/support/paths.hpp"
 
 namespace relforge::triage {
 namespace {
 
 std::string fixture(const std::string& name) {
-  auto text =
-      platform::read_file(std::filesystem::path(RELFORGE_SOURCE_DIR) / "tests/fixtures/triage" / name);
+  auto text = platform::read_file(std::filesystem::path(relforge::test::source_dir()) /
+                                  "tests/fixtures/triage" / name);
   EXPECT_TRUE(text.has_value());
   return text ? *text : std::string();
 }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "platform/fs.hpp"
+#include "tests/support/paths.hpp"
 #include "triage/classify.hpp"
 #include "triage/compiled_rules.hpp"
 #include "triage/hs_pattern.hpp"
@@ -93,7 +94,8 @@ Classification in_pieces(const std::string& log, std::size_t piece, ScanOptions 
 
 std::vector<fs::path> fixture_logs() {
   std::vector<fs::path> logs;
-  for (const auto& entry : fs::directory_iterator(fs::path(RELFORGE_SOURCE_DIR) / "tests/fixtures/triage")) {
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(relforge::test::source_dir()) / "tests/fixtures/triage")) {
     if (entry.path().extension() == ".log") logs.push_back(entry.path());
   }
   std::sort(logs.begin(), logs.end());

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "tests/support/paths.hpp"
 #include "triage/classify.hpp"
 #include "triage/preprocess.hpp"
 
@@ -222,7 +223,7 @@ TEST(Rules, TheBuiltInRulesStillLoad) {
   auto spec = parse_rule_spec(default_rules_toml(), "<built-in rules>");
   ASSERT_TRUE(spec) << spec.error().describe();
   EXPECT_FALSE(spec->rules.empty());
-  std::ifstream doc(RELFORGE_SOURCE_DIR "/docs/triage.md");
+  std::ifstream doc(relforge::test::source_dir() + "/docs/triage.md");
   const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
   const std::string open = "```toml\n";
   const auto begin = text.find(open);
