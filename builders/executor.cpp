@@ -378,7 +378,14 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
     return;
   }
   outcome.wheel = repaired->output.string();
-  SmokeSpec smoke{python->path, repaired->output, work / "venv", log, {}, options.path_env, options.cancel};
+  SmokeSpec smoke{.python = python->path,
+                  .wheel = repaired->output,
+                  .venv = work / "venv",
+                  .venv_templates = options.venv_cache.empty() ? state / "venvs" : options.venv_cache,
+                  .log = log,
+                  .checks = {},
+                  .path_env = options.path_env,
+                  .cancel = options.cancel};
   auto smoke_values = values;
   smoke_values["version"] = full_version;
   smoke_values["cuda"] = needs.accel_type == "cuda" ? needs.accel_version : "";

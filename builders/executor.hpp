@@ -58,6 +58,9 @@ struct BuildOptions {
   // two builds of one commit agree. 315532800 (1980-01-01, the zip format's first day) without one.
   std::int64_t source_date_epoch = k_default_source_date_epoch;
   std::string path_env = "/usr/bin:/bin";  // PATH of the clean environment
+  // The smoke tests' venv templates, one per interpreter (the user's cache, shared by runs); empty:
+  // <state>/venvs.
+  std::filesystem::path venv_cache;
   std::function<std::int64_t()> now_unix = [] { return std::int64_t{0}; };
   std::function<void(const std::string& line)> on_line = [](const std::string&) {};  // progress lines
   // Set by the caller's signal handler (Ctrl-C): running cells' process groups are killed, their

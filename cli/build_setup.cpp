@@ -24,6 +24,21 @@ builders::DetectOptions local_detect_options(const std::string& path_env) {
   return options;
 }
 
+// Where smoke tests keep their venv templates: the user's cache, so separate runs and state
+// folders make one per interpreter only once. Only absolute settings count (XDG Base Directory).
+std::filesystem::path venv_cache(
+    const std::function<std::optional<std::string>(const std::string&)>& getenv) {
+  const auto absolute = [&](const char* name) -> std::optional<std::filesystem::path> {
+    auto value = getenv(name);
+    if (!value || value->empty() || (*value)[0] != '/') return std::nullopt;
+    return std::filesystem::path(*value);
+  };
+  if (auto dir = absolute("RELFORGE_CACHE_DIR")) return *dir / "venvs";
+  if (auto dir = absolute("XDG_CACHE_HOME")) return *dir / "relforge" / "venvs";
+  if (auto home = absolute("HOME")) return *home / ".cache" / "relforge" / "venvs";
+  return {};
+}
+
 Result<builders::BuildOptions> prepare_build_options(const BuildSetup& setup) {
   auto spec = matrix::load_spec(setup.config);
   if (!spec) return tl::unexpected(spec.error());
@@ -59,6 +74,7 @@ Result<builders::BuildOptions> prepare_build_options(const BuildSetup& setup) {
   for (const auto& runner : options.config.runners) options.runners.push_back(runner);
   options.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.path_env = setup.path_env;
+  options.venv_cache = venv_cache(setup.getenv);
   // Without git (a source tarball) the inputs key simply has no commit in it.
   platform::ProcessSpec git;
   git.argv = {"git", "-C", options.config.config_dir.string(), "rev-parse", "HEAD"};

@@ -219,6 +219,7 @@ void run_rebuilds(Runtime& runtime, const std::vector<VerifyOutcome>& outcomes, 
     options.config = config;
     options.work = work;
     options.path_env = runtime.getenv("PATH").value_or("/usr/bin:/bin");
+    options.getenv = runtime.getenv;
     options.monotonic_ms = [&runtime] { return runtime.clock.monotonic_ms(); };
     if (!runtime.json) options.on_line = [&runtime](const std::string& line) { runtime.err << line << '\n'; };
     auto rebuilt = verify_rebuild(options, *outcome.verified);

@@ -184,6 +184,7 @@ Result<RebuildResult> verify_rebuild(const RebuildOptions& options, const signin
   setup.selection.select = {provenance->build_id};
   setup.state_dir = (out.work / "state").string();
   setup.path_env = options.path_env;
+  setup.getenv = options.getenv;
   auto build = prepare_build_options(setup);
   if (!build && build.error().category() == ErrorCategory::nothing_selected)
     return fail(ErrorCategory::not_found, "cell no longer in the matrix: " + out.cell + " (" +

@@ -19,6 +19,10 @@ struct RebuildOptions {
   std::filesystem::path config;               // relforge.toml in a checkout of the repository
   std::optional<std::filesystem::path> work;  // default: a fresh folder under the temp dir
   std::string path_env = "/usr/bin:/bin";
+  // The caller's environment: the container client's variables and the user's cache come from it.
+  std::function<std::optional<std::string>(const std::string&)> getenv = [](const std::string&) {
+    return std::optional<std::string>();
+  };
   std::function<std::int64_t()> monotonic_ms;
   std::function<void(const std::string&)> on_line = [](const std::string&) {};
 };

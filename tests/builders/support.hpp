@@ -48,6 +48,11 @@ inline Runner local_runner() {
   return runner;
 }
 
+// The smoke tests' venv templates, shared by every test (as the user's cache is by every run).
+inline std::filesystem::path shared_venv_cache() {
+  return std::filesystem::temp_directory_path() / "relforge-test-venvs";
+}
+
 // Building the 3.11-cpu cell with `shell recipe.sh` in `dir` (the caller writes the script), state
 // under dir/state, on this machine.
 inline BuildOptions recipe_options(const std::filesystem::path& dir, const std::string& shell = "sh") {
@@ -60,6 +65,7 @@ inline BuildOptions recipe_options(const std::filesystem::path& dir, const std::
   options.cells = cells("\"3.11\"");
   options.cells.resize(1);  // 3.11-cpu
   options.runners = {local_runner()};
+  options.venv_cache = shared_venv_cache();
   return options;
 }
 
