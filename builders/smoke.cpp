@@ -1,8 +1,5 @@
 #include "builders/smoke.hpp"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <system_error>
 
 #include "platform/digest.hpp"
@@ -69,9 +66,7 @@ Result<std::filesystem::path> venv_template(const SmokeSpec& spec) {
   if (ec)
     return fail(ErrorCategory::io,
                 "smoke test: cannot create " + spec.venv_templates.string() + ": " + ec.message());
-  static std::atomic<unsigned> counter{0};
-  const auto staging =
-      spec.venv_templates / (name + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  const auto staging = spec.venv_templates / (name + platform::temp_suffix());
   std::filesystem::remove_all(staging, ec);
   if (auto made =
           step("venv", {spec.python.string(), "-m", "venv", staging.string()}, spec, Record::on_failure);

@@ -29,13 +29,13 @@ Status write_all(int fd, std::string_view content, const std::filesystem::path& 
   return {};
 }
 
+}  // namespace
+
 std::string temp_suffix() {
   // Seeded once per thread: opening the random device for every temp name cost more than the write.
   thread_local std::mt19937_64 engine{std::random_device{}()};
   return ".tmp." + std::to_string(::getpid()) + "." + std::to_string(engine() & 0xffffffffu);
 }
-
-}  // namespace
 
 Result<std::string> read_file(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -17,6 +17,10 @@ Result<std::string> read_file(const std::filesystem::path& path);
 // after its last write there); no_fsync: neither (for data that can be re-created).
 enum class Durability { fsync, file_only, no_fsync };
 
+// A suffix for a temp name beside a final one that no other process or thread picks at the same
+// time: ".tmp.<pid>.<random>".
+std::string temp_suffix();
+
 // Writes `content` to a temp file beside `path`, fsyncs it (unless no_fsync) and renames it over
 // `path`; the parent directory must exist. The temp file is created (O_EXCL) with `mode` (less the
 // umask), so a secret written with 0600 is never readable by others, not even for a moment.
