@@ -5,7 +5,7 @@ Usage: bench/table.py RESULTS.json [README.md] [--save DIR]
 Replaces the lines between `<!-- bench-table:begin -->` and `<!-- bench-table:end -->` in the
 README with a table of every record of that run (figure, peer, both ratios, target, PASS/FAIL)
 and a line naming the run (date, machine, commit, load). With --save, also copies the results to
-DIR/<date>-<cores>core-<cpu>.json, the committed record of that run.
+DIR/<date>T<HHMM>-<cores>core-<cpu>-<commit>.json, the committed record of that run.
 """
 import json
 import os
@@ -95,7 +95,10 @@ def main():
     print(f"{readme}: benchmark table from {args[0]} ({len(results['records'])} records)")
     if save:
         cpu = re.sub(r"[^A-Za-z0-9]+", "-", results["machine"]["cpu"]).strip("-").lower()[:40]
-        name = f"{results['started'][:10]}-{results['machine']['cores']}core-{cpu}.json"
+        # The start time and commit in the name: two runs on one day (of one commit or two) are two files.
+        commit = (results.get("commit") or "unknown")[:7]
+        started = results["started"][:16].replace(":", "")  # 2026-12-01T0920
+        name = f"{started}-{results['machine']['cores']}core-{cpu}-{commit}.json"
         os.makedirs(save, exist_ok=True)
         shutil.copyfile(args[0], os.path.join(save, name))
         print(f"saved as {os.path.join(save, name)}")

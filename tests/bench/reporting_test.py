@@ -92,7 +92,10 @@ class Record(unittest.TestCase):
                       text)
         self.assertIn("| b | in | 1.00 ms |  |  | < 0.5 ms | **FAIL** |", text)
         self.assertEqual(len(os.listdir(saved)), 1)
-        self.assertTrue(os.listdir(saved)[0].startswith("2026-11-30-"))
+        self.assertTrue(os.listdir(saved)[0].startswith("2026-11-30T"), os.listdir(saved))
+        # Named by the start time and commit too: a second run on the same day is a second file.
+        commit = (results.get("commit") or "unknown")[:7]
+        self.assertTrue(os.listdir(saved)[0].endswith(f"-{commit}.json"), os.listdir(saved))
 
     def test_table_refuses_a_readme_without_the_block(self):
         out_json = os.path.join(self.dir.name, "r.json")
