@@ -24,8 +24,8 @@ builders::DetectOptions local_detect_options(const std::string& path_env) {
   return options;
 }
 
-// Where smoke tests keep their venv templates: the user's cache, so separate runs and state
-// folders make one per interpreter only once. Only absolute settings count (XDG Base Directory).
+// The user's cache, so separate runs and state folders make one per interpreter only once. Only
+// absolute settings count (XDG Base Directory).
 std::filesystem::path venv_cache(
     const std::function<std::optional<std::string>(const std::string&)>& getenv) {
   const auto absolute = [&](const char* name) -> std::optional<std::filesystem::path> {

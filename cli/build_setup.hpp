@@ -30,6 +30,11 @@ struct BuildSetup {
   };
 };
 
+// Where smoke tests keep their venv templates: $RELFORGE_CACHE_DIR/venvs, else
+// $XDG_CACHE_HOME/relforge/venvs, else $HOME/.cache/relforge/venvs (absolute values only); empty when
+// none is set, and the build uses <state>/venvs.
+std::filesystem::path venv_cache(const std::function<std::optional<std::string>(const std::string&)>& getenv);
+
 // Loads the config, expands and selects the cells, detects this machine and adds the declared
 // runners; the caller sets jobs, resume, version and callbacks on the result.
 Result<builders::BuildOptions> prepare_build_options(const BuildSetup& setup);
