@@ -132,11 +132,9 @@ void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, c
     options->push = flags->push_remote();
     options->mode = flags->mode();
     options->hook = crash_hook(runtime);
-    run_with_context(runtime, *common, [&](Context& context) -> Status {
-      auto ledger = open_ledger(context, *common);
-      if (!ledger) return tl::unexpected(ledger.error());
-      auto tag = is_final ? release::run_release_final(context.repo, context.config, *ledger, *options)
-                          : release::run_release_rc(context.repo, context.config, *ledger, *options);
+    run_with_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
+      auto tag = is_final ? release::run_release_final(context.repo, context.config, ledger, *options)
+                          : release::run_release_rc(context.repo, context.config, ledger, *options);
       if (!tag) return tl::unexpected(tag.error());
       if (print_tx_state(runtime, tag->plan, tag->executed, tag->resumed, tag->aborted)) return {};
       if (runtime.json) {
@@ -254,11 +252,9 @@ void register_status(CLI::App& group, Runtime& runtime) {
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
   command->callback([&runtime, series, common, remote, store] {
-    run_with_context(runtime, *common, [&](Context& context) -> Status {
-      auto ledger = open_ledger(context, *common);
-      if (!ledger) return tl::unexpected(ledger.error());
+    run_with_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
       auto status =
-          release::run_release_status(context.repo, context.config, *ledger,
+          release::run_release_status(context.repo, context.config, ledger,
                                       series->empty() ? std::nullopt : std::optional<std::string>(*series),
                                       remote->empty() ? std::nullopt : std::optional<std::string>(*remote));
       if (!status) return tl::unexpected(status.error());

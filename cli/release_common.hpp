@@ -74,6 +74,16 @@ void run_with_context(Runtime& runtime, const CommonOptions& common, Body body) 
   finish(runtime, body(*context));
 }
 
+// As run_with_context, with the pick ledger opened too.
+template <typename Body>
+void run_with_ledger(Runtime& runtime, const CommonOptions& common, Body body) {
+  run_with_context(runtime, common, [&](Context& context) -> Status {
+    auto ledger = open_ledger(context, common);
+    if (!ledger) return tl::unexpected(ledger.error());
+    return body(context, *ledger);
+  });
+}
+
 // `release pick request|approve|reject|apply|list` and `release picks` (release_pick_commands.cpp).
 void register_pick(CLI::App& group, Runtime& runtime);
 void register_picks(CLI::App& group, Runtime& runtime, const char* name);

@@ -30,10 +30,8 @@ void register_pick(CLI::App& group, Runtime& runtime) {
     add_json_flag(*command, runtime);
     command->callback([&runtime, options, common] {
       options->actor.when = core::rfc3339_utc(runtime.clock.unix_seconds());
-      run_with_context(runtime, *common, [&](Context& context) -> Status {
-        auto ledger = open_ledger(context, *common);
-        if (!ledger) return tl::unexpected(ledger.error());
-        auto result = release::run_pick_request(context.repo, context.config, *ledger, *options);
+      run_with_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
+        auto result = release::run_pick_request(context.repo, context.config, ledger, *options);
         if (!result) return tl::unexpected(result.error());
         print_picks(runtime, {*result});
         return {};
@@ -57,17 +55,15 @@ void register_pick(CLI::App& group, Runtime& runtime) {
     add_ledger(*command, *common);
     add_json_flag(*command, runtime);
     command->callback([&runtime, id, common, decision, who, reason, push] {
-      run_with_context(runtime, *common, [&](Context& context) -> Status {
-        auto ledger = open_ledger(context, *common);
-        if (!ledger) return tl::unexpected(ledger.error());
+      run_with_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
         if (!push->empty()) {
-          if (auto ok = sync_ledger(runtime, *ledger, *push); !ok) return ok;
+          if (auto ok = sync_ledger(runtime, ledger, *push); !ok) return ok;
         }
         auto result = release::run_pick_decide(
-            context.repo, context.config, *ledger, *id, decision,
+            context.repo, context.config, ledger, *id, decision,
             release::Actor{*who, core::rfc3339_utc(runtime.clock.unix_seconds())}, *reason);
         if (!result) return tl::unexpected(result.error());
-        if (auto ok = sync_ledger(runtime, *ledger, *push); !ok) return ok;
+        if (auto ok = sync_ledger(runtime, ledger, *push); !ok) return ok;
         print_picks(runtime, {*result});
         return {};
       });
@@ -83,10 +79,8 @@ void register_pick(CLI::App& group, Runtime& runtime) {
     add_ledger(*command, *common);
     add_json_flag(*command, runtime);
     command->callback([&runtime, remote, common] {
-      run_with_context(runtime, *common, [&](Context& context) -> Status {
-        auto ledger = open_ledger(context, *common);
-        if (!ledger) return tl::unexpected(ledger.error());
-        auto report = ledger->sync(*remote);
+      run_with_ledger(runtime, *common, [&](Context&, release::Ledger& ledger) -> Status {
+        auto report = ledger.sync(*remote);
         if (!report) return tl::unexpected(report.error());
         if (runtime.json) {
           runtime.out << Json{{"remote", *remote},
@@ -132,10 +126,8 @@ void register_pick(CLI::App& group, Runtime& runtime) {
       options->mode = flags->mode();
       options->push = flags->push_remote();
       options->hook = crash_hook(runtime);
-      run_with_context(runtime, *common, [&](Context& context) -> Status {
-        auto ledger = open_ledger(context, *common);
-        if (!ledger) return tl::unexpected(ledger.error());
-        auto result = release::run_pick_apply_tx(context.repo, context.config, *ledger, *options);
+      run_with_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
+        auto result = release::run_pick_apply_tx(context.repo, context.config, ledger, *options);
         if (!result) return tl::unexpected(result.error());
         if (print_tx_state(runtime, result->plan, result->executed, result->resumed, result->aborted))
           return {};
@@ -159,10 +151,8 @@ void register_picks(CLI::App& group, Runtime& runtime, const char* name) {
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
   command->callback([&runtime, series, common] {
-    run_with_context(runtime, *common, [&](Context& context) -> Status {
-      auto ledger = open_ledger(context, *common);
-      if (!ledger) return tl::unexpected(ledger.error());
-      auto picks = ledger->list(series->empty() ? std::nullopt : std::optional<std::string>(*series));
+    run_with_ledger(runtime, *common, [&](Context&, release::Ledger& ledger) -> Status {
+      auto picks = ledger.list(series->empty() ? std::nullopt : std::optional<std::string>(*series));
       if (!picks) return tl::unexpected(picks.error());
       if (!runtime.json && picks->empty()) runtime.out << "no picks\n";
       print_picks(runtime, *picks);
