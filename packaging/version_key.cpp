@@ -77,6 +77,39 @@ KeyPacker::KeyPacker(const VersionKey& columns) {
   }
 }
 
+KeyPacker KeyPacker::with_room(const VersionKey& columns) {
+  KeyPacker exact(columns), roomy;
+  for (std::size_t i = 0; i < exact.m_widths.size(); ++i) {
+    roomy.m_widths[i] = exact.m_widths[i] == 0 ? 0 : std::bit_ceil(exact.m_widths[i]);
+    roomy.m_total += roomy.m_widths[i];
+  }
+  return roomy.fits() ? roomy : exact;
+}
+
+bool KeyPacker::holds(const VersionKey& key) const {
+  for (std::size_t i = 0; i < key.words.size(); ++i) {
+    if (m_widths[i] < 64 && (key.words[i] >> m_widths[i]) != 0) return false;
+  }
+  return true;
+}
+
+VersionKey KeyPacker::unpack(const std::array<std::uint64_t, 3>& packed) const {
+  const std::array<std::uint64_t, 3> low_first = {packed[2], packed[1], packed[0]};
+  VersionKey key;
+  unsigned used = 0;
+  for (std::size_t i = 0; i < key.words.size(); ++i) {
+    const unsigned width = m_widths[i];
+    if (width == 0) continue;
+    used += width;
+    const unsigned low = 192 - used;
+    const unsigned word = low / 64, offset = low % 64;
+    std::uint64_t value = low_first[word] >> offset;
+    if (offset + width > 64) value |= low_first[word + 1] << (64 - offset);
+    key.words[i] = width == 64 ? value : value & ((std::uint64_t{1} << width) - 1);
+  }
+  return key;
+}
+
 std::array<std::uint64_t, 3> KeyPacker::pack(const VersionKey& key) const {
   std::array<std::uint64_t, 3> low_first{};  // [0] holds the least significant bits
   unsigned used = 0;                         // bits taken, counted from the most significant end

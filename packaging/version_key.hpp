@@ -27,10 +27,16 @@ class KeyPacker {
 public:
   // `columns`: the bitwise OR, column by column, of every key that will be packed.
   explicit KeyPacker(const VersionKey& columns);
+  // As above, with each width rounded up to a power of two while the total still fits 192 bits:
+  // a packer widened key by key as a stream grows is rebuilt a few times per column at most.
+  static KeyPacker with_room(const VersionKey& columns);
   bool fits() const { return m_total <= 192; }  // pack() is meaningful only then
+  bool holds(const VersionKey& key) const;      // every column of `key` fits its width
   std::array<std::uint64_t, 3> pack(const VersionKey& key) const;
+  VersionKey unpack(const std::array<std::uint64_t, 3>& packed) const;  // pack's inverse on held keys
 
 private:
+  KeyPacker() = default;
   std::array<unsigned, 12> m_widths{};
   unsigned m_total = 0;
 };

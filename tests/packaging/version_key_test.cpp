@@ -147,6 +147,39 @@ TEST(VersionKey, RefusesWhatDoesNotFit) {
   EXPECT_FALSE(parse_version_key(""));
 }
 
+TEST(VersionKey, UnpackUndoesPackAndHoldsTellsWhatFits) {
+  std::vector<VersionKey> keys;
+  VersionKey columns;
+  for (const char* text : {"0", "1.0a1.dev1+cpu", "2!1.2.3.4.post7+cu126.1", "1.0+72057594037927935"}) {
+    keys.push_back(*parse_version_key(text));
+    for (std::size_t i = 0; i < columns.words.size(); ++i) columns.words[i] |= keys.back().words[i];
+  }
+  for (const auto& packer : {KeyPacker(columns), KeyPacker::with_room(columns)}) {
+    ASSERT_TRUE(packer.fits());
+    for (const auto& key : keys) {
+      EXPECT_TRUE(packer.holds(key));
+      EXPECT_EQ(packer.unpack(packer.pack(key)).words, key.words);
+    }
+  }
+  const KeyPacker small(keys[0]);
+  EXPECT_TRUE(small.holds(keys[0]));
+  EXPECT_FALSE(small.holds(keys[1]));
+}
+
+TEST(VersionKey, RoomyPackerRoundsWidthsUpOnlyWhileTheyFit) {
+  VersionKey columns;
+  columns.words[1] = 5;  // 3 bits, 4 with room
+  const auto roomy = KeyPacker::with_room(columns);
+  VersionKey wider;
+  wider.words[1] = 15;
+  EXPECT_TRUE(roomy.holds(wider));
+  EXPECT_FALSE(KeyPacker(columns).holds(wider));
+  // 3 x 50 bits fit exactly; rounded up to 64 they would not, so the exact widths are kept.
+  VersionKey tight;
+  for (std::size_t i = 1; i <= 3; ++i) tight.words[i] = (std::uint64_t{1} << 50) - 1;
+  EXPECT_TRUE(KeyPacker::with_room(tight).fits());
+}
+
 TEST(VersionKey, PackerRefusesColumnsWiderThanThreeWords) {
   VersionKey wide;
   wide.words.fill(UINT64_MAX);
