@@ -1,14 +1,10 @@
 // `relforge version sort|compare|match|normalize|requirement`: PEP 440 and PEP 508 as packaging
 // 26.3 (pip) sees them.
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstdlib>
 #include <iterator>
 #include <memory>
-#include <new>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -123,105 +119,124 @@ Result<std::vector<std::string>> sort_parsed(const VersionSortOptions& options) 
   return sorted;
 }
 
-// An array of trivially copyable items in memory the kernel may back with 2 MiB pages: tens of
-// megabytes of 4 KiB page faults were a sixth of a 200,000-line sort.
-template <typename T>
-class HugeBuffer {
-public:
-  explicit HugeBuffer(std::size_t count) {
-    constexpr std::size_t k_huge = 2u << 20;
-    const std::size_t bytes = (count * sizeof(T) + k_huge - 1) / k_huge * k_huge;
-    m_items = static_cast<T*>(std::aligned_alloc(k_huge, std::max(bytes, k_huge)));
-    if (m_items == nullptr) throw std::bad_alloc();
-    ::madvise(m_items, std::max(bytes, k_huge), MADV_HUGEPAGE);  // a hint: 4 KiB pages work too
-  }
-  ~HugeBuffer() { std::free(m_items); }
-  HugeBuffer(const HugeBuffer&) = delete;
-  HugeBuffer& operator=(const HugeBuffer&) = delete;
-  T& operator[](std::size_t i) { return m_items[i]; }
-  T* begin() { return m_items; }
-
-private:
-  T* m_items = nullptr;
-};
-
+// One line on the fast path: its packed key and where its text lies in the input. The offset
+// doubles as the tie-break that makes the unstable sort stable.
 struct Packed {
   std::array<std::uint64_t, 3> key;
-  std::uint32_t line;  // the tie-break that makes the unstable sort stable
+  std::uint32_t at;
+  std::uint32_t size;
 };
 
-bool packed_less(const std::array<std::uint64_t, 3>& x, const std::array<std::uint64_t, 3>& y) {
-  if (x[0] != y[0]) return x[0] < y[0];
-  if (x[1] != y[1]) return x[1] < y[1];
-  return x[2] < y[2];
-}
+// The sorted lines: items pointing into `input` (fast path) or the texts themselves.
+struct SortedLines {
+  std::string input;
+  std::vector<Packed> keyed;
+  std::vector<std::string> parsed;
+
+  template <typename Visit>
+  void each(Visit visit) const {
+    for (const Packed& item : keyed) visit(std::string_view(input).substr(item.at, item.size));
+    for (const std::string& text : parsed) visit(std::string_view(text));
+  }
+};
+
+// A function object, not a function pointer, so that std::sort inlines it.
+template <bool Descending>
+struct PackedBefore {
+  bool operator()(const Packed& x, const Packed& y) const {
+    const auto& a = Descending ? y.key : x.key;
+    const auto& b = Descending ? x.key : y.key;
+    if (a[0] != b[0]) return a[0] < b[0];
+    if (a[1] != b[1]) return a[1] < b[1];
+    if (a[2] != b[2]) return a[2] < b[2];
+    return x.at < y.at;
+  }
+};
 
 // The fast path for inputs whose every line fits a VersionKey (index-like versions): no
-// allocation per line, and the keys packed into 32-byte items compared in three words. nullopt
-// sends the input to sort_parsed, which also names the lines that are no versions.
-std::optional<std::vector<std::string_view>> sort_keyed(std::string_view input, SortDirection direction) {
-  std::vector<std::string_view> lines;
-  const auto count = static_cast<std::size_t>(std::count(input.begin(), input.end(), '\n')) + 1;
-  lines.reserve(count);
-  HugeBuffer<packaging::VersionKey> keys(count);
+// allocation per line, each key packed into 32 bytes as it is parsed. The packer widens as
+// larger columns turn up, re-packing the items so far (with_room keeps that to a few times a
+// column); the full 96-byte keys are never stored, as touching fresh memory is what made this
+// command slow and its time erratic. false sends the input to sort_parsed, which also names
+// the lines that are no versions.
+bool sort_keyed(std::string_view input, SortDirection direction, std::vector<Packed>& items) {
+  if (input.size() >= UINT32_MAX) return false;
+  items.reserve(static_cast<std::size_t>(std::count(input.begin(), input.end(), '\n')) + 1);
   packaging::VersionKey columns;
-  while (!input.empty()) {
-    const auto end = input.find('\n');
-    const std::string_view line = input.substr(0, end);
-    input.remove_prefix(end == std::string_view::npos ? input.size() : end + 1);
-    const auto text = packaging::strip_python_space(line);
+  auto packer = packaging::KeyPacker::with_room(columns);
+  for (std::size_t at = 0; at < input.size();) {
+    const auto end = std::min(input.find('\n', at), input.size());
+    const auto text = packaging::strip_python_space(input.substr(at, end - at));
+    at = end + 1;
     if (text.empty()) continue;
-    if (lines.size() == UINT32_MAX) return std::nullopt;
-    auto key = packaging::parse_version_key(text);
-    if (!key) return std::nullopt;
-    for (std::size_t i = 0; i < columns.words.size(); ++i) columns.words[i] |= key->words[i];
-    keys[lines.size()] = *key;
-    lines.push_back(text);
+    const auto key = packaging::parse_version_key(text);
+    if (!key) return false;
+    if (!packer.holds(*key)) {
+      for (std::size_t i = 0; i < columns.words.size(); ++i) columns.words[i] |= key->words[i];
+      const auto wider = packaging::KeyPacker::with_room(columns);
+      if (!wider.fits()) return false;
+      for (Packed& item : items) item.key = wider.pack(packer.unpack(item.key));
+      packer = wider;
+    }
+    items.push_back({packer.pack(*key), static_cast<std::uint32_t>(text.data() - input.data()),
+                     static_cast<std::uint32_t>(text.size())});
   }
-  const packaging::KeyPacker packer(columns);
-  if (!packer.fits()) return std::nullopt;
-  const std::size_t n = lines.size();
-  HugeBuffer<Packed> packed(n);
-  for (std::size_t i = 0; i < n; ++i) packed[i] = {packer.pack(keys[i]), static_cast<std::uint32_t>(i)};
-  if (direction == SortDirection::ascending) {
-    std::sort(packed.begin(), packed.begin() + n, [](const Packed& x, const Packed& y) {
-      if (packed_less(x.key, y.key)) return true;
-      return !packed_less(y.key, x.key) && x.line < y.line;
-    });
-  } else {
-    std::sort(packed.begin(), packed.begin() + n, [](const Packed& x, const Packed& y) {
-      if (packed_less(y.key, x.key)) return true;
-      return !packed_less(x.key, y.key) && x.line < y.line;
-    });
+  if (direction == SortDirection::ascending)
+    std::sort(items.begin(), items.end(), PackedBefore<false>{});
+  else
+    std::sort(items.begin(), items.end(), PackedBefore<true>{});
+  return true;
+}
+
+Result<SortedLines> run_version_sort(VersionSortOptions& options) {
+  SortedLines sorted;
+  if (sort_keyed(options.input, options.direction, sorted.keyed)) {
+    sorted.input = std::move(options.input);
+    return sorted;
   }
-  std::vector<std::string_view> sorted;
-  sorted.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) sorted.push_back(lines[packed[i].line]);
+  sorted.keyed = {};
+  auto parsed = sort_parsed(options);
+  if (!parsed) return tl::unexpected(parsed.error());
+  sorted.parsed = std::move(*parsed);
   return sorted;
 }
 
-// Views into options.input (kept alive by the caller) or into `storage`.
-Result<std::vector<std::string_view>> run_version_sort(const VersionSortOptions& options,
-                                                       std::vector<std::string>& storage) {
-  if (auto fast = sort_keyed(options.input, options.direction)) return std::move(*fast);
-  auto sorted = sort_parsed(options);
-  if (!sorted) return tl::unexpected(sorted.error());
-  storage = std::move(*sorted);
-  return std::vector<std::string_view>(storage.begin(), storage.end());
-}
-
-// stdin in large blocks: istreambuf_iterator goes a byte at a time.
+// stdin in large blocks (istreambuf_iterator goes a byte at a time), into one allocation of the
+// right size when the stream can tell how much is left (a regular file).
 std::string read_all(std::istream& in) {
   std::string text;
-  constexpr std::size_t k_block = 1 << 20;
-  std::streamsize got = 0;
-  do {
-    const std::size_t at = text.size();
-    text.resize(at + k_block);
-    got = in.rdbuf()->sgetn(text.data() + at, static_cast<std::streamsize>(k_block));
-    text.resize(at + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
-  } while (got > 0);
+  std::streambuf& buffer = *in.rdbuf();
+  const auto start = buffer.pubseekoff(0, std::ios::cur, std::ios::in);
+  const auto end = start == -1 ? start : buffer.pubseekoff(0, std::ios::end, std::ios::in);
+  if (end != -1 && buffer.pubseekpos(start, std::ios::in) == start && end > start) {
+    text.resize(static_cast<std::size_t>(end - start));
+    const auto got = buffer.sgetn(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
+  }
+  std::array<char, 1 << 16> block;
+  while (true) {
+    const auto got = buffer.sgetn(block.data(), static_cast<std::streamsize>(block.size()));
+    if (got <= 0) break;
+    text.append(block.data(), static_cast<std::size_t>(got));
+  }
   return text;
+}
+
+// The lines in blocks through one reused buffer: a copy of the whole output would be as much
+// fresh memory again as the input.
+void write_lines(std::ostream& out, const SortedLines& sorted) {
+  constexpr std::size_t k_block = 1 << 16;
+  std::string block;
+  block.reserve(k_block);
+  sorted.each([&](std::string_view line) {
+    if (block.size() + line.size() + 1 > k_block && !block.empty()) {
+      out.write(block.data(), static_cast<std::streamsize>(block.size()));
+      block.clear();
+    }
+    block += line;
+    block += '\n';
+  });
+  out.write(block.data(), static_cast<std::streamsize>(block.size()));
 }
 
 Result<std::string> run_version_compare(const VersionCompareOptions& options) {
@@ -299,22 +314,14 @@ void register_sort(CLI::App& group, Runtime& runtime) {
     VersionSortOptions options;
     options.input = read_all(runtime.in);
     options.direction = *reverse ? SortDirection::descending : SortDirection::ascending;
-    std::vector<std::string> storage;
-    const auto sorted = run_version_sort(options, storage);
+    const auto sorted = run_version_sort(options);
     if (!sorted) return report_error(runtime, sorted.error());
     if (runtime.json) {
       Json array = Json::array();
-      for (const auto line : *sorted) array.push_back(line);
+      sorted->each([&array](std::string_view line) { array.push_back(line); });
       runtime.out << array.dump(2) << '\n';
     } else {
-      // One write: the lines are copied once into a single buffer, not streamed one by one.
-      std::string text;
-      text.reserve(options.input.size() + sorted->size());
-      for (const auto line : *sorted) {
-        text += line;
-        text += '\n';
-      }
-      runtime.out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      write_lines(runtime.out, *sorted);
     }
     finish(runtime, {});
   });

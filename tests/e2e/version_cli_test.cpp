@@ -49,6 +49,48 @@ TEST(VersionCli, SortKeepsSpellingsAndInputOrderOfEqualVersions) {
   EXPECT_EQ(reversed.out, "1.0.0\n1.0\nv1.0-RC1\n0.9\n");
 }
 
+TEST(VersionCli, SortKeepsOrderWhenLaterLinesNeedWiderColumns) {
+  // Each line needs more bits in some column than the lines before it: the items already packed
+  // are re-packed, and equal versions still keep their input order in both directions.
+  const std::string input =
+      "1.0\n0.1\n1.0.0\n3.0\n1000000.0\n2.0+cpu\n2.0.post99999\n70000!1.0\n2.0+cpu.7\n"
+      "2.0.dev20250101\n1.0.0.0\n";
+  const auto result = relforge("version sort", input);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "0.1\n1.0\n1.0.0\n1.0.0.0\n2.0.dev20250101\n2.0+cpu\n2.0+cpu.7\n2.0.post99999\n3.0\n"
+            "1000000.0\n70000!1.0\n");
+  EXPECT_EQ(relforge("version sort -r", input).out,
+            "70000!1.0\n1000000.0\n3.0\n2.0.post99999\n2.0+cpu.7\n2.0+cpu\n2.0.dev20250101\n1.0\n"
+            "1.0.0\n1.0.0.0\n0.1\n");
+}
+
+TEST(VersionCli, SortOrdersAsTheGeneralPathWhileColumnsWiden) {
+  // Numbers grow and new parts turn up all along the input, so the fast path re-packs its items
+  // many times; one line that fits no key (5 significant release numbers) sends the same input
+  // down the general path, whose order is the reference.
+  std::string input;
+  for (unsigned i = 0; i < 400; ++i) {
+    const unsigned n = (i * 7919u) % 97;
+    std::string text = i > 300 && n % 5 == 0 ? "1!" : "";
+    text += std::to_string(n % 4) + "." + std::to_string((n % 9) << (i / 16));
+    if (n % 3 == 0) text += ".0";  // equal to the line without it: input order decides
+    if (i > 100 && n % 4 == 1) text += "rc" + std::to_string(n);
+    if (i > 200 && n % 6 == 2) text += ".post" + std::to_string(i);
+    if (i > 250 && n % 7 == 3) text += "+cu" + std::to_string(n);
+    input += text + "\n";
+  }
+  for (const char* command : {"version sort", "version sort -r"}) {
+    const auto fast = relforge(command, input);
+    ASSERT_EQ(fast.exit_code, 0) << fast.err;
+    auto general = relforge(command, input + "1.2.3.4.5\n").out;
+    const auto odd = general.find("1.2.3.4.5\n");
+    ASSERT_NE(odd, std::string::npos);
+    general.erase(odd, 10);
+    EXPECT_EQ(fast.out, general) << command;
+  }
+}
+
 TEST(VersionCli, SortJsonIsAnArray) {
   const auto json = parse_json(relforge("version sort --json -r", "2.6.0\n2.10.0\n2.9.1\n"));
   EXPECT_EQ(json, Json({"2.10.0", "2.9.1", "2.6.0"}));
