@@ -21,11 +21,6 @@
 namespace relforge::builders {
 namespace {
 
-std::string field(const matrix::Cell& cell, std::string_view name) {
-  const auto value = cell.find(name);
-  return value ? std::string(*value) : std::string();
-}
-
 std::map<std::string, std::string> cell_values(const matrix::Cell& cell) {
   std::map<std::string, std::string> values{{"id", std::string(cell.id())},
                                             {"build_id", std::string(cell.build_id())}};
@@ -224,7 +219,7 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   const auto needs = cell_needs(cell);
   const auto* python = runner.python(needs.python);
   const auto values = cell_values(cell);
-  const std::string local = field(cell, "local_version");
+  const std::string local = cell.value_or_empty("local_version");
   const std::string full_version = config.version + (local.empty() ? "" : "+" + local);
 
   const bool contained = config.container.runtime != ContainerRuntime::none;
@@ -254,16 +249,16 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
                            {"RELFORGE_LOCAL_VERSION", local},
                            {"RELFORGE_OUT", raw.string()},
                            {"DESIRED_PYTHON", needs.python},
-                           {"DESIRED_CUDA", field(cell, "accel.desired")},
+                           {"DESIRED_CUDA", cell.value_or_empty("accel.desired")},
                            {"GPU_ARCH_TYPE", needs.accel_type},
                            {"GPU_ARCH_VERSION", needs.accel_version},
-                           {"TORCH_CUDA_ARCH_LIST", field(cell, "accel.arch_list")},
+                           {"TORCH_CUDA_ARCH_LIST", cell.value_or_empty("accel.arch_list")},
                            {"MAX_JOBS", std::to_string(std::clamp(options.cpus - 2, 1, 12))}});
   for (const auto& [name, value] : config.recipe.env) spec.environment[name] = fill_template(value, values);
   std::string container;  // its --name, for `docker kill` after a timeout
   if (contained) {
     const auto runtime = container_runtime_name(config.container.runtime);
-    const std::string image = field(cell, config.container.image_field);
+    const std::string image = cell.value_or_empty(config.container.image_field);
     if (image.empty())
       return fail_cell(outcome, "the cell has no container image (field '" + config.container.image_field +
                                     "' is empty or missing): give it one, or set [build] image_field");
@@ -365,7 +360,7 @@ void build_cell(Shared& shared, const matrix::Cell& cell, const Runner& runner, 
   packaging::RepairOptions repair;
   repair.wheel = built.front();
   repair.out_dir = dist;
-  const std::string platform_tag = field(cell, "platform_tag");
+  const std::string platform_tag = cell.value_or_empty("platform_tag");
   if (!platform_tag.empty()) repair.platform = platform_tag;
   repair.local = local;
   repair.source_date_epoch = options.source_date_epoch;

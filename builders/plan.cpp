@@ -7,11 +7,6 @@
 namespace relforge::builders {
 namespace {
 
-std::string field(const matrix::Cell& cell, std::string_view name) {
-  const auto value = cell.find(name);
-  return value ? std::string(*value) : std::string();
-}
-
 // Why `runner` cannot build a cell with `needs`; "" when it can.
 std::string refusal(const Runner& runner, const CellNeeds& needs) {
   if (runner.python(needs.python) == nullptr) return "python" + needs.python;
@@ -45,7 +40,8 @@ std::string toolkit_program(const std::string& accel_type) {
 }
 
 CellNeeds cell_needs(const matrix::Cell& cell) {
-  CellNeeds needs{field(cell, "python"), field(cell, "accel.type"), field(cell, "accel.version")};
+  CellNeeds needs{cell.value_or_empty("python"), cell.value_or_empty("accel.type"),
+                  cell.value_or_empty("accel.version")};
   if (needs.accel_type.empty()) needs.accel_type = "cpu";
   return needs;
 }

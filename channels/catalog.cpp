@@ -13,7 +13,6 @@ namespace {
 
 constexpr const char* k_html_type = "text/html; charset=utf-8";
 constexpr const char* k_simple_json_type = "application/vnd.pypi.simple.v1+json";
-constexpr const char* k_text_type = "text/plain; charset=utf-8";
 constexpr std::string_view k_info_suffix = ".info.json";
 constexpr Channel k_all_channels[] = {Channel::stable, Channel::test, Channel::nightly};
 
@@ -266,7 +265,7 @@ Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, con
       const std::string dir = page.dir.empty() ? scan.base : scan.key(page.dir);
       auto& tier = tiers[page.listing ? 0 : page.dir.empty() ? 2 : 1];
       if (page.listing)
-        tier.push_back({dir + "/" + std::string(k_listing_cache), *page.listing, k_text_type});
+        tier.push_back({dir + "/" + std::string(k_listing_cache), *page.listing, k_text_content_type});
       tier.push_back({dir + "/index.json", page.json, k_simple_json_type});
       tier.push_back({dir + "/index.html", page.html, k_html_type});
     }
@@ -278,7 +277,8 @@ Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, con
   for (const auto& page : pages) {
     const std::string dir = page.dir.empty() ? scan.base : scan.key(page.dir);
     if (page.listing) {
-      if (auto status = store.put(dir + "/" + std::string(k_listing_cache), *page.listing, k_text_type);
+      if (auto status =
+              store.put(dir + "/" + std::string(k_listing_cache), *page.listing, k_text_content_type);
           !status)
         return tl::unexpected(status.error());
     }

@@ -19,8 +19,6 @@ namespace relforge::channels {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* k_json_type = "application/json";
-
 std::string public_version(const std::string& version) {
   auto parsed = packaging::parse_version(version);
   return parsed ? parsed->public_string() : version;
@@ -101,7 +99,8 @@ Result<std::vector<std::string>> run_yank(const YankOptions& options, ObjectStor
     // The file names stay, so the cached listing would not notice a crash before the pages.
     if (auto status = store.remove(folder_of(file.key) + "/" + std::string(k_listing_cache)); !status)
       return tl::unexpected(status.error());
-    if (auto status = store.put(file.key + ".info.json", info_to_json(file.info), k_json_type); !status)
+    if (auto status = store.put(file.key + ".info.json", info_to_json(file.info), k_json_content_type);
+        !status)
       return tl::unexpected(status.error());
     touched.insert({file.variant, file.info.project});
     variants.push_back(file.variant);

@@ -16,6 +16,11 @@
 
 namespace relforge::channels {
 
+// The Content-Type of each kind of object relforge puts in a store.
+inline constexpr const char* k_wheel_content_type = "application/octet-stream";
+inline constexpr const char* k_text_content_type = "text/plain; charset=utf-8";
+inline constexpr const char* k_json_content_type = "application/json";
+
 struct ObjectInfo {
   std::string key;
   std::uint64_t size = 0;

@@ -110,15 +110,11 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
   return out;
 }
 
-constexpr const char* k_wheel_type = "application/octet-stream";
-constexpr const char* k_text_type = "text/plain; charset=utf-8";
-constexpr const char* k_json_type = "application/json";
-
 // Uploads one wheel and its sidecars; FILE.info.json goes last because the listing only counts a
 // wheel that has one.
 Status store_one(ObjectStore& store, const std::string& folder, Prepared& item, PublishState& state) {
   const std::string key = folder + "/" + item.info.filename;
-  auto put = store.put_if_absent(key, item.source, item.info.sha256, k_wheel_type);
+  auto put = store.put_if_absent(key, item.source, item.info.sha256, k_wheel_content_type);
   if (!put) return tl::unexpected(put.error());
   state = PublishState::added;
   if (*put == PutResult::identical) {
@@ -139,15 +135,16 @@ Status store_one(ObjectStore& store, const std::string& folder, Prepared& item, 
       }
     }
   }
-  if (auto status = store.put(key + ".metadata", item.metadata, k_text_type); !status) return status;
+  if (auto status = store.put(key + ".metadata", item.metadata, k_text_content_type); !status) return status;
   if (item.bundle) {
-    if (auto status = store.put(key + ".sigstore.json", *item.bundle, k_json_type); !status) return status;
+    if (auto status = store.put(key + ".sigstore.json", *item.bundle, k_json_content_type); !status)
+      return status;
     if (auto status =
-            store.put(key + ".provenance", provenance_object(*item.bundle, item.key_id), k_json_type);
+            store.put(key + ".provenance", provenance_object(*item.bundle, item.key_id), k_json_content_type);
         !status)
       return status;
   }
-  return store.put(key + ".info.json", info_to_json(item.info), k_json_type);
+  return store.put(key + ".info.json", info_to_json(item.info), k_json_content_type);
 }
 
 struct KnownWheel {
@@ -383,7 +380,8 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
   for (auto& item : prepared) {
     const std::string marker = scan->key(item.variant + "/" + std::string(k_variant_marker));
     if (!scan->has(item.variant + "/" + std::string(k_variant_marker))) {
-      if (auto status = store.put(marker, "", k_text_type); !status) return tl::unexpected(status.error());
+      if (auto status = store.put(marker, "", k_text_content_type); !status)
+        return tl::unexpected(status.error());
     }
     PublishState state = PublishState::added;
     if (auto status = store_one(store, scan->key(item.variant + "/" + item.info.project), item, state);

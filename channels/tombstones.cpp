@@ -75,7 +75,7 @@ Status add_tombstones(ObjectStore& store, const std::string& key, const std::vec
     changed = true;
   }
   if (!changed) return {};
-  return store.put(key, tombstones_to_json(*existing), "application/json");
+  return store.put(key, tombstones_to_json(*existing), k_json_content_type);
 }
 
 }  // namespace relforge::channels

@@ -8,6 +8,11 @@ function(relforge_warnings target)
   # positive in code we do not own.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     target_compile_options(${target} PRIVATE -Wno-restrict)
+    # In a unity build every source is an included file, so a .cpp's private Impl holding a type
+    # from its own anonymous namespace looks to GCC like a header doing it.
+    if(CMAKE_UNITY_BUILD)
+      target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+    endif()
   endif()
   if(RELFORGE_WARNINGS_AS_ERRORS)
     target_compile_options(${target} PRIVATE -Werror)

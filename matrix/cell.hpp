@@ -41,6 +41,11 @@ public:
   const std::shared_ptr<const FieldNames>& names() const { return m_names; }
   // The value of a field, or of "id"/"build_id"; nullopt when the cell has no such field.
   std::optional<std::string_view> find(std::string_view name) const;
+  // find()'s value, or "" when the cell has no such field.
+  std::string value_or_empty(std::string_view name) const {
+    const auto found = find(name);
+    return found ? std::string(*found) : std::string();
+  }
   std::vector<std::string> values() const;
   ValueTypes types() const;
 

@@ -31,7 +31,7 @@ constexpr std::uint32_t k_lc_build_version = 0x32;
 constexpr std::uint32_t k_platform_macos = 1;
 constexpr std::uint32_t k_mh_execute = 2;
 
-tl::unexpected<Error> broken(const std::string& what) {
+tl::unexpected<Error> malformed_macho(const std::string& what) {
   return fail(ErrorCategory::integrity, "malformed Mach-O file: " + what);
 }
 
@@ -88,17 +88,17 @@ Result<std::string> command_string(std::string_view command, std::uint32_t name_
                                    const std::string& what) {
   const auto offset = read_u32(command, name_field, order);
   if (!offset || *offset < name_field + 4 || *offset >= command.size())
-    return broken(what + " points its path outside the command");
+    return malformed_macho(what + " points its path outside the command");
   const auto text = read_c_string(command, *offset, k_max_path);
   if (!text || text->empty())
-    return broken(what + " has a path that is empty, unterminated, longer than " +
-                  std::to_string(k_max_path) + " bytes or not printable ASCII");
+    return malformed_macho(what + " has a path that is empty, unterminated, longer than " +
+                           std::to_string(k_max_path) + " bytes or not printable ASCII");
   return std::string(*text);
 }
 
 Result<MachOSlice> read_thin(std::string_view bytes) {
   const auto raw = read_u32(bytes, 0, ByteOrder::little);
-  if (!raw) return broken("the header is cut short");
+  if (!raw) return malformed_macho("the header is cut short");
   ByteOrder order = ByteOrder::little;
   std::uint32_t magic = *raw;
   if (magic != k_mh_magic && magic != k_mh_magic_64) {
@@ -106,7 +106,7 @@ Result<MachOSlice> read_thin(std::string_view bytes) {
     magic = *read_u32(bytes, 0, order);
   }
   if (magic != k_mh_magic && magic != k_mh_magic_64)
-    return broken("a slice does not start with a Mach-O magic");
+    return malformed_macho("a slice does not start with a Mach-O magic");
   const std::uint64_t header_size = magic == k_mh_magic_64 ? 32 : 28;
   const auto cputype = read_u32(bytes, 4, order);
   const auto cpusubtype = read_u32(bytes, 8, order);
@@ -114,10 +114,10 @@ Result<MachOSlice> read_thin(std::string_view bytes) {
   const auto ncmds = read_u32(bytes, 16, order);
   const auto sizeofcmds = read_u32(bytes, 20, order);
   if (!cputype || !cpusubtype || !filetype || !ncmds || !sizeofcmds || bytes.size() < header_size)
-    return broken("the header is cut short");
+    return malformed_macho("the header is cut short");
   if (*sizeofcmds > bytes.size() - header_size)
-    return broken("the load commands (" + std::to_string(*sizeofcmds) +
-                  " bytes) run past the end of the file");
+    return malformed_macho("the load commands (" + std::to_string(*sizeofcmds) +
+                           " bytes) run past the end of the file");
   MachOSlice slice;
   slice.cputype = *cputype;
   slice.arch = arch_name(*cputype, *cpusubtype);
@@ -127,33 +127,34 @@ Result<MachOSlice> read_thin(std::string_view bytes) {
   for (std::uint32_t i = 0; i < *ncmds; ++i) {
     const auto cmd = read_u32(commands, at, order);
     const auto cmdsize = read_u32(commands, at + 4, order);
-    if (!cmd || !cmdsize) return broken("load command " + std::to_string(i) + " lies past sizeofcmds");
+    if (!cmd || !cmdsize)
+      return malformed_macho("load command " + std::to_string(i) + " lies past sizeofcmds");
     if (*cmdsize < 8 || *cmdsize > commands.size() - at)
-      return broken("load command " + std::to_string(i) + " has size " + std::to_string(*cmdsize) +
-                    ", outside sizeofcmds");
+      return malformed_macho("load command " + std::to_string(i) + " has size " + std::to_string(*cmdsize) +
+                             ", outside sizeofcmds");
     const std::string_view command = commands.substr(at, *cmdsize);
     const std::string what = "load command " + std::to_string(i);
     if (const auto kind = dylib_kind(*cmd)) {
       auto path = command_string(command, 8, order, what);
       if (!path) return tl::unexpected(path.error());
       if (slice.dylibs.size() == k_max_paths)
-        return broken("more than " + std::to_string(k_max_paths) + " dylib load commands");
+        return malformed_macho("more than " + std::to_string(k_max_paths) + " dylib load commands");
       slice.dylibs.push_back({*kind, std::move(*path)});
     } else if (*cmd == k_lc_rpath) {
       auto path = command_string(command, 8, order, what);
       if (!path) return tl::unexpected(path.error());
       if (slice.rpaths.size() == k_max_paths)
-        return broken("more than " + std::to_string(k_max_paths) + " rpaths");
+        return malformed_macho("more than " + std::to_string(k_max_paths) + " rpaths");
       slice.rpaths.push_back(std::move(*path));
     } else if (*cmd == k_lc_build_version) {
       const auto platform = read_u32(command, 8, order);
       const auto minos = read_u32(command, 12, order);
-      if (!platform || !minos) return broken(what + " (LC_BUILD_VERSION) is cut short");
+      if (!platform || !minos) return malformed_macho(what + " (LC_BUILD_VERSION) is cut short");
       slice.build_platform = *platform;
       if (*platform == k_platform_macos) slice.min_macos = unpack_version(*minos);
     } else if (*cmd == k_lc_version_min_macosx) {
       const auto version = read_u32(command, 8, order);
-      if (!version) return broken(what + " (LC_VERSION_MIN_MACOSX) is cut short");
+      if (!version) return malformed_macho(what + " (LC_VERSION_MIN_MACOSX) is cut short");
       slice.min_macos = unpack_version(*version);
     }
     at += *cmdsize;
@@ -205,17 +206,18 @@ Result<std::optional<MachOFile>> read_macho(std::string_view bytes) {
       size = read_u32(bytes, at + 12, order);
     }
     const std::string what = "universal slice " + std::to_string(i);
-    if (!cputype || !offset || !size) return broken("the fat header is cut short at " + what);
+    if (!cputype || !offset || !size) return malformed_macho("the fat header is cut short at " + what);
     if (*offset > bytes.size() || *size > bytes.size() - *offset)
-      return broken(what + " (offset " + std::to_string(*offset) + ", " + std::to_string(*size) +
-                    " bytes) runs past the end of the file");
-    if (*offset < 8 + *count * stride) return broken(what + " overlaps the fat header");
+      return malformed_macho(what + " (offset " + std::to_string(*offset) + ", " + std::to_string(*size) +
+                             " bytes) runs past the end of the file");
+    if (*offset < 8 + *count * stride) return malformed_macho(what + " overlaps the fat header");
     auto slice = read_thin(bytes.substr(*offset, *size));
     if (!slice) return tl::unexpected(std::move(slice.error()).with_context(what));
     if (slice->cputype != *cputype)
-      return broken(what + " claims CPU type " + std::to_string(*cputype) + " but holds " + slice->arch);
+      return malformed_macho(what + " claims CPU type " + std::to_string(*cputype) + " but holds " +
+                             slice->arch);
     for (const auto& seen : file.slices)
-      if (seen.arch == slice->arch) return broken(what + " repeats architecture " + slice->arch);
+      if (seen.arch == slice->arch) return malformed_macho(what + " repeats architecture " + slice->arch);
     file.slices.push_back(std::move(*slice));
   }
   return std::optional<MachOFile>{std::move(file)};

@@ -1,4 +1,5 @@
 #include "packaging/names.hpp"
+#include "packaging/ascii.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -210,9 +211,7 @@ constexpr char32_t k_digit_zeros[] = {
 
 constexpr char32_t k_capital_i_with_dot = 0x130;  // lower() gives two code points: "i\u0307"
 
-bool is_separator(char c) {
-  return c == '-' || c == '_' || c == '.';
-}
+using ascii::is_separator;
 bool is_ascii_alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }

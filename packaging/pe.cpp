@@ -34,7 +34,7 @@ struct Headers {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> directories;  // rva, size
 };
 
-tl::unexpected<Error> broken(const std::string& what) {
+tl::unexpected<Error> malformed_pe(const std::string& what) {
   return fail(ErrorCategory::integrity, "malformed PE file: " + what);
 }
 
@@ -68,13 +68,13 @@ Result<Headers> read_headers(std::string_view bytes, std::uint32_t pe_offset) {
   const auto machine = read_u16(bytes, coff);
   const auto section_count = read_u16(bytes, coff + 2);
   const auto optional_size = read_u16(bytes, coff + 16);
-  if (!machine || !section_count || !optional_size) return broken("the COFF header is cut short");
+  if (!machine || !section_count || !optional_size) return malformed_pe("the COFF header is cut short");
   headers.machine = *machine;
   const std::uint64_t optional = coff + 20;
   const auto magic = read_u16(bytes, optional);
-  if (!magic) return broken("the optional header is missing (an object file, not an image)");
+  if (!magic) return malformed_pe("the optional header is missing (an object file, not an image)");
   if (*magic != 0x10b && *magic != 0x20b)
-    return broken("unknown optional header magic " + std::to_string(*magic));
+    return malformed_pe("unknown optional header magic " + std::to_string(*magic));
   headers.pe32_plus = *magic == 0x20b;
   // The data directories follow the standard and Windows-specific fields: 96 bytes in PE32,
   // 112 in PE32+; NumberOfRvaAndSizes sits just before them.
@@ -85,7 +85,7 @@ Result<Headers> read_headers(std::string_view bytes, std::uint32_t pe_offset) {
     const auto base32 = read_u32(bytes, optional + 28);
     base = base32 ? std::optional<std::uint64_t>(*base32) : std::nullopt;
   }
-  if (!count || !base) return broken("the optional header is cut short");
+  if (!count || !base) return malformed_pe("the optional header is cut short");
   headers.image_base = *base;
   const std::uint64_t optional_end = optional + *optional_size;
   for (std::uint32_t i = 0; i < *count && i < 16; ++i) {
@@ -94,20 +94,20 @@ Result<Headers> read_headers(std::string_view bytes, std::uint32_t pe_offset) {
     if (at + 8 > optional_end) break;
     const auto rva = read_u32(bytes, at);
     const auto size = read_u32(bytes, at + 4);
-    if (!rva || !size) return broken("data directory " + std::to_string(i) + " is cut short");
+    if (!rva || !size) return malformed_pe("data directory " + std::to_string(i) + " is cut short");
     headers.directories.emplace_back(*rva, *size);
   }
   const std::uint64_t table = optional_end;
   if (*section_count > k_max_sections)
-    return broken(std::to_string(*section_count) + " sections, more than the " +
-                  std::to_string(k_max_sections) + " the Windows loader takes");
+    return malformed_pe(std::to_string(*section_count) + " sections, more than the " +
+                        std::to_string(k_max_sections) + " the Windows loader takes");
   for (std::uint16_t i = 0; i < *section_count; ++i) {
     const std::uint64_t at = table + std::uint64_t{i} * 40;
     const auto virtual_address = read_u32(bytes, at + 12);
     const auto raw_size = read_u32(bytes, at + 16);
     const auto raw_offset = read_u32(bytes, at + 20);
     if (!virtual_address || !raw_size || !raw_offset)
-      return broken("section header " + std::to_string(i) + " lies past the end of the file");
+      return malformed_pe("section header " + std::to_string(i) + " lies past the end of the file");
     headers.sections.push_back({*virtual_address, *raw_size, *raw_offset});
   }
   return headers;
@@ -116,11 +116,12 @@ Result<Headers> read_headers(std::string_view bytes, std::uint32_t pe_offset) {
 Result<std::string> name_at(std::string_view bytes, const Headers& headers, std::uint64_t rva,
                             const char* table) {
   const auto span = rva_to_offset(headers, rva, bytes.size());
-  if (!span) return broken(std::string(table) + " names a DLL at an address outside the file's sections");
+  if (!span)
+    return malformed_pe(std::string(table) + " names a DLL at an address outside the file's sections");
   const auto name = read_c_string(bytes.substr(0, span->end), span->offset, k_max_name);
   if (!name || name->empty())
-    return broken(std::string(table) + " has a DLL name that is empty, unterminated, longer than " +
-                  std::to_string(k_max_name) + " bytes or not printable ASCII");
+    return malformed_pe(std::string(table) + " has a DLL name that is empty, unterminated, longer than " +
+                        std::to_string(k_max_name) + " bytes or not printable ASCII");
   return std::string(*name);
 }
 
@@ -135,15 +136,16 @@ Result<std::vector<std::string>> read_directory(std::string_view bytes, const He
   // The directory's size field is advisory: the loader reads to the closing descriptor.
   if (rva == 0) return names;
   const auto start = rva_to_offset(headers, rva, bytes.size());
-  if (!start) return broken(std::string(table) + " lies outside the file's sections");
+  if (!start) return malformed_pe(std::string(table) + " lies outside the file's sections");
   // The loader reads the table by address; past its section's raw bytes there is nothing to read.
   const std::uint64_t end = start->end;
   for (std::size_t i = 0;; ++i) {
     if (i == k_max_descriptors)
-      return broken(std::string(table) + " has more than " + std::to_string(k_max_descriptors) + " entries");
+      return malformed_pe(std::string(table) + " has more than " + std::to_string(k_max_descriptors) +
+                          " entries");
     const std::uint64_t at = start->offset + std::uint64_t{i} * stride;
     if (at > end || end - at < stride)
-      return broken(std::string(table) + " runs past the end of its section without its closing entry");
+      return malformed_pe(std::string(table) + " runs past the end of its section without its closing entry");
     bool zero = true;
     for (std::uint32_t b = 0; b < stride && zero; ++b) zero = bytes[at + b] == 0;
     if (zero) break;
@@ -153,7 +155,7 @@ Result<std::vector<std::string>> read_directory(std::string_view bytes, const He
     // A delay-load descriptor without the RVA attribute (bit 0) holds virtual addresses (VC6 style).
     if (index == k_dir_delay_import && (*read_u32(bytes, at) & 1u) == 0) {
       if (name_rva < headers.image_base)
-        return broken(std::string(table) + " names a DLL below the image base");
+        return malformed_pe(std::string(table) + " names a DLL below the image base");
       resolved = name_rva - headers.image_base;
     }
     auto name = name_at(bytes, headers, resolved, table);
@@ -235,7 +237,7 @@ Result<std::optional<PeImage>> read_pe(ElfImage& image) {
       return tl::unexpected(ok.error());
     headers->covered[*headers->needed] = true;
   }
-  return broken("the import tables could not be read");  // unreachable: one pass per section at most
+  return malformed_pe("the import tables could not be read");  // unreachable: one pass per section at most
 }
 
 std::string pe_machine_name(std::uint16_t machine) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "packaging/ascii.hpp"
 #include "packaging/names.hpp"
 #include "packaging/version.hpp"
 
@@ -13,15 +14,9 @@ namespace {
 
 constexpr std::size_t npos = std::string_view::npos;
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
-}
-bool is_separator(char c) {
-  return c == '-' || c == '_' || c == '.';
-}
+using ascii::is_digit;
+using ascii::is_separator;
+using ascii::lower;
 
 // Python's \w for the code point that starts at `at` (false past the end or on bad UTF-8).
 bool word_at(std::string_view text, std::size_t at) {

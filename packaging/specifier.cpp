@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 
+#include "packaging/ascii.hpp"
 #include "packaging/names.hpp"
 
 namespace relforge::packaging {
@@ -13,9 +14,7 @@ constexpr std::string_view k_hint = "write it like >=2.6, ==2.6.*, !=2.6.1, ~=2.
 
 enum class TrailingZeros { keep, strip };
 
-constexpr bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using ascii::is_digit;
 
 std::strong_ordering compare_public(const Version& a, const Version& b) {
   if (a.local.empty() && b.local.empty()) return a <=> b;

@@ -9,7 +9,7 @@ namespace {
 
 using Pair = std::pair<unsigned, unsigned>;
 
-bool all_digits(std::string_view text) {
+bool short_digits(std::string_view text) {
   if (text.empty() || text.size() > 6) return false;
   for (const char c : text) {
     if (c < '0' || c > '9') return false;
@@ -24,13 +24,13 @@ unsigned to_unsigned(std::string_view digits) {
 }
 
 // "2_28_x86_64" -> (2, 28) and "x86_64".
-std::optional<std::pair<Pair, std::string>> split_versioned(std::string_view rest) {
+std::optional<std::pair<Pair, std::string>> split_os_version(std::string_view rest) {
   const auto first = rest.find('_');
   if (first == std::string_view::npos) return std::nullopt;
   const auto second = rest.find('_', first + 1);
   if (second == std::string_view::npos || second + 1 >= rest.size()) return std::nullopt;
   const auto major = rest.substr(0, first), minor = rest.substr(first + 1, second - first - 1);
-  if (!all_digits(major) || !all_digits(minor)) return std::nullopt;
+  if (!short_digits(major) || !short_digits(minor)) return std::nullopt;
   return std::pair{Pair{to_unsigned(major), to_unsigned(minor)}, std::string(rest.substr(second + 1))};
 }
 
@@ -139,7 +139,7 @@ Result<TagTarget> parse_python_target(std::string_view text, std::string platfor
     major = rest.substr(0, 1);
     minor = rest.substr(1);
   }
-  if (!all_digits(major) || !all_digits(minor)) {
+  if (!short_digits(major) || !short_digits(minor)) {
     return fail(ErrorCategory::invalid_input, "python version '" + std::string(text) +
                                                   "' is not of the form MAJOR.MINOR or MAJOR.MINORt "
                                                   "(free-threaded), e.g. 3.13 or 3.13t");
@@ -176,19 +176,19 @@ Result<std::vector<std::string>> expand_platform(std::string_view platform) {
     }
   }
   if (platform.starts_with("manylinux_")) {
-    const auto parts = split_versioned(platform.substr(10));
+    const auto parts = split_os_version(platform.substr(10));
     if (!parts) return bad_platform(platform, "manylinux_GLIBCMAJOR_GLIBCMINOR_ARCH (manylinux_2_28_x86_64)");
     linux_with(parts->second, parts->first, std::nullopt);
     return out;
   }
   if (platform.starts_with("musllinux_")) {
-    const auto parts = split_versioned(platform.substr(10));
+    const auto parts = split_os_version(platform.substr(10));
     if (!parts) return bad_platform(platform, "musllinux_MUSLMAJOR_MUSLMINOR_ARCH (musllinux_1_2_x86_64)");
     linux_with(parts->second, std::nullopt, parts->first);
     return out;
   }
   if (platform.starts_with("macosx_")) {
-    const auto parts = split_versioned(platform.substr(7));
+    const auto parts = split_os_version(platform.substr(7));
     if (!parts) return bad_platform(platform, "macosx_MAJOR_MINOR_ARCH (macosx_14_0_arm64)");
     mac_platforms(parts->first, parts->second, out);
     if (out.empty()) {

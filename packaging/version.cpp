@@ -1,5 +1,6 @@
 #include "packaging/version.hpp"
 
+#include "packaging/ascii.hpp"
 #include "packaging/version_key.hpp"
 
 #include <algorithm>
@@ -27,15 +28,9 @@ struct Failure {
   std::size_t offset = 0;
 };
 
-constexpr bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-constexpr bool is_separator(char c) {
-  return c == '.' || c == '-' || c == '_';
-}
-constexpr char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
-}
+using ascii::is_digit;
+using ascii::is_separator;
+using ascii::lower;
 constexpr bool is_alnum(char c) {
   return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'z');
 }

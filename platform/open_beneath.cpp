@@ -8,27 +8,10 @@
 #include <cstring>
 #include <utility>
 
+#include "platform/unique_fd.hpp"
+
 namespace relforge::platform {
 namespace {
-
-class Fd {
-public:
-  explicit Fd(int fd) : m_fd(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (m_fd >= 0) ::close(m_fd);
-  }
-  int get() const { return m_fd; }
-  int release() { return std::exchange(m_fd, -1); }
-  void reset(int fd) {
-    if (m_fd >= 0) ::close(m_fd);
-    m_fd = fd;
-  }
-
-private:
-  int m_fd;
-};
 
 tl::unexpected<Error> open_error(int error, const std::string& what) {
   // ELOOP: a symlink under O_NOFOLLOW; ENOTDIR: a file where a folder was expected;
@@ -79,7 +62,7 @@ Result<std::string> OpenEntry::read_at(std::uint64_t offset, std::size_t length)
 }
 
 Result<OpenEntry> open_beneath(const std::filesystem::path& root, const std::vector<std::string>& segments) {
-  Fd current(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd current(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (current.get() < 0) return open_error(errno, "the served root " + root.string());
   for (std::size_t i = 0; i < segments.size(); ++i) {
     const std::string& name = segments[i];
@@ -110,7 +93,7 @@ Result<OpenEntry> open_beneath(const std::filesystem::path& root, const std::vec
 }
 
 Result<OpenEntry> open_file(const std::filesystem::path& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return open_error(errno, path.string());
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return open_error(errno, path.string());

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/text.hpp"
+#include "platform/unique_fd.hpp"
 
 extern char** environ;
 
@@ -24,24 +25,11 @@ std::string errno_text(int error) {
 }
 
 // Closes on scope exit so that every early return releases the descriptors.
-struct Fd {
-  int fd = -1;
-  Fd() = default;
-  explicit Fd(int value) : fd(value) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
-
-bool make_pipe(Fd& read_end, Fd& write_end) {
+bool make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return false;
-  read_end.fd = fds[0];
-  write_end.fd = fds[1];
+  read_end.reset(fds[0]);
+  write_end.reset(fds[1]);
   return true;
 }
 
@@ -101,7 +89,7 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 }
 
 struct Pump {
-  Fd* fd;
+  UniqueFd* fd;
   std::string* sink;
 };
 
@@ -140,7 +128,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   const std::string program_text = program->string();
   const std::string working_dir = spec.working_dir.string();
 
-  Fd stdin_read, stdin_write, out_read, out_write, err_read, err_write, error_read, error_write;
+  UniqueFd stdin_read, stdin_write, out_read, out_write, err_read, err_write, error_read, error_write;
   if (!make_pipe(error_read, error_write)) {
     return fail(ErrorCategory::io, "cannot create a pipe: " + errno_text(errno));
   }
@@ -149,16 +137,16 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
       return fail(ErrorCategory::io, "cannot create a pipe: " + errno_text(errno));
     }
   } else {
-    stdin_read.fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (stdin_read.fd < 0) return fail(ErrorCategory::io, "cannot open /dev/null: " + errno_text(errno));
+    stdin_read.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (stdin_read.get() < 0) return fail(ErrorCategory::io, "cannot open /dev/null: " + errno_text(errno));
   }
   if (spec.output_file) {
-    out_write.fd = ::open(spec.output_file->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (out_write.fd < 0) {
+    out_write.reset(::open(spec.output_file->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    if (out_write.get() < 0) {
       return fail(ErrorCategory::io, "cannot open " + spec.output_file->string() + " for the output of '" +
                                          name + "': " + errno_text(errno));
     }
-    err_write.fd = ::fcntl(out_write.fd, F_DUPFD_CLOEXEC, 0);
+    err_write.reset(::fcntl(out_write.get(), F_DUPFD_CLOEXEC, 0));
   } else if (!make_pipe(out_read, out_write) || !make_pipe(err_read, err_write)) {
     return fail(ErrorCategory::io, "cannot create a pipe: " + errno_text(errno));
   }
@@ -178,8 +166,8 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     return fail(ErrorCategory::io, "cannot fork to run '" + name + "': " + errno_text(error));
   }
   if (pid == 0) {
-    exec_child(program_text.c_str(), argv.data(), envp.data(), working_dir.c_str(), stdin_read.fd,
-               out_write.fd, err_write.fd, error_write.fd);
+    exec_child(program_text.c_str(), argv.data(), envp.data(), working_dir.c_str(), stdin_read.get(),
+               out_write.get(), err_write.get(), error_write.get());
   }
   ::setpgid(pid, pid);  // also in the child: whichever runs first wins the race
   stdin_read.reset();
@@ -190,7 +178,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   int report[2] = {0, 0};
   ssize_t got;
   do {
-    got = ::read(error_read.fd, report, sizeof report);
+    got = ::read(error_read.get(), report, sizeof report);
   } while (got < 0 && errno == EINTR);
   if (got == static_cast<ssize_t>(sizeof report)) {
     int status = 0;
@@ -204,11 +192,11 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
 
   ProcessResult result;
   std::string_view pending_stdin = spec.stdin_data ? std::string_view(*spec.stdin_data) : "";
-  if (stdin_write.fd >= 0) {
+  if (stdin_write.get() >= 0) {
     if (pending_stdin.empty()) {
       stdin_write.reset();
     } else {
-      ::fcntl(stdin_write.fd, F_SETFL, ::fcntl(stdin_write.fd, F_GETFL) | O_NONBLOCK);
+      ::fcntl(stdin_write.get(), F_SETFL, ::fcntl(stdin_write.get(), F_GETFL) | O_NONBLOCK);
     }
   }
   const std::optional<Clock::time_point> deadline =
@@ -225,7 +213,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
       const pid_t done = ::waitpid(pid, &wait_status, WNOHANG);
       if (done == pid) reaped = true;
     }
-    const bool pipes_open = out_read.fd >= 0 || err_read.fd >= 0 || stdin_write.fd >= 0;
+    const bool pipes_open = out_read.get() >= 0 || err_read.get() >= 0 || stdin_write.get() >= 0;
     if (reaped && !pipes_open) break;
 
     const auto now = Clock::now();
@@ -265,9 +253,9 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     pollfd fds[3];
     nfds_t count = 0;
     for (auto& pump : pumps) {
-      if (pump.fd->fd >= 0) fds[count++] = {pump.fd->fd, POLLIN, 0};
+      if (pump.fd->get() >= 0) fds[count++] = {pump.fd->get(), POLLIN, 0};
     }
-    if (stdin_write.fd >= 0) fds[count++] = {stdin_write.fd, POLLOUT, 0};
+    if (stdin_write.get() >= 0) fds[count++] = {stdin_write.get(), POLLOUT, 0};
     if (::poll(fds, count, wait_ms) < 0) {
       if (errno == EINTR) continue;
       const int error = errno;
@@ -278,15 +266,15 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     }
     for (nfds_t i = 0; i < count; ++i) {
       if (fds[i].revents == 0) continue;
-      if (fds[i].fd == stdin_write.fd) {
-        const ssize_t n = ::write(stdin_write.fd, pending_stdin.data(), pending_stdin.size());
+      if (fds[i].fd == stdin_write.get()) {
+        const ssize_t n = ::write(stdin_write.get(), pending_stdin.data(), pending_stdin.size());
         if (n > 0) pending_stdin.remove_prefix(static_cast<std::size_t>(n));
         if ((n < 0 && errno != EAGAIN && errno != EINTR) || pending_stdin.empty()) stdin_write.reset();
         continue;
       }
       for (auto& pump : pumps) {
-        if (pump.fd->fd != fds[i].fd) continue;
-        const ssize_t n = ::read(pump.fd->fd, buffer, sizeof buffer);
+        if (pump.fd->get() != fds[i].fd) continue;
+        const ssize_t n = ::read(pump.fd->get(), buffer, sizeof buffer);
         if (n > 0) {
           pump.sink->append(buffer, static_cast<std::size_t>(n));
         } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {

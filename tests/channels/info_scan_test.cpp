@@ -10,7 +10,7 @@
 namespace relforge::channels {
 namespace {
 
-FileInfo sample() {
+FileInfo sample_info() {
   FileInfo info;
   info.filename = "mini-2.7.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl";
   info.project = "mini";
@@ -41,9 +41,9 @@ void expect_same(const FileInfo& a, const FileInfo& b) {
 }
 
 TEST(InfoScan, ReadsWhatRelforgeWrites) {
-  const auto scanned = scan_plain_info(info_to_json(sample()));
+  const auto scanned = scan_plain_info(info_to_json(sample_info()));
   ASSERT_TRUE(scanned.has_value());
-  expect_same(*scanned, sample());
+  expect_same(*scanned, sample_info());
 }
 
 TEST(InfoScan, AcceptsCompactUnknownScalarsAndRepeatedKeysAsTheGeneralParserReadsThem) {

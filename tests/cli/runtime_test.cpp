@@ -11,7 +11,7 @@
 namespace relforge::cli {
 namespace {
 
-struct Harness {
+struct RuntimeHarness {
   std::ostringstream out;
   std::ostringstream err;
   std::istringstream in;
@@ -31,7 +31,7 @@ TEST(ExitCodes, EachCategoryHasItsDocumentedCode) {
 }
 
 TEST(Runtime, TextErrorGoesToStderrWithContext) {
-  Harness h;
+  RuntimeHarness h;
   Error error(ErrorCategory::not_found, "no such file");
   error.with_context("loading relforge.toml");
   report_error(h.runtime, error);
@@ -41,7 +41,7 @@ TEST(Runtime, TextErrorGoesToStderrWithContext) {
 }
 
 TEST(Runtime, JsonErrorIsOneObjectOnStderr) {
-  Harness h;
+  RuntimeHarness h;
   h.runtime.json = true;
   report_error(h.runtime, Error(ErrorCategory::integrity, "digest mismatch"));
   EXPECT_EQ(h.out.str(), "");
@@ -52,14 +52,14 @@ TEST(Runtime, JsonErrorIsOneObjectOnStderr) {
 }
 
 TEST(RunCli, UnknownCommandIsAUsageError) {
-  Harness h;
+  RuntimeHarness h;
   const char* argv[] = {"relforge", "frobnicate"};
   EXPECT_EQ(run_cli(2, argv, h.runtime), k_exit_usage);
   EXPECT_NE(h.err.str().find("frobnicate"), std::string::npos);
 }
 
 TEST(RunCli, HelpListsEveryGroupAndExitsZero) {
-  Harness h;
+  RuntimeHarness h;
   const char* argv[] = {"relforge", "--help"};
   EXPECT_EQ(run_cli(2, argv, h.runtime), 0);
   for (const char* group : {"matrix", "version", "wheel"}) {

@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string k_config = shell_quote(source_path("examples/minitensor/relforge.toml").string());
+const std::string k_nightly_config = shell_quote(source_path("examples/minitensor/relforge.toml").string());
 
 std::string q(const fs::path& path) {
   return shell_quote(path.string());
@@ -46,7 +46,7 @@ protected:
 };
 
 TEST_F(NightlyCli, SelectionMatchingNothingIsExit3) {
-  const auto result = nightly(k_config, "--select 'cp399-*'");
+  const auto result = nightly(k_nightly_config, "--select 'cp399-*'");
   EXPECT_EQ(result.exit_code, 3) << result.err;
   EXPECT_NE(result.err.find("no cell matches"), std::string::npos) << result.err;
   EXPECT_TRUE(result.out.empty()) << result.out;
@@ -54,7 +54,7 @@ TEST_F(NightlyCli, SelectionMatchingNothingIsExit3) {
 }
 
 TEST_F(NightlyCli, NoCellBuildableHereIsExit3AndNamesTheReasonSlow) {
-  const auto result = nightly(k_config, "--select 'cp311-*-rocm*' --json");
+  const auto result = nightly(k_nightly_config, "--select 'cp311-*-rocm*' --json");
   EXPECT_EQ(result.exit_code, 3) << result.err;
   const auto error = nlohmann::json::parse(result.err)["error"];
   EXPECT_EQ(error["category"], "nothing_selected");
@@ -66,7 +66,8 @@ TEST_F(NightlyCli, NoCellBuildableHereIsExit3AndNamesTheReasonSlow) {
 }
 
 TEST_F(NightlyCli, MissingKeyFailsBeforeAnythingIsBuiltOrPublished) {
-  const auto result = nightly(k_config, "--select 'cp311-*-cpu' --key " + q(m_dir / "nowhere/signing.key"));
+  const auto result =
+      nightly(k_nightly_config, "--select 'cp311-*-cpu' --key " + q(m_dir / "nowhere/signing.key"));
   EXPECT_EQ(result.exit_code, 4) << result.err;
   EXPECT_NE(result.err.find("private key " + (m_dir / "nowhere/signing.key").string() + " does not exist"),
             std::string::npos)
@@ -80,13 +81,13 @@ TEST_F(NightlyCli, KeyReadableByOthersOrWithoutItsPublicHalfIsRefused) {
   generate_keys();
   const auto key = m_dir / "keys/signing.key";
   fs::permissions(key, fs::perms::others_read, fs::perm_options::add);
-  const auto readable = nightly(k_config, "--select 'cp311-*-cpu' --key " + q(key));
+  const auto readable = nightly(k_nightly_config, "--select 'cp311-*-cpu' --key " + q(key));
   EXPECT_EQ(readable.exit_code, 8) << readable.err;
   EXPECT_NE(readable.err.find("chmod 600"), std::string::npos) << readable.err;
 
   fs::permissions(key, fs::perms::others_read, fs::perm_options::remove);
   fs::remove(m_dir / "keys/signing.pub");
-  const auto no_public = nightly(k_config, "--select 'cp311-*-cpu' --key " + q(key));
+  const auto no_public = nightly(k_nightly_config, "--select 'cp311-*-cpu' --key " + q(key));
   EXPECT_EQ(no_public.exit_code, 4) << no_public.err;
   EXPECT_NE(no_public.err.find("pass --public-key"), std::string::npos) << no_public.err;
   EXPECT_FALSE(fs::exists(root()));
@@ -97,7 +98,7 @@ TEST_F(NightlyCli, FailingRecipeShowsItsLogTailAndPublishesNothingSlow) {
   const auto config = m_dir / "relforge.toml";
   ASSERT_EQ(
       run_shell("sed 's/^command = .*/command = [\"bash\", \"-c\", \"echo compiler exploded; exit 3\"]/' " +
-                k_config + " > " + q(config))
+                k_nightly_config + " > " + q(config))
           .exit_code,
       0);
   const auto result = nightly(q(config), "--select 'cp311-*-cpu'");
@@ -116,7 +117,8 @@ TEST_F(NightlyCli, BuildsSignsPublishesAndPipInstallsTheCp311CpuWheelSlow) {
     GTEST_SKIP() << "no /usr/bin/python3.11 with headers (install python3-dev)";
   generate_keys();
   const auto key = q(m_dir / "keys/signing.key");
-  const auto result = nightly(k_config, "--select 'cp311-*-cpu' --date 20260102 --key " + key + " --json");
+  const auto result =
+      nightly(k_nightly_config, "--select 'cp311-*-cpu' --date 20260102 --key " + key + " --json");
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   const auto json = nlohmann::json::parse(result.out);
   EXPECT_EQ(json["version"], "0.3.0.dev20260102");
@@ -164,7 +166,8 @@ TEST_F(NightlyCli, BuildsSignsPublishesAndPipInstallsTheCp311CpuWheelSlow) {
   EXPECT_EQ(imported.out, "0.3.0.dev20260102+cpu None False\n") << imported.err;
 
   // A re-run with --resume skips the build and leaves the immutable published file unchanged.
-  const auto again = nightly(k_config, "--select 'cp311-*-cpu' --date 20260102 --resume --key " + key);
+  const auto again =
+      nightly(k_nightly_config, "--select 'cp311-*-cpu' --date 20260102 --resume --key " + key);
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("up_to_date"), std::string::npos) << again.out;
   EXPECT_NE(again.out.find("unchanged nightly/cpu/minitensor/" + filename), std::string::npos) << again.out;
@@ -181,9 +184,9 @@ TEST_F(NightlyCli, RunTwiceTheSameDayWithoutResumeEveryFileIsUnchangedSlow) {
   const std::string select = cuda ? "'cp311-*-{cpu,cu130}'" : "'cp311-*-cpu'";
   const auto args =
       "--select " + select + " --date 20260103 --key " + q(m_dir / "keys/signing.key") + " --json";
-  const auto first = nightly(k_config, args);
+  const auto first = nightly(k_nightly_config, args);
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
-  const auto again = nightly(k_config, args);
+  const auto again = nightly(k_nightly_config, args);
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
   const auto json = nlohmann::json::parse(again.out);
   EXPECT_EQ(json["built"], cuda ? 2 : 1);

@@ -12,7 +12,7 @@ namespace {
 
 using test::expand_text;
 
-const std::string k_config = R"(
+const std::string k_emit_config = R"(
 [matrix]
 build_id = "cp{python|nodot}"
 [[matrix.axis]]
@@ -30,7 +30,7 @@ template = "say \"hi\"\\{os}"
 )";
 
 Expansion sample() {
-  auto expansion = expand_text(k_config);
+  auto expansion = expand_text(k_emit_config);
   EXPECT_TRUE(expansion) << expansion.error().message();
   return *expansion;
 }

@@ -11,7 +11,7 @@ using test::expand_text;
 using test::ids;
 using Strings = std::vector<std::string>;
 
-const std::string k_config = R"(
+const std::string k_select_config = R"(
 [matrix]
 build_id = "cp{python|nodot}-{platform}"
 [[matrix.axis]]
@@ -27,7 +27,7 @@ template = "{os.platform}"
 )";
 
 Expansion select(const Selection& selection) {
-  auto expansion = expand_text(k_config);
+  auto expansion = expand_text(k_select_config);
   EXPECT_TRUE(expansion) << expansion.error().message();
   auto ok = apply_selection(*expansion, selection);
   EXPECT_TRUE(ok) << (ok ? "" : ok.error().message());
@@ -52,7 +52,7 @@ TEST(Select, BraceGroupsPastTheCapAreRefusedNamingTheFlag) {
   std::string pattern = "cp";
   for (int i = 0; i < 24; ++i) pattern += "{1,2}";
   for (const auto& selection : {Selection{{pattern}, {}, {}}, Selection{{}, {pattern}, {}}}) {
-    auto expansion = expand_text(k_config);
+    auto expansion = expand_text(k_select_config);
     ASSERT_TRUE(expansion);
     const auto refused = apply_selection(*expansion, selection);
     ASSERT_FALSE(refused);
@@ -67,11 +67,11 @@ TEST(Select, ManyGlobsJustUnderTheCapAreRefusedTogether) {
   for (int i = 0; i < 12; ++i) pattern += "{1,2}";  // 4096 patterns: allowed alone
   Selection selection;
   selection.select.assign(16, pattern);
-  auto expansion = expand_text(k_config);
+  auto expansion = expand_text(k_select_config);
   ASSERT_TRUE(expansion);
   EXPECT_EQ(apply_selection(*expansion, selection).error().category(), ErrorCategory::nothing_selected);
   selection.skip.push_back(pattern);
-  expansion = expand_text(k_config);
+  expansion = expand_text(k_select_config);
   const auto refused = apply_selection(*expansion, selection);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
@@ -95,7 +95,7 @@ TEST(Select, OsFiltersOnTheOsField) {
 }
 
 TEST(Select, NothingSelectedIsExitThree) {
-  auto expansion = expand_text(k_config);
+  auto expansion = expand_text(k_select_config);
   ASSERT_TRUE(expansion);
   auto ok = apply_selection(*expansion, {{"cp39-*"}, {"*"}, {}});
   ASSERT_FALSE(ok);

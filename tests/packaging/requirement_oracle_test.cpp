@@ -24,7 +24,7 @@
 namespace relforge::packaging {
 namespace {
 
-std::string hex(std::string_view text) {
+std::string hex_or_dash(std::string_view text) {
   static constexpr char k_digits[] = "0123456789abcdef";
   std::string out;
   for (const char c : text) {
@@ -292,12 +292,12 @@ TEST(RequirementOracle, AgreesWithPackaging26) {
       file << "E ";
       bool first = true;
       for (const auto& [key, value] : env) {
-        file << (first ? "" : ",") << key << "=" << (value.empty() ? "" : hex(value));
+        file << (first ? "" : ",") << key << "=" << (value.empty() ? "" : hex_or_dash(value));
         first = false;
       }
       file << '\n';
     }
-    for (const auto& [kind, text] : cases) file << kind << ' ' << hex(text) << '\n';
+    for (const auto& [kind, text] : cases) file << kind << ' ' << hex_or_dash(text) << '\n';
   }
   const auto run = test::run_shell(
       python + " " + test::shell_quote(test::source_path("tests/packaging/oracle_requirements.py")) + " " +
@@ -312,12 +312,12 @@ TEST(RequirementOracle, AgreesWithPackaging26) {
     std::string ours;
     if (kind == 'M') {
       const auto marker = parse_marker(text);
-      ours = marker ? "ok " + hex(marker->to_string()) + " " + evaluations(*marker, envs) : "invalid";
+      ours = marker ? "ok " + hex_or_dash(marker->to_string()) + " " + evaluations(*marker, envs) : "invalid";
     } else {
       const auto requirement = parse_requirement(text);
-      ours = requirement
-                 ? "ok " + hex(requirement->to_string()) + " " + evaluations(requirement->marker, envs)
-                 : "invalid";
+      ours = requirement ? "ok " + hex_or_dash(requirement->to_string()) + " " +
+                               evaluations(requirement->marker, envs)
+                         : "invalid";
     }
     if (expected != "invalid") {
       ++valid;

@@ -191,7 +191,7 @@ std::string spec_set(Rng& rng, const std::string& base) {
   return out;
 }
 
-std::string hex(std::string_view text) {
+std::string x_hex(std::string_view text) {
   static constexpr char k_digits[] = "0123456789abcdef";
   std::string out = "x";
   for (const char c : text) {
@@ -202,7 +202,7 @@ std::string hex(std::string_view text) {
   return out;
 }
 
-std::string unhex(std::string_view field) {
+std::string x_unhex(std::string_view field) {
   std::string out;
   for (std::size_t i = 1; i + 1 < field.size(); i += 2) {
     out += static_cast<char>(std::stoi(std::string(field.substr(i, 2)), nullptr, 16));
@@ -679,11 +679,11 @@ TEST(VersionOracle, AgreesWithPackaging26) {
   const auto input = dir / "queries.txt";
   {
     std::ofstream file(input);
-    for (const auto& v : corpus.versions) file << "V " << hex(v) << '\n';
-    for (const auto& [spec, v] : corpus.pairs) file << "P " << hex(spec) << ' ' << hex(v) << '\n';
+    for (const auto& v : corpus.versions) file << "V " << x_hex(v) << '\n';
+    for (const auto& [spec, v] : corpus.pairs) file << "P " << x_hex(spec) << ' ' << x_hex(v) << '\n';
     for (const auto& [spec, vs] : corpus.filters) {
-      file << "F " << hex(spec) << ' ';
-      for (std::size_t i = 0; i < vs.size(); ++i) file << (i ? "," : "") << hex(vs[i]);
+      file << "F " << x_hex(spec) << ' ';
+      for (std::size_t i = 0; i < vs.size(); ++i) file << (i ? "," : "") << x_hex(vs[i]);
       file << '\n';
     }
   }
@@ -721,10 +721,10 @@ TEST(VersionOracle, AgreesWithPackaging26) {
       if (ours) parsed[index] = *ours;
       (status == "ok" ? valid : invalid)++;
       if ((status == "ok") != ours.has_value()) {
-        disagree("version " + hex(text) + " '" + text + "': packaging says " + status + ", relforge says " +
+        disagree("version " + x_hex(text) + " '" + text + "': packaging says " + status + ", relforge says " +
                  (ours ? "ok " + ours->to_string() : ours.error().message()));
-      } else if (ours && ours->to_string() != unhex(normal)) {
-        disagree("version '" + text + "': normal form " + unhex(normal) + " vs relforge " +
+      } else if (ours && ours->to_string() != x_unhex(normal)) {
+        disagree("version '" + text + "': normal form " + x_unhex(normal) + " vs relforge " +
                  ours->to_string());
       }
     } else if (kind == "R") {
@@ -741,8 +741,8 @@ TEST(VersionOracle, AgreesWithPackaging26) {
         continue;
       }
       if (!spec) continue;
-      if (spec->to_string() != unhex(set_text)) {
-        disagree("specifiers '" + spec_text + "': str " + unhex(set_text) + " vs relforge " +
+      if (spec->to_string() != x_unhex(set_text)) {
+        disagree("specifiers '" + spec_text + "': str " + x_unhex(set_text) + " vs relforge " +
                  spec->to_string());
       }
       std::string first;

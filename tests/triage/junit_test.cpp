@@ -8,7 +8,7 @@
 namespace relforge::triage {
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string junit_fixture(const std::string& name) {
   auto text = platform::read_file(std::filesystem::path(relforge::test::source_dir()) /
                                   "tests/fixtures/triage" / name);
   EXPECT_TRUE(text.has_value());
@@ -16,7 +16,7 @@ std::string fixture(const std::string& name) {
 }
 
 TEST(JUnit, ReadsPytestReports) {
-  auto cases = parse_junit(fixture("junit_pytest.xml"), "junit_pytest.xml");
+  auto cases = parse_junit(junit_fixture("junit_pytest.xml"), "junit_pytest.xml");
   ASSERT_TRUE(cases) << cases.error().describe();
   ASSERT_EQ(cases->size(), 5u);
   EXPECT_EQ((*cases)[0].test_id(), "test_add_cpu_float32 (test.test_ops.TestCommonCPU)");
@@ -34,7 +34,7 @@ TEST(JUnit, ReadsPytestReports) {
 }
 
 TEST(JUnit, ReadsGoogleTestReports) {
-  auto cases = parse_junit(fixture("junit_gtest.xml"), "junit_gtest.xml");
+  auto cases = parse_junit(junit_fixture("junit_gtest.xml"), "junit_gtest.xml");
   ASSERT_TRUE(cases) << cases.error().describe();
   ASSERT_EQ(cases->size(), 3u);
   EXPECT_EQ((*cases)[1].test_id(), "Reshape (TensorShape)");

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 const ScanOptions k_every_line{.raw_prefilter = false};
 
-std::shared_ptr<const CompiledRules> rules() {
+std::shared_ptr<const CompiledRules> prefilter_rules() {
   static const auto compiled = default_rules();
   EXPECT_TRUE(compiled.has_value()) << (compiled ? "" : compiled.error().describe());
   return *compiled;
@@ -87,7 +87,7 @@ std::string crlf(const std::string& log) {
 }
 
 Classification in_pieces(const std::string& log, std::size_t piece, ScanOptions options) {
-  LogScanner scanner(rules(), options);
+  LogScanner scanner(prefilter_rules(), options);
   for (std::size_t i = 0; i < log.size(); i += piece) scanner.feed(std::string_view(log).substr(i, piece));
   return scanner.finish();
 }
@@ -103,7 +103,7 @@ std::vector<fs::path> fixture_logs() {
 }
 
 TEST(RawPrefilter, TheBuiltInRulesHaveOneWhereHyperscanIsBuiltIn) {
-  EXPECT_EQ(rules()->raw_prefilter != nullptr, HyperscanSet::available());
+  EXPECT_EQ(prefilter_rules()->raw_prefilter != nullptr, HyperscanSet::available());
 }
 
 TEST(RawPrefilter, SameAnswerWithAndWithoutOnEveryFixtureAndItsAnsiHeavyAndCrlfCopies) {
@@ -113,27 +113,31 @@ TEST(RawPrefilter, SameAnswerWithAndWithoutOnEveryFixtureAndItsAnsiHeavyAndCrlfC
     ASSERT_TRUE(text.has_value());
     all += *text;
     const std::string name = path.filename().string();
-    const auto reference = classify(*text, rules(), k_every_line);
-    expect_same(reference, classify(*text, rules()), name);
+    const auto reference = classify(*text, prefilter_rules(), k_every_line);
+    expect_same(reference, classify(*text, prefilter_rules()), name);
     expect_same(reference, in_pieces(*text, 7, {}), name + " in 7-byte pieces");
-    const auto from_file = classify_file(path, rules());
+    const auto from_file = classify_file(path, prefilter_rules());
     ASSERT_TRUE(from_file.has_value());
     expect_same(reference, *from_file, name + " from the file");
     // The colours change no cleaned line, so neither engine may change its answer.
     const std::string heavy = ansi_heavy(*text);
     ASSERT_NE(heavy, *text);
-    expect_same(reference, classify(heavy, rules(), k_every_line), name + " ANSI-heavy, every line");
-    expect_same(reference, classify(heavy, rules()), name + " ANSI-heavy, prefiltered");
+    expect_same(reference, classify(heavy, prefilter_rules(), k_every_line),
+                name + " ANSI-heavy, every line");
+    expect_same(reference, classify(heavy, prefilter_rules()), name + " ANSI-heavy, prefiltered");
     expect_same(reference, in_pieces(heavy, 5, {}), name + " ANSI-heavy in 5-byte pieces");
     const std::string windows = crlf(*text);
-    expect_same(reference, classify(windows, rules()), name + " CRLF");
-    expect_same(classify(ansi_heavy(windows), rules(), k_every_line), classify(ansi_heavy(windows), rules()),
-                name + " CRLF ANSI-heavy");
+    expect_same(reference, classify(windows, prefilter_rules()), name + " CRLF");
+    expect_same(classify(ansi_heavy(windows), prefilter_rules(), k_every_line),
+                classify(ansi_heavy(windows), prefilter_rules()), name + " CRLF ANSI-heavy");
   }
   // One log holding every fixture: the rules compete, the context ring and skip blocks carry over.
-  expect_same(classify(all, rules(), k_every_line), classify(all, rules()), "all fixtures");
-  expect_same(classify(all, rules(), k_every_line), classify(ansi_heavy(all), rules()), "all, ANSI-heavy");
-  expect_same(classify(all, rules(), k_every_line), in_pieces(all, 4099, {}), "all, in 4099-byte pieces");
+  expect_same(classify(all, prefilter_rules(), k_every_line), classify(all, prefilter_rules()),
+              "all fixtures");
+  expect_same(classify(all, prefilter_rules(), k_every_line), classify(ansi_heavy(all), prefilter_rules()),
+              "all, ANSI-heavy");
+  expect_same(classify(all, prefilter_rules(), k_every_line), in_pieces(all, 4099, {}),
+              "all, in 4099-byte pieces");
 }
 
 // A small deterministic generator (no clock, no global RNG state).
@@ -203,9 +207,9 @@ std::string generated_log(std::uint64_t seed, std::size_t lines) {
 TEST(RawPrefilter, SameAnswerOnGeneratedLogsWhateverThePieces) {
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     const std::string log = generated_log(seed, 40 + seed % 7 * 10);
-    const auto reference = classify(log, rules(), k_every_line);
+    const auto reference = classify(log, prefilter_rules(), k_every_line);
     const std::string what = "seed " + std::to_string(seed);
-    expect_same(reference, classify(log, rules()), what);
+    expect_same(reference, classify(log, prefilter_rules()), what);
     expect_same(reference, in_pieces(log, 1 + seed * 37 % 5000, {}), what + " in pieces");
   }
 }
@@ -218,10 +222,10 @@ TEST(RawPrefilter, AnEscapeCutShortByTheEndOfItsLineNeverTakesTheNextLine) {
                               "2024-05-14T09:12:01.1234567Z noise" + escape + end +
                               "FAILED test/a.py::test_x - E" + end + escape + end +
                               "2024-05-14T09:12:01.1234567Z " + escape + "SyntaxError: bad" + end + escape;
-      const auto reference = classify(log, rules(), k_every_line);
+      const auto reference = classify(log, prefilter_rules(), k_every_line);
       ASSERT_TRUE(reference.match.has_value());
       EXPECT_EQ(reference.match->rule, "pytest_failure");
-      expect_same(reference, classify(log, rules()), "escape " + escape.substr(1));
+      expect_same(reference, classify(log, prefilter_rules()), "escape " + escape.substr(1));
       expect_same(reference, in_pieces(log, 3, {}), "escape " + escape.substr(1) + " in pieces");
     }
   }
@@ -235,8 +239,8 @@ TEST(RawPrefilter, CountsEveryLineAndEveryCutLineItSkips) {
   log += "2024-05-14T09:12:01.1234567Z FAILED test/t.py::test_x - E\n";
   log += std::string(2 << 20, 'b') + "\n";  // longer than a slice of the prefilter
   log += "tail without newline";
-  const auto reference = classify(log, rules(), k_every_line);
-  const auto fast = classify(log, rules());
+  const auto reference = classify(log, prefilter_rules(), k_every_line);
+  const auto fast = classify(log, prefilter_rules());
   expect_same(reference, fast, "long lines");
   EXPECT_EQ(fast.lines, 3004u);
   EXPECT_EQ(fast.long_lines_cut, 2u);
