@@ -61,11 +61,6 @@ function(relforge_test module)
   endif()
   set(target relforge_${module}_tests)
   add_executable(${target} ${sources})
-  # The end-to-end files each keep their own small helpers under the same names (q, TempDir, ...):
-  # compiled one by one, they need no unique names.
-  if("e2e" IN_LIST ARG_LABELS)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD OFF)
-  endif()
   target_link_libraries(${target} PRIVATE ${ARG_DEPS} GTest::gtest_main GTest::gmock)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
   relforge_warnings(${target})

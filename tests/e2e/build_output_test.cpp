@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // *-bad prints 40 numbered lines and exits 3; the others print two lines and write a pure wheel.
-constexpr const char* k_recipe = R"(case "$RELFORGE_CELL" in
+constexpr const char* k_output_recipe = R"(case "$RELFORGE_CELL" in
 *-bad) for i in $(seq 1 40); do echo "line $i"; done; exit 3 ;;
 esac
 echo "compiling $RELFORGE_CELL"
@@ -54,7 +54,7 @@ protected:
            "[build]\nversion = \"1.0\"\n"
            "[recipe]\ncommand = [\"sh\", \"recipe.sh\"]\ntimeout = 60\n"
            "smoke = [\"import time; time.sleep(1); import demo; assert demo.X == 1\"]\n";
-    std::ofstream(m_dir / "recipe.sh") << k_recipe;
+    std::ofstream(m_dir / "recipe.sh") << k_output_recipe;
   }
   void TearDown() override { fs::remove_all(m_dir); }
 

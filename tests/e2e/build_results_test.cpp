@@ -22,7 +22,7 @@ using Results = std::map<std::string, std::string>;  // cell id -> result name
 
 // 3.11-bad exits 3, 3.11-ok writes a pure wheel, 3.11-slow outlives its 2 s timeout; 3.11-rocm7.2
 // needs hipcc, which no runner has.
-constexpr const char* k_recipe = R"(case "$RELFORGE_CELL" in
+constexpr const char* k_results_recipe = R"(case "$RELFORGE_CELL" in
 *-bad) echo 'error: boom' >&2; exit 3 ;;
 *-slow) sleep 30 ;;
 *-ok) "$RELFORGE_PYTHON" - <<'PY'
@@ -56,7 +56,7 @@ protected:
            "  { value = \"rocm7.2\", type = \"rocm\", version = \"7.2\", desired = \"rocm7.2\" },\n]\n"
            "[build]\nversion = \"1.0\"\n"
            "[recipe]\ncommand = [\"sh\", \"recipe.sh\"]\ntimeout = 2\n";
-    std::ofstream(m_dir / "recipe.sh") << k_recipe;
+    std::ofstream(m_dir / "recipe.sh") << k_results_recipe;
   }
   void TearDown() override { fs::remove_all(m_dir); }
 

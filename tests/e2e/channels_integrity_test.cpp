@@ -21,10 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-std::string q(const fs::path& path) {
-  return shell_quote(path.string());
-}
-
 enum class Kind { dir, s3 };
 
 class ChannelsIntegrityE2e : public ::testing::TestWithParam<Kind> {
@@ -49,7 +45,7 @@ protected:
     m_prefix = "ch/" + name;
   }
   std::string store() const {
-    if (GetParam() == Kind::dir) return " --root " + q(m_dir.path() / "store");
+    if (GetParam() == Kind::dir) return " --root " + shell_quote(m_dir.path() / "store");
     return " --store s3://relforge-integrity/" + m_prefix + " --s3-endpoint " + s_server->endpoint() +
            " --s3-region us-east-1";
   }
@@ -65,13 +61,13 @@ protected:
   std::string sign(const std::vector<fs::path>& files) {
     const fs::path keys = m_dir.path() / "keys";
     if (!fs::exists(keys)) {
-      EXPECT_EQ(relforge("keys generate --out " + q(keys)).exit_code, 0);
+      EXPECT_EQ(relforge("keys generate --out " + shell_quote(keys)).exit_code, 0);
     }
     std::string list;
-    for (const auto& file : files) list += " " + q(file);
-    const auto signed_ = relforge("sign" + list + " --key " + q(keys / "signing.key"));
+    for (const auto& file : files) list += " " + shell_quote(file);
+    const auto signed_ = relforge("sign" + list + " --key " + shell_quote(keys / "signing.key"));
     EXPECT_EQ(signed_.exit_code, 0) << signed_.err;
-    return " --key " + q(keys / "signing.pub");
+    return " --key " + shell_quote(keys / "signing.pub");
   }
   Json check() const {
     const auto result = cli("index check --json");
@@ -111,14 +107,14 @@ protected:
 };
 
 TEST_P(ChannelsIntegrityE2e, PublishKilledAtEachStageIsFinishedByARerun) {
-  ASSERT_EQ(cli("publish " + q(wheel("mini", "1.0+cpu"))).exit_code, 0);
+  ASSERT_EQ(cli("publish " + shell_quote(wheel("mini", "1.0+cpu"))).exit_code, 0);
   expect_clean();
   int n = 0;
   for (const std::string stage : {"files-written", "page-written"}) {
     const auto file = wheel("mini", "1.1." + std::to_string(++n) + "+cpu");
-    crash("publish " + q(file), stage);
+    crash("publish " + shell_quote(file), stage);
     expect_only_rerun_fixes("publish killed at " + stage);
-    const auto rerun = cli("publish " + q(file));
+    const auto rerun = cli("publish " + shell_quote(file));
     ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
     expect_clean();
   }
@@ -131,7 +127,8 @@ TEST_P(ChannelsIntegrityE2e, PromoteKilledAtEachStageIsFinishedByARerun) {
     const auto cpu = wheel("mini", version + "+cpu");
     const auto cuda = wheel("mini", version + "+cu126");
     const std::string key = sign({cpu, cuda});
-    ASSERT_EQ(cli("publish --channel test" + key + " " + q(cpu) + " " + q(cuda)).exit_code, 0);
+    ASSERT_EQ(
+        cli("publish --channel test" + key + " " + shell_quote(cpu) + " " + shell_quote(cuda)).exit_code, 0);
     crash("promote --no-complete --version " + version + key, stage);
     expect_only_rerun_fixes("promote killed at " + stage);
     const auto rerun = cli("promote --no-complete --version " + version + key);
@@ -143,7 +140,7 @@ TEST_P(ChannelsIntegrityE2e, PromoteKilledAtEachStageIsFinishedByARerun) {
 TEST_P(ChannelsIntegrityE2e, PruneKilledAtEachStageIsFinishedByARerun) {
   for (const std::string stage : {"tombstoned", "page-written", "file-removed"}) {
     for (const std::string version : {"1.0", "1.1", "2.0"}) {
-      ASSERT_EQ(cli("publish " + q(wheel("mini", version + "+cpu"))).exit_code, 0);
+      ASSERT_EQ(cli("publish " + shell_quote(wheel("mini", version + "+cpu"))).exit_code, 0);
     }
     crash("prune --keep 1", stage);
     expect_only_rerun_fixes("prune killed at " + stage);
@@ -160,7 +157,10 @@ TEST_P(ChannelsIntegrityE2e, PruneKilledAtEachStageIsFinishedByARerun) {
 }
 
 TEST_P(ChannelsIntegrityE2e, YankKilledAtEachStageIsFinishedByARerun) {
-  ASSERT_EQ(cli("publish " + q(wheel("mini", "1.0+cpu")) + " " + q(wheel("mini", "1.0+cu126"))).exit_code, 0);
+  ASSERT_EQ(
+      cli("publish " + shell_quote(wheel("mini", "1.0+cpu")) + " " + shell_quote(wheel("mini", "1.0+cu126")))
+          .exit_code,
+      0);
   for (const std::string stage : {"info-written", "page-written"}) {
     crash("yank mini-1.0+cpu-py3-none-any.whl --reason broken", stage);
     expect_only_rerun_fixes("yank killed at " + stage);
@@ -173,7 +173,7 @@ TEST_P(ChannelsIntegrityE2e, YankKilledAtEachStageIsFinishedByARerun) {
 
 TEST_P(ChannelsIntegrityE2e, AnEquivalentNameWithOtherBytesIsAConflict) {
   const auto original = wheel("demo", "1.0+cpu");
-  const auto published = cli("publish " + q(original));
+  const auto published = cli("publish " + shell_quote(original));
   ASSERT_EQ(published.exit_code, 0) << published.err;
   EXPECT_NE(published.out.find("published nightly/cpu/demo/demo-1.0+cpu-py3-none-any.whl"),
             std::string::npos);
@@ -184,7 +184,7 @@ TEST_P(ChannelsIntegrityE2e, AnEquivalentNameWithOtherBytesIsAConflict) {
     const std::string spelling = name + "-" + version + "-py3-none-any.whl";
     const fs::path other = made.parent_path() / spelling;
     fs::rename(made, other);
-    const auto refused = cli("publish " + q(other));
+    const auto refused = cli("publish " + shell_quote(other));
     EXPECT_EQ(refused.exit_code, 5) << spelling << ": " << refused.err;
     EXPECT_TRUE(refused.out.empty());
     EXPECT_NE(refused.err.find("refusing to publish (nothing was changed): " + spelling + ": "),
@@ -198,14 +198,14 @@ TEST_P(ChannelsIntegrityE2e, AnEquivalentNameWithOtherBytesIsAConflict) {
     const fs::path same = m_dir.path() / ("same" + std::to_string(m_wheels)) / spelling;
     fs::create_directories(same.parent_path());
     fs::copy_file(original, same);
-    const auto again = cli("publish " + q(same));
+    const auto again = cli("publish " + shell_quote(same));
     EXPECT_EQ(again.exit_code, 0) << again.err;
     EXPECT_NE(again.out.find("unchanged nightly/cpu/demo/demo-1.0+cpu-py3-none-any.whl"), std::string::npos)
         << again.out;
   }
   // An equal version spelled otherwise (1.0.0 == 1.0) names the same identity under another name.
   const auto padded = wheel("demo", "1.0.0+cpu", "--payload 'VALUE = 3'");
-  const auto refused = cli("publish " + q(padded));
+  const auto refused = cli("publish " + shell_quote(padded));
   EXPECT_EQ(refused.exit_code, 5) << refused.err;
   EXPECT_NE(refused.err.find(
                 "demo-1.0.0+cpu-py3-none-any.whl is the same file identity (demo 1.0.0+cpu py3-none-any) "
@@ -222,7 +222,7 @@ TEST_P(ChannelsIntegrityE2e, NewFilesAreStoredUnderTheirCanonicalName) {
   const auto made = wheel("Demo", "01.0+CPU");
   const fs::path odd = made.parent_path() / "Demo-01.0+CPU-py3-none-any.whl";
   fs::rename(made, odd);
-  const auto published = cli("publish --json " + q(odd));
+  const auto published = cli("publish --json " + shell_quote(odd));
   ASSERT_EQ(published.exit_code, 0) << published.err;
   const auto json = Json::parse(published.out);
   EXPECT_EQ(json[0]["filename"], "demo-1.0+cpu-py3-none-any.whl");
@@ -234,13 +234,13 @@ TEST_P(ChannelsIntegrityE2e, NewFilesAreStoredUnderTheirCanonicalName) {
 TEST_P(ChannelsIntegrityE2e, StableIsNeverPrunedAndTestOnlyWhenAllowed) {
   const auto file = wheel("mini", "1.0+cpu");
   const std::string key = sign({file});
-  ASSERT_EQ(cli("publish --channel stable" + key + " " + q(file)).exit_code, 0);
+  ASSERT_EQ(cli("publish --channel stable" + key + " " + shell_quote(file)).exit_code, 0);
   const auto refused = cli("prune --channel stable --keep 0");
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("the stable channel is never pruned"), std::string::npos) << refused.err;
   const auto dry = cli("prune --channel stable --keep 0 --dry-run");
   EXPECT_EQ(dry.exit_code, 2);
-  ASSERT_EQ(cli("publish --channel test" + key + " " + q(file)).exit_code, 0);
+  ASSERT_EQ(cli("publish --channel test" + key + " " + shell_quote(file)).exit_code, 0);
   const auto test = cli("prune --channel test --keep 0");
   EXPECT_EQ(test.exit_code, 2);
   EXPECT_NE(test.err.find("pass --allow-test"), std::string::npos) << test.err;
@@ -255,14 +255,14 @@ TEST_P(ChannelsIntegrityE2e, StableIsNeverPrunedAndTestOnlyWhenAllowed) {
 
 TEST_P(ChannelsIntegrityE2e, APrunedFileNeverComesBackUnderAnyName) {
   const auto old = wheel("mini", "1.0+cpu");
-  ASSERT_EQ(cli("publish " + q(old)).exit_code, 0);
-  ASSERT_EQ(cli("publish " + q(wheel("mini", "2.0+cpu"))).exit_code, 0);
+  ASSERT_EQ(cli("publish " + shell_quote(old)).exit_code, 0);
+  ASSERT_EQ(cli("publish " + shell_quote(wheel("mini", "2.0+cpu"))).exit_code, 0);
   const auto pruned = cli("prune --keep 1");
   ASSERT_EQ(pruned.exit_code, 0) << pruned.err;
   EXPECT_NE(pruned.out.find("removed cpu/mini-1.0+cpu-py3-none-any.whl"), std::string::npos) << pruned.out;
   const auto other = wheel("mini", "1.0+cpu", "--payload 'VALUE = 9'");
   for (const auto& file : {old, other}) {
-    const auto refused = cli("publish " + q(file));
+    const auto refused = cli("publish " + shell_quote(file));
     EXPECT_EQ(refused.exit_code, 5) << refused.err;
     EXPECT_NE(refused.err.find("mini-1.0+cpu-py3-none-any.whl (mini 1.0+cpu py3-none-any), deleted from the "
                                "nightly channel on "),
@@ -274,7 +274,7 @@ TEST_P(ChannelsIntegrityE2e, APrunedFileNeverComesBackUnderAnyName) {
   const auto padded = wheel("MINI", "1.0.0+cpu");
   const fs::path equivalent = padded.parent_path() / "MINI-1.0.0+cpu-py3-none-any.whl";
   fs::rename(padded, equivalent);
-  const auto refused = cli("publish " + q(equivalent));
+  const auto refused = cli("publish " + shell_quote(equivalent));
   EXPECT_EQ(refused.exit_code, 5) << refused.err;
   EXPECT_NE(
       refused.err.find("MINI-1.0.0+cpu-py3-none-any.whl is mini-1.0+cpu-py3-none-any.whl (mini 1.0.0+cpu "
@@ -288,11 +288,12 @@ TEST_P(ChannelsIntegrityE2e, PromoteStagesPypiCopiesFromEitherStore) {
   const auto cpu = wheel("mini", "2.7.0+cpu");
   const auto cuda = wheel("mini", "2.7.0+cu130");
   const std::string key = sign({cpu, cuda});
-  ASSERT_EQ(cli("publish --channel test" + key + " " + q(cpu) + " " + q(cuda)).exit_code, 0);
+  ASSERT_EQ(cli("publish --channel test" + key + " " + shell_quote(cpu) + " " + shell_quote(cuda)).exit_code,
+            0);
   const fs::path pypi = m_dir.path() / "pypi";
   const auto promoted = cli(
       "promote --no-complete --version 2.7.0 --expect-variant cpu --expect-variant cu130 --pypi-staging " +
-      q(pypi) + key);
+      shell_quote(pypi) + key);
   ASSERT_EQ(promoted.exit_code, 0) << promoted.err;
   EXPECT_NE(promoted.out.find("published stable/cu130/mini/mini-2.7.0+cu130-py3-none-any.whl (signed)"),
             std::string::npos)
@@ -300,14 +301,14 @@ TEST_P(ChannelsIntegrityE2e, PromoteStagesPypiCopiesFromEitherStore) {
   EXPECT_NE(promoted.out.find("pypi: staged " + (pypi / "mini-2.7.0-py3-none-any.whl").string()),
             std::string::npos)
       << promoted.out;
-  const auto again = cli("promote --no-complete --version 2.7.0 --pypi-staging " + q(pypi) + key);
+  const auto again = cli("promote --no-complete --version 2.7.0 --pypi-staging " + shell_quote(pypi) + key);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("unchanged stable/cpu/mini/mini-2.7.0+cpu-py3-none-any.whl"), std::string::npos);
   expect_clean();
 }
 
 TEST_P(ChannelsIntegrityE2e, CheckFindsChangedBytesWhereverTheStoreIs) {
-  ASSERT_EQ(cli("publish " + q(wheel("mini", "1.0+cpu"))).exit_code, 0);
+  ASSERT_EQ(cli("publish " + shell_quote(wheel("mini", "1.0+cpu"))).exit_code, 0);
   expect_clean();
   const std::string key = "whl/nightly/cpu/mini/mini-1.0+cpu-py3-none-any.whl";
   const fs::path bytes =
@@ -326,7 +327,7 @@ TEST_P(ChannelsIntegrityE2e, CheckFindsChangedBytesWhereverTheStoreIs) {
   EXPECT_NE(checked.out.find("1 problem(s): 1 file(s)"), std::string::npos) << checked.out;
   if (GetParam() == Kind::dir) {
     const auto missing = run_shell(shell_quote(relforge::test::relforge_binary()) + " index check --root " +
-                                   q(m_dir.path() / "nope"));
+                                   shell_quote(m_dir.path() / "nope"));
     EXPECT_EQ(missing.exit_code, 4) << missing.err;
   }
 }

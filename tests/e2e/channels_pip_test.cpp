@@ -18,10 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string q(const fs::path& path) {
-  return shell_quote(path.string());
-}
-
 class ChannelsE2e : public ::testing::Test {
 protected:
   fs::path root() const { return m_dir.path() / "store"; }
@@ -30,7 +26,7 @@ protected:
   }
   RunResult publish(const fs::path& file, const std::string& env = "") {
     return run_shell(env + " " + shell_quote(relforge::test::relforge_binary()) + " publish --root " +
-                     q(root()) + " --channel nightly " + q(file));
+                     shell_quote(root()) + " --channel nightly " + shell_quote(file));
   }
   // Every link on every page names a file that exists and has the advertised sha256.
   void expect_consistent_index() {
@@ -44,7 +40,7 @@ protected:
         std::string relative = std::regex_replace((*it)[1].str(), std::regex("%2B"), "+");
         const fs::path target = fs::weakly_canonical(entry.path().parent_path() / relative);
         ASSERT_TRUE(fs::exists(target)) << entry.path() << " links to missing " << target;
-        const auto sum = run_shell("sha256sum " + q(target) + " | cut -d' ' -f1");
+        const auto sum = run_shell("sha256sum " + shell_quote(target) + " | cut -d' ' -f1");
         EXPECT_EQ(sum.out, (*it)[2].str() + "\n") << target;
         ++links;
       }
@@ -55,15 +51,17 @@ protected:
 };
 
 TEST_F(ChannelsE2e, SignVerifyAndPublishThroughTheCli) {
-  const auto keys = relforge("keys generate --type ecdsa-p256 --out " + q(m_dir.path() / "keys") + " --json");
+  const auto keys =
+      relforge("keys generate --type ecdsa-p256 --out " + shell_quote(m_dir.path() / "keys") + " --json");
   ASSERT_EQ(keys.exit_code, 0) << keys.err;
   EXPECT_NE(keys.out.find("\"key_id\""), std::string::npos);
   const auto file = wheel("mini", "1.0+cpu");
-  const auto sign = relforge("sign " + q(file) + " --key " + q(m_dir.path() / "keys/signing.key") +
-                             " --cell linux-cpu --channel nightly --source-commit abc123");
+  const auto sign =
+      relforge("sign " + shell_quote(file) + " --key " + shell_quote(m_dir.path() / "keys/signing.key") +
+               " --cell linux-cpu --channel nightly --source-commit abc123");
   ASSERT_EQ(sign.exit_code, 0) << sign.err;
-  const auto pub = q(m_dir.path() / "keys/signing.pub");
-  const auto ok = relforge("verify " + q(file) + " --key " + pub);
+  const auto pub = shell_quote(m_dir.path() / "keys/signing.pub");
+  const auto ok = relforge("verify " + shell_quote(file) + " --key " + pub);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.out.find("OK"), std::string::npos);
 
@@ -73,29 +71,31 @@ TEST_F(ChannelsE2e, SignVerifyAndPublishThroughTheCli) {
   fs::copy_file(file, tampered_dir / file.filename());
   fs::copy_file(file.string() + ".sigstore.json",
                 (tampered_dir / file.filename()).string() + ".sigstore.json");
-  run_shell("printf 'X' | dd of=" + q(tampered_dir / file.filename()) +
+  run_shell("printf 'X' | dd of=" + shell_quote(tampered_dir / file.filename()) +
             " bs=1 seek=40 conv=notrunc 2>/dev/null");
-  const auto bad = relforge("verify " + q(tampered_dir / file.filename()) + " --key " + pub);
+  const auto bad = relforge("verify " + shell_quote(tampered_dir / file.filename()) + " --key " + pub);
   EXPECT_EQ(bad.exit_code, 9);
   EXPECT_NE(bad.err.find("subject digest check failed"), std::string::npos) << bad.err;
   EXPECT_TRUE(bad.out.empty());
 
   // A group-readable private key is refused.
-  run_shell("chmod 640 " + q(m_dir.path() / "keys/signing.key"));
-  const auto loose = relforge("sign " + q(file) + " --key " + q(m_dir.path() / "keys/signing.key"));
+  run_shell("chmod 640 " + shell_quote(m_dir.path() / "keys/signing.key"));
+  const auto loose =
+      relforge("sign " + shell_quote(file) + " --key " + shell_quote(m_dir.path() / "keys/signing.key"));
   EXPECT_EQ(loose.exit_code, 8) << loose.err;
 
   // stable needs signatures: unsigned is refused, signed with the key is accepted.
   const auto plain = wheel("plain", "1.0+cpu");
-  const auto refused = relforge("publish --root " + q(root()) + " --channel stable " + q(plain));
+  const auto refused =
+      relforge("publish --root " + shell_quote(root()) + " --channel stable " + shell_quote(plain));
   EXPECT_EQ(refused.exit_code, 9);
   EXPECT_NE(refused.err.find("not signed"), std::string::npos) << refused.err;
-  const auto published =
-      relforge("publish --root " + q(root()) + " --channel stable --key " + pub + " " + q(file));
+  const auto published = relforge("publish --root " + shell_quote(root()) + " --channel stable --key " + pub +
+                                  " " + shell_quote(file));
   ASSERT_EQ(published.exit_code, 0) << published.err;
   EXPECT_TRUE(fs::exists(root() / "whl/cpu/mini/mini-1.0+cpu-py3-none-any.whl.provenance"));
-  const auto again =
-      relforge("publish --root " + q(root()) + " --channel stable --key " + pub + " " + q(file));
+  const auto again = relforge("publish --root " + shell_quote(root()) + " --channel stable --key " + pub +
+                              " " + shell_quote(file));
   EXPECT_EQ(again.exit_code, 0);
   EXPECT_NE(again.out.find("unchanged"), std::string::npos);
 }
@@ -103,20 +103,22 @@ TEST_F(ChannelsE2e, SignVerifyAndPublishThroughTheCli) {
 TEST_F(ChannelsE2e, SigstoreJsVerifiesTheBundle) {
   const fs::path node_modules = source_path("node_modules/@sigstore/verify");
   if (!fs::exists(node_modules)) GTEST_SKIP() << "run 'npm ci' in the source tree for sigstore-js";
-  ASSERT_EQ(relforge("keys generate --out " + q(m_dir.path() / "keys")).exit_code, 0);
+  ASSERT_EQ(relforge("keys generate --out " + shell_quote(m_dir.path() / "keys")).exit_code, 0);
   const auto file = wheel("mini", "1.0+cpu");
-  ASSERT_EQ(relforge("sign " + q(file) + " --key " + q(m_dir.path() / "keys/signing.key")).exit_code, 0);
+  ASSERT_EQ(relforge("sign " + shell_quote(file) + " --key " + shell_quote(m_dir.path() / "keys/signing.key"))
+                .exit_code,
+            0);
   const std::string script = "NODE_PATH=" + shell_quote(source_path("node_modules").string()) + " node " +
-                             q(source_path("tests/fixtures/channels/verify_bundle.cjs"));
-  const auto verified = run_shell(script + " " + q(file.string() + ".sigstore.json") + " " + q(file) + " " +
-                                  q(m_dir.path() / "keys/signing.pub"));
+                             shell_quote(source_path("tests/fixtures/channels/verify_bundle.cjs"));
+  const auto verified = run_shell(script + " " + shell_quote(file.string() + ".sigstore.json") + " " +
+                                  shell_quote(file) + " " + shell_quote(m_dir.path() / "keys/signing.pub"));
   EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
   EXPECT_NE(verified.out.find("VERIFIED https://slsa.dev/provenance/v1"), std::string::npos) << verified.out;
   // Another wheel with the first one's bundle: the subject digest check catches it.
   const auto second_dir = m_dir.path() / "second";
   const auto second = make_wheel(second_dir, "mini", "1.0+cpu", "--payload 'VALUE = 3'");
-  const auto mismatch = run_shell(script + " " + q(file.string() + ".sigstore.json") + " " + q(second) + " " +
-                                  q(m_dir.path() / "keys/signing.pub"));
+  const auto mismatch = run_shell(script + " " + shell_quote(file.string() + ".sigstore.json") + " " +
+                                  shell_quote(second) + " " + shell_quote(m_dir.path() / "keys/signing.pub"));
   EXPECT_NE(mismatch.exit_code, 0);
   EXPECT_NE(mismatch.out.find("SUBJECT_ERROR"), std::string::npos) << mismatch.out;
 }
@@ -141,8 +143,9 @@ TEST_F(ChannelsE2e, KillNineMidPublishLeavesTheIndexConsistent) {
 TEST_F(ChannelsE2e, TwoPublishesAtOnceBothLand) {
   const auto a = wheel("mini", "1.0+cpu"), b = wheel("mini", "2.0+cpu");
   const std::string bin = shell_quote(relforge::test::relforge_binary());
-  const auto both = run_shell("(" + bin + " publish --root " + q(root()) + " " + q(a) + " & " + bin +
-                              " publish --root " + q(root()) + " " + q(b) + " & wait)");
+  const auto both =
+      run_shell("(" + bin + " publish --root " + shell_quote(root()) + " " + shell_quote(a) + " & " + bin +
+                " publish --root " + shell_quote(root()) + " " + shell_quote(b) + " & wait)");
   EXPECT_EQ(both.exit_code, 0) << both.err;
   const auto html = slurp(root() / "whl/nightly/cpu/mini/index.html");
   EXPECT_NE(html.find("mini-1.0+cpu"), std::string::npos) << html;
@@ -151,13 +154,14 @@ TEST_F(ChannelsE2e, TwoPublishesAtOnceBothLand) {
 }
 
 TEST_F(ChannelsE2e, PromotePruneYankAndRebuildThroughTheCli) {
-  ASSERT_EQ(relforge("keys generate --out " + q(m_dir.path() / "keys")).exit_code, 0);
-  const std::string key = " --key " + q(m_dir.path() / "keys/signing.pub");
+  ASSERT_EQ(relforge("keys generate --out " + shell_quote(m_dir.path() / "keys")).exit_code, 0);
+  const std::string key = " --key " + shell_quote(m_dir.path() / "keys/signing.pub");
   std::string files;
   for (const std::string version : {"1.0+cpu", "1.1+cpu", "1.2+cpu"})
-    files += " " + q(wheel("mini", version));
-  ASSERT_EQ(relforge("sign" + files + " --key " + q(m_dir.path() / "keys/signing.key")).exit_code, 0);
-  const std::string store = " --root " + q(root());
+    files += " " + shell_quote(wheel("mini", version));
+  ASSERT_EQ(relforge("sign" + files + " --key " + shell_quote(m_dir.path() / "keys/signing.key")).exit_code,
+            0);
+  const std::string store = " --root " + shell_quote(root());
   ASSERT_EQ(relforge("publish --channel test" + store + key + files).exit_code, 0);
   const auto dry = relforge("promote --no-complete --version 1.1 --dry-run" + store + key);
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
@@ -190,7 +194,7 @@ TEST_F(ChannelsE2e, PipInstallsFromServeAndFromFileUrlsSlow) {
   ASSERT_EQ(publish(file).exit_code, 0);
   const fs::path log = m_dir.path() / "serve.log";
   const auto started = run_shell(shell_quote(relforge::test::relforge_binary()) + " serve --root " +
-                                 q(root()) + " --port 0 >" + q(log) + " 2>&1 & echo $!");
+                                 shell_quote(root()) + " --port 0 >" + shell_quote(log) + " 2>&1 & echo $!");
   std::string pid = started.out;
   while (!pid.empty() && pid.back() == '\n') pid.pop_back();
   std::string port;
@@ -209,20 +213,21 @@ TEST_F(ChannelsE2e, PipInstallsFromServeAndFromFileUrlsSlow) {
   EXPECT_NE(head.out.find("application/vnd.pypi.simple.v1+json"), std::string::npos) << head.out;
 
   const fs::path venv = m_dir.path() / "venv";
-  ASSERT_EQ(run_shell("/usr/bin/python3 -m venv --without-pip " + q(venv)).exit_code, 0);
-  const auto pip = run_shell("/usr/bin/python3 -m pip --python " + q(venv / "bin/python") +
+  ASSERT_EQ(run_shell("/usr/bin/python3 -m venv --without-pip " + shell_quote(venv)).exit_code, 0);
+  const auto pip = run_shell("/usr/bin/python3 -m pip --python " + shell_quote(venv / "bin/python") +
                              " install -v --no-cache-dir --disable-pip-version-check --index-url " + base +
                              "/whl/nightly/cpu/ minipkg");
   run_shell("kill " + pid);
   ASSERT_EQ(pip.exit_code, 0) << pip.out << pip.err;
   EXPECT_NE(pip.out.find("Successfully installed minipkg-1.0+cpu"), std::string::npos) << pip.out;
-  EXPECT_EQ(run_shell(q(venv / "bin/python") + " -c 'import minipkg; print(minipkg.VALUE)'").out, "1\n");
+  EXPECT_EQ(run_shell(shell_quote(venv / "bin/python") + " -c 'import minipkg; print(minipkg.VALUE)'").out,
+            "1\n");
 
   // The plain HTML tree over file://.
   const fs::path venv2 = m_dir.path() / "venv2";
-  ASSERT_EQ(run_shell("/usr/bin/python3 -m venv --without-pip " + q(venv2)).exit_code, 0);
+  ASSERT_EQ(run_shell("/usr/bin/python3 -m venv --without-pip " + shell_quote(venv2)).exit_code, 0);
   const auto from_file =
-      run_shell("/usr/bin/python3 -m pip --python " + q(venv2 / "bin/python") +
+      run_shell("/usr/bin/python3 -m pip --python " + shell_quote(venv2 / "bin/python") +
                 " install -v --no-cache-dir --disable-pip-version-check --index-url file://" +
                 (root() / "whl/nightly/cpu").string() + "/ minipkg");
   EXPECT_EQ(from_file.exit_code, 0) << from_file.out << from_file.err;
@@ -237,8 +242,8 @@ TEST_F(ChannelsE2e, PipInstallsFromServeAndFromFileUrlsSlow) {
   html[at] = html[at] == '0' ? '1' : '0';
   std::ofstream(page, std::ios::binary | std::ios::trunc) << html;
   const fs::path venv3 = m_dir.path() / "venv3";
-  ASSERT_EQ(run_shell("/usr/bin/python3 -m venv --without-pip " + q(venv3)).exit_code, 0);
-  const auto corrupted = run_shell("/usr/bin/python3 -m pip --python " + q(venv3 / "bin/python") +
+  ASSERT_EQ(run_shell("/usr/bin/python3 -m venv --without-pip " + shell_quote(venv3)).exit_code, 0);
+  const auto corrupted = run_shell("/usr/bin/python3 -m pip --python " + shell_quote(venv3 / "bin/python") +
                                    " install --no-cache-dir --disable-pip-version-check --index-url file://" +
                                    (root() / "whl/nightly/cpu").string() + "/ minipkg");
   EXPECT_NE(corrupted.exit_code, 0);

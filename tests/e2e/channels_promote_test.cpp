@@ -17,23 +17,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string q(const fs::path& path) {
-  return shell_quote(path.string());
-}
-
 class PromoteE2e : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_EQ(relforge("keys generate --out " + q(m_dir.path() / "keys")).exit_code, 0);
+    ASSERT_EQ(relforge("keys generate --out " + shell_quote(m_dir.path() / "keys")).exit_code, 0);
     std::string files;
     for (const std::string variant : {"cpu", "cu126", "cu130"}) {
       const auto made =
-          run_shell("/usr/bin/python3 " + q(source_path("tests/channels/pypi_staging_wheel.py")) + " " +
-                    q(m_dir.path() / "in") + " minitensor 2.7.0+" + variant);
+          run_shell("/usr/bin/python3 " + shell_quote(source_path("tests/channels/pypi_staging_wheel.py")) +
+                    " " + shell_quote(m_dir.path() / "in") + " minitensor 2.7.0+" + variant);
       ASSERT_EQ(made.exit_code, 0) << made.err;
-      files += " " + q(made.out.substr(0, made.out.size() - 1));
+      files += " " + shell_quote(made.out.substr(0, made.out.size() - 1));
     }
-    ASSERT_EQ(relforge("sign" + files + " --key " + q(m_dir.path() / "keys/signing.key")).exit_code, 0);
+    ASSERT_EQ(relforge("sign" + files + " --key " + shell_quote(m_dir.path() / "keys/signing.key")).exit_code,
+              0);
     const auto published = relforge("publish --channel test" + store() + key() + files);
     ASSERT_EQ(published.exit_code, 0) << published.err;
   }
@@ -50,17 +47,17 @@ protected:
         << "[[matrix.field]]\nname = \"abi_tag\"\ntemplate = \"cp{python|nodot}\"\n"
         << "[[matrix.field]]\nname = \"platform_tag\"\ntemplate = \"manylinux_2_28_x86_64\"\n"
         << "[[matrix.field]]\nname = \"local_version\"\ntemplate = \"{accel}\"\n";
-    return " --config " + q(config);
+    return " --config " + shell_quote(config);
   }
   std::string complete() const { return matrix({"cpu", "cu126", "cu130"}); }
-  std::string store() const { return " --root " + q(m_dir.path() / "store"); }
-  std::string key() const { return " --key " + q(m_dir.path() / "keys/signing.pub"); }
+  std::string store() const { return " --root " + shell_quote(m_dir.path() / "store"); }
+  std::string key() const { return " --key " + shell_quote(m_dir.path() / "keys/signing.pub"); }
   fs::path pypi() const { return m_dir.path() / "pypi"; }
   ChannelTempDir m_dir;
 };
 
 TEST_F(PromoteE2e, PypiStagingWritesLabelFreeCopiesOfThePypiVariant) {
-  const std::string staging = " --pypi-staging " + q(pypi());
+  const std::string staging = " --pypi-staging " + shell_quote(pypi());
   const std::string staged_name = "minitensor-2.7.0-cp312-cp312-manylinux_2_28_x86_64.whl";
   const auto dry = relforge("promote --version 2.7.0 --dry-run" + staging + store() + key() + complete());
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
@@ -76,10 +73,11 @@ TEST_F(PromoteE2e, PypiStagingWritesLabelFreeCopiesOfThePypiVariant) {
   ASSERT_TRUE(fs::exists(pypi() / staged_name));
   EXPECT_TRUE(fs::exists(m_dir.path() / "store/whl/cpu/minitensor"));  // every variant was promoted
   const auto twine =
-      run_shell("/usr/bin/python3 -m twine check --strict " + q(pypi() / staged_name) + " 2>&1");
+      run_shell("/usr/bin/python3 -m twine check --strict " + shell_quote(pypi() / staged_name) + " 2>&1");
   EXPECT_EQ(twine.exit_code, 0) << twine.out;
-  const auto unpack = run_shell("/usr/bin/python3 -m wheel unpack -d " + q(m_dir.path() / "unpacked") + " " +
-                                q(pypi() / staged_name));
+  const auto unpack =
+      run_shell("/usr/bin/python3 -m wheel unpack -d " + shell_quote(m_dir.path() / "unpacked") + " " +
+                shell_quote(pypi() / staged_name));
   EXPECT_EQ(unpack.exit_code, 0) << unpack.out << unpack.err;
   EXPECT_TRUE(fs::exists(m_dir.path() / "unpacked/minitensor-2.7.0/minitensor-2.7.0.dist-info/METADATA"));
 
@@ -91,16 +89,16 @@ TEST_F(PromoteE2e, PypiStagingWritesLabelFreeCopiesOfThePypiVariant) {
 
 TEST_F(PromoteE2e, CollidingPypiVariantsAreRefusedBeforeAnythingIsPromoted) {
   const auto clash =
-      relforge("promote --version 2.7.0 --pypi-variant cpu --pypi-variant cu130 --pypi-staging " + q(pypi()) +
-               store() + key() + complete());
+      relforge("promote --version 2.7.0 --pypi-variant cpu --pypi-variant cu130 --pypi-staging " +
+               shell_quote(pypi()) + store() + key() + complete());
   EXPECT_EQ(clash.exit_code, 5) << clash.err;
   EXPECT_NE(clash.err.find("collide"), std::string::npos) << clash.err;
   EXPECT_TRUE(clash.out.empty());
   EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/cpu"));
   EXPECT_FALSE(fs::exists(pypi()));
 
-  const auto absent = relforge("promote --version 2.7.0 --pypi-variant xpu --pypi-staging " + q(pypi()) +
-                               store() + key() + complete());
+  const auto absent = relforge("promote --version 2.7.0 --pypi-variant xpu --pypi-staging " +
+                               shell_quote(pypi()) + store() + key() + complete());
   EXPECT_EQ(absent.exit_code, 3) << absent.err;
   EXPECT_NE(absent.err.find("xpu"), std::string::npos) << absent.err;
 }
@@ -138,11 +136,12 @@ TEST_F(PromoteE2e, AMissingCellPromotesNothingAndNamesTheCell) {
 }
 
 TEST_F(PromoteE2e, AnUnsignedCellAndAFileOutsideTheMatrixAreBlockers) {
-  const auto made = run_shell("/usr/bin/python3 " + q(source_path("tests/channels/pypi_staging_wheel.py")) +
-                              " " + q(m_dir.path() / "in") + " minitensor 2.7.0+xpu");
+  const auto made =
+      run_shell("/usr/bin/python3 " + shell_quote(source_path("tests/channels/pypi_staging_wheel.py")) + " " +
+                shell_quote(m_dir.path() / "in") + " minitensor 2.7.0+xpu");
   ASSERT_EQ(made.exit_code, 0) << made.err;
   const auto unsigned_publish = relforge("publish --channel test --allow-unsigned" + store() + " " +
-                                         q(made.out.substr(0, made.out.size() - 1)));
+                                         shell_quote(made.out.substr(0, made.out.size() - 1)));
   ASSERT_EQ(unsigned_publish.exit_code, 0) << unsigned_publish.err;
   const auto refused =
       relforge("promote --version 2.7.0" + store() + key() + matrix({"cpu", "cu126", "xpu"}));
@@ -162,7 +161,7 @@ TEST_F(PromoteE2e, AnUnsignedCellAndAFileOutsideTheMatrixAreBlockers) {
 
 TEST_F(PromoteE2e, StableWithoutAMatrixAsksForOneAndNoCompleteSkipsTheCheck) {
   const auto refused =
-      run_shell("cd " + q(m_dir.path()) + " && " + shell_quote(relforge::test::relforge_binary()) +
+      run_shell("cd " + shell_quote(m_dir.path()) + " && " + shell_quote(relforge::test::relforge_binary()) +
                 " promote --version 2.7.0" + store() + key());
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_NE(refused.err.find("pass --config relforge.toml, or --no-complete"), std::string::npos)
@@ -172,7 +171,7 @@ TEST_F(PromoteE2e, StableWithoutAMatrixAsksForOneAndNoCompleteSkipsTheCheck) {
   (void)complete();
   fs::copy_file(m_dir.path() / "relforge-3.toml", m_dir.path() / "relforge.toml");
   fs::create_directories(m_dir.path() / "sub/dir");
-  const auto found = run_shell("cd " + q(m_dir.path() / "sub/dir") + " && " +
+  const auto found = run_shell("cd " + shell_quote(m_dir.path() / "sub/dir") + " && " +
                                shell_quote(relforge::test::relforge_binary()) +
                                " promote --dry-run --version 2.7.0" + store() + key());
   EXPECT_EQ(found.exit_code, 0) << found.err;

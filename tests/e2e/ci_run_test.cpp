@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/e2e.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
@@ -16,13 +17,6 @@ namespace relforge::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
 
 TEST(CiRun, MinitensorLinuxJobsPublishASignedPipInstallableWheelSlow) {
   const auto tmp = fs::temp_directory_path() / ("relforge-ci-run-" + std::to_string(::getpid()));

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/e2e.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
@@ -15,16 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("relforge-ci-e2e-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // relforge ci workflow, run in `dir` (the repository root unless given): config paths are relative.
 RunResult ci(const std::string& args, const fs::path& dir = relforge::test::source_dir()) {
@@ -65,13 +56,6 @@ Lint lint(const std::vector<fs::path>& files) {
 
 void write(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
 }
 
 // What every generated workflow must look like, whatever the matrix: plan, `linux` Linux and

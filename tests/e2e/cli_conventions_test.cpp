@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/e2e.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
@@ -23,18 +24,6 @@ using Json = nlohmann::json;
 
 const std::string k_bin = shell_quote(relforge::test::relforge_binary());
 const fs::path k_matrix_fixtures = source_path("tests/fixtures/matrix");
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("relforge-cli-e2e-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
 
 // relforge run in `dir` with `env` assignments before it.
 RunResult relforge_in(const fs::path& dir, const std::string& args, const std::string& env = "") {

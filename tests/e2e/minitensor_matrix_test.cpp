@@ -26,12 +26,12 @@ using Row = std::map<std::string, std::string>;
 const std::vector<std::string> k_pythons = {"3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"};
 const std::vector<std::string> k_accels = {"cpu", "cu126", "cu130", "rocm7.2", "xpu"};
 
-std::string config_arg() {
+std::string minitensor_config() {
   return shell_quote(source_path("examples/minitensor/relforge.toml").string());
 }
 
 RunResult expand(const std::string& extra) {
-  return relforge("matrix expand --config " + config_arg() + " --format json " + extra);
+  return relforge("matrix expand --config " + minitensor_config() + " --format json " + extra);
 }
 
 // The cells of a successful `--format json` expansion, in output order.
@@ -162,7 +162,7 @@ TEST(MinitensorMatrix, SelectAndSkipMatchBuildIdentifiers) {
 
 TEST(MinitensorMatrix, GithubFormatEmitsTheDeclaredFields) {
   const auto result =
-      relforge("matrix expand --config " + config_arg() + " --channel nightly --format github");
+      relforge("matrix expand --config " + minitensor_config() + " --channel nightly --format github");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto parsed = Json::parse(result.out, nullptr, false);
   ASSERT_TRUE(parsed.is_object() && parsed.contains("include")) << result.out.substr(0, 300);
@@ -178,8 +178,8 @@ TEST(MinitensorMatrix, GithubFormatEmitsTheDeclaredFields) {
 }
 
 TEST(MinitensorMatrix, NamesAreValidWheelFileNames) {
-  const auto result =
-      relforge("matrix names --config " + config_arg() + " --channel nightly --version 0.3.0.dev20260101");
+  const auto result = relforge("matrix names --config " + minitensor_config() +
+                               " --channel nightly --version 0.3.0.dev20260101");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   std::vector<std::string> names;
   std::istringstream lines(result.out);

@@ -17,10 +17,6 @@ namespace fs = std::filesystem;
 
 const std::string k_nightly_config = shell_quote(source_path("examples/minitensor/relforge.toml").string());
 
-std::string q(const fs::path& path) {
-  return shell_quote(path.string());
-}
-
 // Tests that get as far as runner detection (it asks every python3.X on PATH for its version)
 // can take over 5 s on a loaded machine, so they are named Slow.
 class NightlyCli : public ::testing::Test {
@@ -35,11 +31,11 @@ protected:
   fs::path state() const { return m_dir / "state"; }
   // `nightly` into this test's channel root and state dir.
   RunResult nightly(const std::string& config, const std::string& args) {
-    return relforge("nightly --config " + config + " --root " + q(root()) + " --state-dir " + q(state()) +
-                    " " + args);
+    return relforge("nightly --config " + config + " --root " + shell_quote(root()) + " --state-dir " +
+                    shell_quote(state()) + " " + args);
   }
   void generate_keys() {
-    const auto keys = relforge("keys generate --out " + q(m_dir / "keys"));
+    const auto keys = relforge("keys generate --out " + shell_quote(m_dir / "keys"));
     ASSERT_EQ(keys.exit_code, 0) << keys.err;
   }
   fs::path m_dir;
@@ -67,7 +63,7 @@ TEST_F(NightlyCli, NoCellBuildableHereIsExit3AndNamesTheReasonSlow) {
 
 TEST_F(NightlyCli, MissingKeyFailsBeforeAnythingIsBuiltOrPublished) {
   const auto result =
-      nightly(k_nightly_config, "--select 'cp311-*-cpu' --key " + q(m_dir / "nowhere/signing.key"));
+      nightly(k_nightly_config, "--select 'cp311-*-cpu' --key " + shell_quote(m_dir / "nowhere/signing.key"));
   EXPECT_EQ(result.exit_code, 4) << result.err;
   EXPECT_NE(result.err.find("private key " + (m_dir / "nowhere/signing.key").string() + " does not exist"),
             std::string::npos)
@@ -81,13 +77,13 @@ TEST_F(NightlyCli, KeyReadableByOthersOrWithoutItsPublicHalfIsRefused) {
   generate_keys();
   const auto key = m_dir / "keys/signing.key";
   fs::permissions(key, fs::perms::others_read, fs::perm_options::add);
-  const auto readable = nightly(k_nightly_config, "--select 'cp311-*-cpu' --key " + q(key));
+  const auto readable = nightly(k_nightly_config, "--select 'cp311-*-cpu' --key " + shell_quote(key));
   EXPECT_EQ(readable.exit_code, 8) << readable.err;
   EXPECT_NE(readable.err.find("chmod 600"), std::string::npos) << readable.err;
 
   fs::permissions(key, fs::perms::others_read, fs::perm_options::remove);
   fs::remove(m_dir / "keys/signing.pub");
-  const auto no_public = nightly(k_nightly_config, "--select 'cp311-*-cpu' --key " + q(key));
+  const auto no_public = nightly(k_nightly_config, "--select 'cp311-*-cpu' --key " + shell_quote(key));
   EXPECT_EQ(no_public.exit_code, 4) << no_public.err;
   EXPECT_NE(no_public.err.find("pass --public-key"), std::string::npos) << no_public.err;
   EXPECT_FALSE(fs::exists(root()));
@@ -98,10 +94,10 @@ TEST_F(NightlyCli, FailingRecipeShowsItsLogTailAndPublishesNothingSlow) {
   const auto config = m_dir / "relforge.toml";
   ASSERT_EQ(
       run_shell("sed 's/^command = .*/command = [\"bash\", \"-c\", \"echo compiler exploded; exit 3\"]/' " +
-                k_nightly_config + " > " + q(config))
+                k_nightly_config + " > " + shell_quote(config))
           .exit_code,
       0);
-  const auto result = nightly(q(config), "--select 'cp311-*-cpu'");
+  const auto result = nightly(shell_quote(config), "--select 'cp311-*-cpu'");
   EXPECT_EQ(result.exit_code, 6) << result.err;
   EXPECT_NE(result.out.find("0 built (repaired and smoke-tested), 0 waiting for a runner, 1 failed"),
             std::string::npos)
@@ -116,7 +112,7 @@ TEST_F(NightlyCli, BuildsSignsPublishesAndPipInstallsTheCp311CpuWheelSlow) {
   if (!fs::exists("/usr/bin/python3.11") || !fs::exists("/usr/include/python3.11/Python.h"))
     GTEST_SKIP() << "no /usr/bin/python3.11 with headers (install python3-dev)";
   generate_keys();
-  const auto key = q(m_dir / "keys/signing.key");
+  const auto key = shell_quote(m_dir / "keys/signing.key");
   const auto result =
       nightly(k_nightly_config, "--select 'cp311-*-cpu' --date 20260102 --key " + key + " --json");
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
@@ -137,7 +133,8 @@ TEST_F(NightlyCli, BuildsSignsPublishesAndPipInstallsTheCp311CpuWheelSlow) {
   EXPECT_NE(page.find("minitensor-0.3.0.dev20260102"), std::string::npos) << page;
   EXPECT_NE(page.find("cpu-cp311-cp311-manylinux_2_28_x86_64.whl#sha256="), std::string::npos) << page;
   EXPECT_NE(page.find("data-provenance="), std::string::npos) << page;
-  const auto verify = relforge("verify " + q(project / filename) + " --key " + q(m_dir / "keys/signing.pub"));
+  const auto verify = relforge("verify " + shell_quote(project / filename) + " --key " +
+                               shell_quote(m_dir / "keys/signing.pub"));
   EXPECT_EQ(verify.exit_code, 0) << verify.err;
   // The provenance names the cell and the build log's digest from the ledger.
   const auto predicate = run_shell(
@@ -147,21 +144,21 @@ TEST_F(NightlyCli, BuildsSignsPublishesAndPipInstallsTheCp311CpuWheelSlow) {
           "s = json.loads(base64.b64decode(b['dsseEnvelope']['payload'])); "
           "d = s['predicate']['buildDefinition']['externalParameters']; "
           "print(d['cell']['id'], d['channel'], s['predicate']['runDetails']['byproducts'][0]['name'])") +
-      " " + q(project / (filename + ".sigstore.json")));
+      " " + shell_quote(project / (filename + ".sigstore.json")));
   EXPECT_EQ(predicate.out, "3.11-cpu nightly 3.11-cpu.log\n") << predicate.err;
 
   // pip installs it from the channel (file://, the plain HTML tree) into a fresh venv and imports it.
   const auto venv = m_dir / "venv";
-  ASSERT_EQ(run_shell("/usr/bin/python3.11 -m venv --without-pip " + q(venv)).exit_code, 0);
+  ASSERT_EQ(run_shell("/usr/bin/python3.11 -m venv --without-pip " + shell_quote(venv)).exit_code, 0);
   const auto pip =
-      run_shell("/usr/bin/python3.11 -m pip --python " + q(venv / "bin/python") +
+      run_shell("/usr/bin/python3.11 -m pip --python " + shell_quote(venv / "bin/python") +
                 " install --pre --no-deps --no-cache-dir --disable-pip-version-check --index-url file://" +
                 (root() / "whl/nightly/cpu").string() + "/ minitensor");
   ASSERT_EQ(pip.exit_code, 0) << pip.out << pip.err;
   EXPECT_NE(pip.out.find("Successfully installed minitensor-0.3.0.dev20260102+cpu"), std::string::npos)
       << pip.out;
   const auto imported =
-      run_shell(q(venv / "bin/python") +
+      run_shell(shell_quote(venv / "bin/python") +
                 " -c 'import minitensor as m; print(m.__version__, m.version.cuda, m.cuda_is_available())'");
   EXPECT_EQ(imported.out, "0.3.0.dev20260102+cpu None False\n") << imported.err;
 
@@ -183,7 +180,7 @@ TEST_F(NightlyCli, RunTwiceTheSameDayWithoutResumeEveryFileIsUnchangedSlow) {
   const bool cuda = fs::exists("/usr/local/cuda/bin/nvcc");
   const std::string select = cuda ? "'cp311-*-{cpu,cu130}'" : "'cp311-*-cpu'";
   const auto args =
-      "--select " + select + " --date 20260103 --key " + q(m_dir / "keys/signing.key") + " --json";
+      "--select " + select + " --date 20260103 --key " + shell_quote(m_dir / "keys/signing.key") + " --json";
   const auto first = nightly(k_nightly_config, args);
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   const auto again = nightly(k_nightly_config, args);

@@ -39,7 +39,7 @@ std::map<std::string, int> published_counts(const std::string& channel) {
   return {{"linux", 64}, {"linux-aarch64", 40}, {"windows", 40}, {"macos-arm64", 8}, {"windows-arm64", 3}};
 }
 
-std::string config_arg() {
+std::string pytorch_config() {
   return shell_quote(source_path("examples/pytorch/relforge.toml").string());
 }
 
@@ -63,7 +63,7 @@ std::vector<Row> load_expected(const std::string& channel) {
 // `matrix expand --format json`: an array of cell objects (id, build_id, then every field).
 std::vector<Row> expand_json(const std::string& channel) {
   const auto result =
-      relforge("matrix expand --config " + config_arg() + " --channel " + channel + " --format json");
+      relforge("matrix expand --config " + pytorch_config() + " --channel " + channel + " --format json");
   EXPECT_EQ(result.exit_code, 0) << result.err;
   std::vector<Row> rows;
   const auto parsed = Json::parse(result.out, nullptr, false);
@@ -140,7 +140,7 @@ TEST_P(PytorchGolden, ExpandMatchesPublishedMatrixCellForCell) {
 TEST_P(PytorchGolden, GithubFormatEmitsPytorchFieldsInOrder) {
   const std::string channel = GetParam();
   const auto result =
-      relforge("matrix expand --config " + config_arg() + " --channel " + channel + " --format github");
+      relforge("matrix expand --config " + pytorch_config() + " --channel " + channel + " --format github");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto parsed = Json::parse(result.out, nullptr, false);
   ASSERT_TRUE(parsed.is_object()) << result.out.substr(0, 300);
@@ -220,7 +220,7 @@ TEST(PytorchGoldenFixture, ExpectedJsonIsUpToDateWithTheOracle) {
 TEST(PytorchGoldenNames, NamesAreTheWheelsPackagingParses) {
   const std::string version = "2.15.0.dev20260101";
   const auto result =
-      relforge("matrix names --config " + config_arg() + " --channel nightly --version " + version);
+      relforge("matrix names --config " + pytorch_config() + " --channel nightly --version " + version);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   std::vector<std::string> names;
   std::istringstream lines(result.out);

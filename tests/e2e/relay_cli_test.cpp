@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/e2e.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
@@ -16,6 +17,7 @@ namespace {
 
 using relforge::test::relforge;
 using relforge::test::run_shell;
+using relforge::test::sha_of;
 using relforge::test::shell_quote;
 using relforge::test::slurp;
 using relforge::test::source_path;
@@ -42,11 +44,6 @@ protected:
   std::filesystem::path dir;
   std::string source;
 };
-
-std::string sha_of(int n) {
-  const std::string digits = std::to_string(n);
-  return std::string(40 - digits.size(), 'a') + digits;
-}
 
 TEST_F(RelayCli, BreakagesShowBisectGridAndHealth) {
   auto open = relforge("relay breakages --open" + source);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/e2e.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
@@ -19,17 +20,13 @@ namespace {
 using nlohmann::json;
 using relforge::test::relforge;
 using relforge::test::run_shell;
+using relforge::test::sha_of;
 using relforge::test::shell_quote;
 using relforge::test::slurp;
 using relforge::test::source_path;
 
-constexpr const char* k_secret = "dashboard browser secret";
+constexpr const char* k_dashboard_secret = "dashboard browser secret";
 constexpr const char* k_now = "2025-06-15T21:00:00Z";  // 53 minutes after the scenario's last commit
-
-std::string sha_of(int n) {
-  const std::string digits = std::to_string(n);
-  return std::string(40 - digits.size(), 'a') + digits;
-}
 
 class RelayDashboardServed : public ::testing::Test {
 protected:
@@ -42,7 +39,7 @@ protected:
     auto replayed = relforge(
         "relay replay " + shell_quote(source_path("tests/fixtures/relay/scenario.jsonl").string()) + source);
     ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
-    auto started = run_shell(std::string("RELAY_WEBHOOK_SECRET=") + shell_quote(k_secret) + " " +
+    auto started = run_shell(std::string("RELAY_WEBHOOK_SECRET=") + shell_quote(k_dashboard_secret) + " " +
                              shell_quote(relforge::test::relforge_binary()) + " relay serve --port 0 --now " +
                              k_now + " --port-file " + shell_quote((dir / "port").string()) + source + " >" +
                              shell_quote((dir / "log").string()) + " 2>&1 & echo $!");
@@ -77,10 +74,10 @@ TEST_F(RelayDashboardServed, LinksFiltersPagingAndLiveRefreshInHeadlessChromiumS
       std::filesystem::path(relforge::test::relforge_binary()).parent_path() / "test-artifacts" / "dashboard";
   std::filesystem::remove_all(artifacts);
   std::filesystem::create_directories(artifacts);
-  const auto driven = run_shell("timeout 180 node " +
-                                shell_quote(source_path("tests/e2e/relay_dashboard_browser.cjs").string()) +
-                                " " + shell_quote(chromium) + " " + shell_quote("http://127.0.0.1:" + port) +
-                                " " + shell_quote(k_secret) + " " + shell_quote(artifacts.string()));
+  const auto driven = run_shell(
+      "timeout 180 node " + shell_quote(source_path("tests/e2e/relay_dashboard_browser.cjs").string()) + " " +
+      shell_quote(chromium) + " " + shell_quote("http://127.0.0.1:" + port) + " " +
+      shell_quote(k_dashboard_secret) + " " + shell_quote(artifacts.string()));
   ASSERT_EQ(driven.exit_code, 0) << driven.err;
   json seen;
   ASSERT_NO_THROW(seen = json::parse(driven.out)) << driven.out << driven.err;

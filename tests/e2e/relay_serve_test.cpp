@@ -19,7 +19,7 @@ using relforge::test::run_shell;
 using relforge::test::shell_quote;
 using relforge::test::slurp;
 
-constexpr const char* k_secret = "e2e webhook secret";
+constexpr const char* k_webhook_secret = "e2e webhook secret";
 
 std::filesystem::path fixtures() {
   return std::filesystem::path(relforge::test::source_dir()) / "tests" / "fixtures" / "github-webhooks";
@@ -47,11 +47,12 @@ public:
   // Starts the binary on port 0 and waits (bounded) for it to write its port.
   int start() {
     std::filesystem::remove(m_dir / "port");
-    const auto started = run_shell(
-        "RELAY_SECRET=" + shell_quote(k_secret) + " " + shell_quote(relforge::test::relforge_binary()) +
-        " relay serve --config " + shell_quote((m_dir / "relay.toml").string()) + " --db " +
-        shell_quote(db()) + " --port 0 --port-file " + shell_quote((m_dir / "port").string()) + " >>" +
-        shell_quote((m_dir / "log").string()) + " 2>&1 & echo $!");
+    const auto started =
+        run_shell("RELAY_SECRET=" + shell_quote(k_webhook_secret) + " " +
+                  shell_quote(relforge::test::relforge_binary()) + " relay serve --config " +
+                  shell_quote((m_dir / "relay.toml").string()) + " --db " + shell_quote(db()) +
+                  " --port 0 --port-file " + shell_quote((m_dir / "port").string()) + " >>" +
+                  shell_quote((m_dir / "log").string()) + " 2>&1 & echo $!");
     m_pid = std::stoi(started.out);
     for (int i = 0; i < 400 && m_port == 0; ++i) {
       const std::string text = slurp(m_dir / "port");
@@ -121,19 +122,19 @@ TEST(RelayServe, RealFixturesOverCurlWithSignaturesLandInSqliteSlow) {
     if (entry.path().extension() != ".json") continue;
     const std::string event = entry.path().parent_path().filename().string();
     const int code = curl_post(server.url("/webhook"), entry.path(), event, "fx-" + std::to_string(n++),
-                               signature_of(entry.path(), k_secret));
+                               signature_of(entry.path(), k_webhook_secret));
     EXPECT_EQ(code, 202) << entry.path();
   }
   ASSERT_EQ(n, 15);
   const auto push = fixtures() / "push" / "with-new-branch.payload.json";
-  EXPECT_EQ(curl_post(server.url("/webhook"), push, "push", "fx-0", signature_of(push, k_secret)),
+  EXPECT_EQ(curl_post(server.url("/webhook"), push, "push", "fx-0", signature_of(push, k_webhook_secret)),
             200);  // duplicate
   EXPECT_EQ(curl_post(server.url("/webhook"), push, "push", "wrong", signature_of(push, "not the secret")),
             401);
   EXPECT_EQ(curl_post(server.url("/webhook"), push, "push", "unsigned", ""), 400);
   const auto big = server.dir() / "big.json";
   std::ofstream(big) << "{\"pad\": \"" << std::string(200000, 'x') << "\"}";
-  EXPECT_EQ(curl_post(server.url("/webhook"), big, "push", "big", signature_of(big, k_secret)), 413);
+  EXPECT_EQ(curl_post(server.url("/webhook"), big, "push", "big", signature_of(big, k_webhook_secret)), 413);
   server.drain();
   EXPECT_EQ(server.sqlite("SELECT COUNT(*) FROM deliveries"), "15");
   EXPECT_EQ(server.sqlite("SELECT COUNT(*) FROM deliveries WHERE state IN ('pending','rejected')"), "0");
@@ -151,7 +152,7 @@ TEST(RelayServe, RealFixturesOverCurlWithSignaturesLandInSqliteSlow) {
   EXPECT_EQ(breakages.out, "[]\n");
   server.stop(SIGTERM);
   EXPECT_EQ(server.log().find("It's"), std::string::npos);
-  EXPECT_EQ(server.log().find(k_secret), std::string::npos);  // secrets never logged
+  EXPECT_EQ(server.log().find(k_webhook_secret), std::string::npos);  // secrets never logged
 }
 
 TEST(RelayServe, KillNineDuringABurstLosesNoAcknowledgedDeliverySlow) {
@@ -177,7 +178,7 @@ TEST(RelayServe, KillNineDuringABurstLosesNoAcknowledgedDeliverySlow) {
     request.body = body;
     request.timeout = std::chrono::seconds(5);
     auto sig = run_shell("printf %s " + shell_quote(body) + " | openssl dgst -sha256 -hmac " +
-                         shell_quote(k_secret) + " -hex");
+                         shell_quote(k_webhook_secret) + " -hex");
     request.headers = {{"X-GitHub-Event", "workflow_job"},
                        {"X-GitHub-Delivery", id},
                        {"X-Hub-Signature-256", "sha256=" + sig.out.substr(sig.out.rfind("= ") + 2, 64)}};

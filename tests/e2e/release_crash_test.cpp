@@ -20,12 +20,6 @@ using relforge::test::shell_quote;
 using relforge::test::TempRepo;
 using Json = nlohmann::json;
 
-RunResult relforge_in(const TempRepo& temp, const std::string& args, const std::string& env = "") {
-  return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " + env + " " +
-                                   shell_quote(relforge::test::relforge_binary()) + " " + args + " --repo " +
-                                   shell_quote(temp.work.string()));
-}
-
 void ok(const TempRepo& temp, const std::string& args) {
   const RunResult result = relforge_in(temp, args);
   ASSERT_EQ(result.exit_code, 0) << args << "\n" << result.err;

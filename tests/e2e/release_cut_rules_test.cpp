@@ -17,12 +17,6 @@ using relforge::test::RunResult;
 using relforge::test::shell_quote;
 using relforge::test::TempRepo;
 
-RunResult relforge_in(const TempRepo& temp, const std::string& args) {
-  return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " +
-                                   shell_quote(relforge::test::relforge_binary()) + " " + args + " --repo " +
-                                   shell_quote(temp.work.string()));
-}
-
 void seed(const TempRepo& temp, const std::string& hook_script) {
   temp.seed_project();
   temp.write(".github/workflows/test.yml", "uses: pytorch/test-infra/x.yml@main\n");

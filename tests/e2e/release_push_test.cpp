@@ -26,12 +26,6 @@ using relforge::test::shell_quote;
 using relforge::test::TempRepo;
 using Json = nlohmann::json;
 
-RunResult relforge_in(const TempRepo& temp, const std::string& args) {
-  return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " +
-                                   shell_quote(relforge::test::relforge_binary()) + " " + args + " --repo " +
-                                   shell_quote(temp.work.string()));
-}
-
 int free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};

@@ -17,24 +17,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string q(const fs::path& path) {
-  return shell_quote(path.string());
-}
-
 TEST(ReleaseStatusBuilds, CellsArePublishedSignedAndPromotedOrBlockers) {
   ChannelTempDir dir;
-  ASSERT_EQ(relforge("keys generate --out " + q(dir.path() / "keys")).exit_code, 0);
+  ASSERT_EQ(relforge("keys generate --out " + shell_quote(dir.path() / "keys")).exit_code, 0);
   std::string files;
   for (const std::string variant : {"cpu", "cu126", "cu130"}) {
-    const auto made = run_shell("/usr/bin/python3 " + q(source_path("tests/channels/pypi_staging_wheel.py")) +
-                                " " + q(dir.path() / "in") + " minitensor 2.7.0+" + variant);
+    const auto made =
+        run_shell("/usr/bin/python3 " + shell_quote(source_path("tests/channels/pypi_staging_wheel.py")) +
+                  " " + shell_quote(dir.path() / "in") + " minitensor 2.7.0+" + variant);
     ASSERT_EQ(made.exit_code, 0) << made.err;
-    files += " " + q(made.out.substr(0, made.out.size() - 1));
+    files += " " + shell_quote(made.out.substr(0, made.out.size() - 1));
   }
-  ASSERT_EQ(relforge("sign" + files + " --key " + q(dir.path() / "keys/signing.key")).exit_code, 0);
-  const std::string store = q(dir.path() / "store");
+  ASSERT_EQ(relforge("sign" + files + " --key " + shell_quote(dir.path() / "keys/signing.key")).exit_code, 0);
+  const std::string store = shell_quote(dir.path() / "store");
   const auto published = relforge("publish --channel test --root " + store + " --key " +
-                                  q(dir.path() / "keys/signing.pub") + files);
+                                  shell_quote(dir.path() / "keys/signing.pub") + files);
   ASSERT_EQ(published.exit_code, 0) << published.err;
 
   TempRepo temp;
@@ -50,7 +47,7 @@ TEST(ReleaseStatusBuilds, CellsArePublishedSignedAndPromotedOrBlockers) {
                  "[[matrix.field]]\nname = \"local_version\"\ntemplate = \"{accel}\"\n");
   temp.commit_all("Release matrix");
   const auto in_repo = [&](const std::string& args) {
-    return run_shell("cd " + q(temp.work) + " && env -u GITHUB_REF -u GITHUB_BASE_REF " +
+    return run_shell("cd " + shell_quote(temp.work) + " && env -u GITHUB_REF -u GITHUB_BASE_REF " +
                      shell_quote(relforge::test::relforge_binary()) + " " + args);
   };
   ASSERT_EQ(in_repo("release cut 2.7").exit_code, 0);
@@ -86,7 +83,7 @@ TEST(ReleaseStatusBuilds, CellsArePublishedSignedAndPromotedOrBlockers) {
   EXPECT_EQ(builds["cells"][3]["published"], false);
   EXPECT_EQ(builds["blockers"].size(), 5u);  // rocm7.2 unpublished, and four cells not on stable
 
-  const auto missing = in_repo("release status 2.7 --store " + q(dir.path() / "nowhere"));
+  const auto missing = in_repo("release status 2.7 --store " + shell_quote(dir.path() / "nowhere"));
   EXPECT_EQ(missing.exit_code, 4) << missing.err;
   EXPECT_NE(missing.err.find("no channel store at"), std::string::npos) << missing.err;
 }

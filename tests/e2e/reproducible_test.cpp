@@ -18,10 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string q(const fs::path& path) {
-  return shell_quote(path.string());
-}
-
 bool have_python311() {
   return fs::exists("/usr/bin/python3.11") && fs::exists("/usr/include/python3.11/Python.h");
 }
@@ -47,9 +43,10 @@ protected:
   // A git repository holding a copy of examples/minitensor at `folder`; returns its commit.
   std::string source_copy(const fs::path& folder) {
     fs::create_directories(folder.parent_path());
-    const auto made = run_shell("cp -r " + q(source_path("examples/minitensor")) + " " + q(folder) +
-                                " && cd " + q(folder) + " && git init -q && git add -A && " + k_commit_env +
-                                " git commit -qm source && git rev-parse HEAD");
+    const auto made =
+        run_shell("cp -r " + shell_quote(source_path("examples/minitensor")) + " " + shell_quote(folder) +
+                  " && cd " + shell_quote(folder) + " && git init -q && git add -A && " + k_commit_env +
+                  " git commit -qm source && git rev-parse HEAD");
     EXPECT_EQ(made.exit_code, 0) << made.err;
     return made.out.substr(0, made.out.find('\n'));
   }
@@ -58,8 +55,8 @@ protected:
   fs::path build(const fs::path& source, const fs::path& state, const std::string& select,
                  const std::string& prefix = "") {
     const auto result = run_shell(prefix + shell_quote(relforge::test::relforge_binary()) +
-                                  " build --config " + q(source / "relforge.toml") + " --select " +
-                                  shell_quote(select) + " --state-dir " + q(state) + " --json");
+                                  " build --config " + shell_quote(source / "relforge.toml") + " --select " +
+                                  shell_quote(select) + " --state-dir " + shell_quote(state) + " --json");
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     const auto json = nlohmann::json::parse(result.out, nullptr, false);
     if (json.is_discarded() || !json.contains("cells") || json["cells"].empty()) return {};
@@ -76,14 +73,14 @@ protected:
                               "umask 077 && TZ=Asia/Kolkata LC_ALL=C ");
     ASSERT_FALSE(first.empty());
     ASSERT_FALSE(second.empty());
-    const auto diff = relforge("wheel diff " + q(first) + " " + q(second));
+    const auto diff = relforge("wheel diff " + shell_quote(first) + " " + shell_quote(second));
     EXPECT_EQ(diff.exit_code, 0) << diff.out << diff.err;
     EXPECT_EQ(diff.out, "identical\n");
     // Every entry carries the commit's time (zip times have a 2 s step), not the time of the build.
     const auto times = run_shell("/usr/bin/python3 -c " +
                                  shell_quote("import sys, zipfile; print(sorted({i.date_time for i in "
                                              "zipfile.ZipFile(sys.argv[1]).infolist()}))") +
-                                 " " + q(first));
+                                 " " + shell_quote(first));
     EXPECT_EQ(times.out, "[(2026, 1, 2, 3, 4, 4)]\n") << times.err;
   }
 
@@ -105,7 +102,7 @@ TEST_F(Reproducible, Cuda130WheelIsTheSameBuiltInAnotherFolderSlow) {
 
 // `wheel diff` answers like a query: 0 identical, 1 different (the report on stdout), 4 unreadable.
 TEST_F(Reproducible, WheelDiffExitsOneWithTheDifferencesAndZeroWhenIdentical) {
-  const auto made = run_shell("cd " + q(m_dir) + " && /usr/bin/python3 -",
+  const auto made = run_shell("cd " + shell_quote(m_dir) + " && /usr/bin/python3 -",
                               "import zipfile\n"
                               "for name, init in (('a', b'X = 1\\n'), ('b', b'X = 2\\n')):\n"
                               "    with zipfile.ZipFile(name + '.whl', 'w') as z:\n"
@@ -113,18 +110,22 @@ TEST_F(Reproducible, WheelDiffExitsOneWithTheDifferencesAndZeroWhenIdentical) {
                               "        z.writestr('demo-1.0.dist-info/METADATA', 'Metadata-Version: "
                               "2.1\\nName: demo\\nVersion: 1.0\\n')\n");
   ASSERT_EQ(made.exit_code, 0) << made.err;
-  const auto same = relforge("wheel diff " + q(m_dir / "a.whl") + " " + q(m_dir / "a.whl"));
+  const auto same =
+      relforge("wheel diff " + shell_quote(m_dir / "a.whl") + " " + shell_quote(m_dir / "a.whl"));
   EXPECT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(same.out, "identical\n");
-  const auto text = relforge("wheel diff " + q(m_dir / "a.whl") + " " + q(m_dir / "b.whl"));
+  const auto text =
+      relforge("wheel diff " + shell_quote(m_dir / "a.whl") + " " + shell_quote(m_dir / "b.whl"));
   EXPECT_EQ(text.exit_code, 1) << text.err;
   EXPECT_EQ(text.out, "~ demo/__init__.py (6 -> 6 bytes)\n    -X = 1\n    +X = 2\n");
-  const auto json = relforge("wheel diff " + q(m_dir / "a.whl") + " " + q(m_dir / "b.whl") + " --json");
+  const auto json =
+      relforge("wheel diff " + shell_quote(m_dir / "a.whl") + " " + shell_quote(m_dir / "b.whl") + " --json");
   EXPECT_EQ(json.exit_code, 1);
   const auto parsed = nlohmann::json::parse(json.out);
   EXPECT_EQ(parsed["identical"], false);
   EXPECT_EQ(parsed["entries"][0]["lines"], nlohmann::json::array({"-X = 1", "+X = 2"}));
-  const auto missing = relforge("wheel diff " + q(m_dir / "a.whl") + " " + q(m_dir / "nowhere.whl"));
+  const auto missing =
+      relforge("wheel diff " + shell_quote(m_dir / "a.whl") + " " + shell_quote(m_dir / "nowhere.whl"));
   EXPECT_EQ(missing.exit_code, 4) << missing.err;
   EXPECT_TRUE(missing.out.empty());
 }
@@ -134,11 +135,11 @@ protected:
   void SetUp() override {
     if (!have_python311()) GTEST_SKIP() << "no /usr/bin/python3.11 with headers (install python3-dev)";
     m_commit = source_copy(source());
-    ASSERT_EQ(relforge("keys generate --out " + q(m_dir / "keys")).exit_code, 0);
+    ASSERT_EQ(relforge("keys generate --out " + shell_quote(m_dir / "keys")).exit_code, 0);
     const auto nightly =
-        relforge("nightly --config " + q(source() / "relforge.toml") + " --root " + q(root()) +
-                 " --state-dir " + q(m_dir / "state") + " --select 'cp311-*-cpu' --date 20260102 --key " +
-                 q(m_dir / "keys/signing.key"));
+        relforge("nightly --config " + shell_quote(source() / "relforge.toml") + " --root " +
+                 shell_quote(root()) + " --state-dir " + shell_quote(m_dir / "state") +
+                 " --select 'cp311-*-cpu' --date 20260102 --key " + shell_quote(m_dir / "keys/signing.key"));
     ASSERT_EQ(nightly.exit_code, 0) << nightly.out << nightly.err;
   }
   fs::path source() const { return m_dir / "src/minitensor"; }
@@ -149,12 +150,12 @@ protected:
            "minitensor-0.3.0.dev20260102+cpu-cp311-cp311-manylinux_2_28_x86_64.whl";
   }
   RunResult verify(const fs::path& wheel, const std::string& extra = "") {
-    return relforge("verify " + q(wheel) + " --key " + q(m_dir / "keys/signing.pub") +
-                    " --rebuild --config " + q(source() / "relforge.toml") + " " + extra);
+    return relforge("verify " + shell_quote(wheel) + " --key " + shell_quote(m_dir / "keys/signing.pub") +
+                    " --rebuild --config " + shell_quote(source() / "relforge.toml") + " " + extra);
   }
   // The store and the checkout, listed with every file's hash: a verification changes neither.
   std::string snapshot() {
-    return run_shell("cd " + q(m_dir) +
+    return run_shell("cd " + shell_quote(m_dir) +
                      " && find channel src -path src/minitensor/.git -prune -o -type f -print0 | sort -z | "
                      "xargs -0 sha256sum && git -C src/minitensor status --porcelain")
         .out;
@@ -167,8 +168,9 @@ protected:
     fs::copy_file(wheel, copy, fs::copy_options::overwrite_existing);
     facts["wheel"] = copy.filename().string();
     std::ofstream(dir / "facts.json") << facts.dump();
-    const auto sign = relforge("sign " + q(copy) + " --key " + q(m_dir / "keys/signing.key") +
-                               " --provenance-from " + q(dir / "facts.json"));
+    const auto sign =
+        relforge("sign " + shell_quote(copy) + " --key " + shell_quote(m_dir / "keys/signing.key") +
+                 " --provenance-from " + shell_quote(dir / "facts.json"));
     EXPECT_EQ(sign.exit_code, 0) << sign.err;
     return copy;
   }
@@ -202,7 +204,7 @@ TEST_F(VerifyRebuild, APublishedWheelIsReproducedAndNothingChangesSlow) {
 TEST_F(VerifyRebuild, ATamperedWheelIsNotReproducedAndTheDiffSaysWhereSlow) {
   const auto tampered = signed_copy(published(), "tampered", facts());
   const auto patch = run_shell(
-      "/usr/bin/python3 - " + q(tampered),
+      "/usr/bin/python3 - " + shell_quote(tampered),
       "import sys, zipfile, hashlib, base64\n"
       "p = sys.argv[1]; z = zipfile.ZipFile(p); items = [(i, z.read(i)) for i in z.infolist()]; z.close()\n"
       "items = [(i, d + b'import os  # backdoor\\n' if i.filename == 'minitensor/__init__.py' else d) for i, "
@@ -218,7 +220,9 @@ TEST_F(VerifyRebuild, ATamperedWheelIsNotReproducedAndTheDiffSaysWhereSlow) {
   // Signed again after the change, so only the rebuild can tell.
   signed_copy(tampered, "tampered-signed", facts());
   const auto wheel = m_dir / "tampered-signed" / tampered.filename();
-  ASSERT_EQ(relforge("verify " + q(wheel) + " --key " + q(m_dir / "keys/signing.pub")).exit_code, 0);
+  ASSERT_EQ(relforge("verify " + shell_quote(wheel) + " --key " + shell_quote(m_dir / "keys/signing.pub"))
+                .exit_code,
+            0);
   const auto result = verify(wheel);
   EXPECT_EQ(result.exit_code, 9) << result.out << result.err;
   EXPECT_NE(result.out.find("NOT reproduced"), std::string::npos) << result.out;
@@ -259,7 +263,7 @@ TEST_F(VerifyRebuild, EachReasonItCannotRebuildIsNamedSlow) {
   // A --work folder with something in it is refused before anything is removed from it.
   fs::create_directories(m_dir / "busy");
   std::ofstream(m_dir / "busy/keep.txt") << "mine\n";
-  result = verify(published(), "--work " + q(m_dir / "busy"));
+  result = verify(published(), "--work " + shell_quote(m_dir / "busy"));
   EXPECT_EQ(result.exit_code, 5) << result.err;
   EXPECT_NE(result.err.find("is not empty"), std::string::npos) << result.err;
   EXPECT_TRUE(fs::exists(m_dir / "busy/keep.txt"));
@@ -277,9 +281,10 @@ TEST_F(VerifyRebuild, EachReasonItCannotRebuildIsNamedSlow) {
 // publish, and the error names the entry that differs rather than only the hash.
 TEST_F(VerifyRebuild, PublishingOtherBytesNamesTheDifferingEntriesSlow) {
   std::ofstream(source() / "python/minitensor/__init__.py", std::ios::app) << "EXTRA = 1\n";
-  const auto again = relforge(
-      "nightly --config " + q(source() / "relforge.toml") + " --root " + q(root()) + " --state-dir " +
-      q(m_dir / "state") + " --select 'cp311-*-cpu' --date 20260102 --key " + q(m_dir / "keys/signing.key"));
+  const auto again =
+      relforge("nightly --config " + shell_quote(source() / "relforge.toml") + " --root " +
+               shell_quote(root()) + " --state-dir " + shell_quote(m_dir / "state") +
+               " --select 'cp311-*-cpu' --date 20260102 --key " + shell_quote(m_dir / "keys/signing.key"));
   EXPECT_EQ(again.exit_code, 5) << again.out << again.err;
   EXPECT_NE(again.err.find("already published with different bytes"), std::string::npos) << again.err;
   EXPECT_NE(again.err.find("it differs in: changed minitensor/__init__.py (1 lines)"), std::string::npos)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tests/release/repo_fixture.hpp"
+#include "tests/support/e2e.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
@@ -17,12 +18,6 @@ using relforge::test::RunResult;
 using Json = nlohmann::json;
 
 const std::string k_hint = "a PEP 440 version looks like 1.0, 2.6.0rc1, 1!2.0.post1.dev3 or 2.6.0+cu126";
-
-Json parse_json(const RunResult& result, int exit_code = 0) {
-  EXPECT_EQ(result.exit_code, exit_code) << result.err;
-  EXPECT_EQ(result.err, "");
-  return Json::parse(result.out, nullptr, false);
-}
 
 void expect_error(const RunResult& result, const std::string& message, int exit_code = 2) {
   EXPECT_EQ(result.exit_code, exit_code);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/e2e.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
@@ -17,12 +18,6 @@ using Json = nlohmann::json;
 
 const std::string k_torch = "torch-2.6.0+cu126-cp313-cp313t-manylinux_2_28_x86_64.whl";
 const std::string k_mac = "torch-2.9.0-cp313-none-macosx_11_0_arm64.whl";
-
-Json parse_json(const RunResult& result) {
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.err, "");
-  return Json::parse(result.out, nullptr, false);
-}
 
 void expect_usage_error(const RunResult& result, const std::string& message) {
   EXPECT_EQ(result.exit_code, 2);

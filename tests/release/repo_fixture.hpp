@@ -80,4 +80,11 @@ public:
   std::filesystem::path work;
 };
 
+// The relforge binary run on `temp`'s work tree (`--repo`), with `env` assignments before it and
+// without the GITHUB_REF variables a CI job would set.
+inline RunResult relforge_in(const TempRepo& temp, const std::string& args, const std::string& env = "") {
+  return run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " + env + " " + shell_quote(relforge_binary()) +
+                   " " + args + " --repo " + shell_quote(temp.work.string()));
+}
+
 }  // namespace relforge::test
