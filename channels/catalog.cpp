@@ -1,6 +1,7 @@
 #include "channels/catalog.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "channels/info_scan.hpp"
@@ -230,18 +231,24 @@ Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
                                     const std::set<ProjectRef>* fresh) {
   ChannelListing listing;
   for (const auto& variant : scan.variants) listing[variant];
+  std::map<std::string, std::optional<CachedListing>> caches;  // project -> its cache, read once
   std::vector<ProjectRef> unread;
   for (const auto& [ref, wheels] : scan.folders) {
     auto& files = listing[ref.first][ref.second];
     if (projects && projects->count(ref.second) == 0) continue;
     if (fresh && fresh->count(ref) == 0) {
       // Re-reading every sidecar of every other variant made one publish cost a rebuild.
-      auto cached =
-          read_cached_listing(store, scan.folder_key(ref) + "/" + std::string(k_listing_cache), wheels);
-      if (!cached) return tl::unexpected(cached.error());
-      if (*cached) {
-        files = std::move(**cached);
-        continue;
+      auto cache = caches.find(ref.second);
+      if (cache == caches.end()) {
+        auto cached = read_cached_listing(store, listing_cache_key(scan.base, ref.second));
+        if (!cached) return tl::unexpected(cached.error());
+        cache = caches.emplace(ref.second, std::move(*cached)).first;
+      }
+      if (cache->second) {
+        if (auto section = take_section(*cache->second, ref.first, wheels)) {
+          files = std::move(*section);
+          continue;
+        }
       }
     }
     unread.push_back(ref);
@@ -263,7 +270,8 @@ Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, con
     std::vector<std::vector<ObjectPut>> tiers(3);
     for (const auto& page : pages) {
       const std::string dir = page.dir.empty() ? scan.base : scan.key(page.dir);
-      auto& tier = tiers[page.listing ? 0 : page.dir.empty() ? 2 : 1];
+      // Variant project pages ("cpu/mini"), then the pages that link them, the channel's root last.
+      auto& tier = tiers[page.dir.find('/') != std::string::npos ? 0 : page.dir.empty() ? 2 : 1];
       if (page.listing)
         tier.push_back({dir + "/" + std::string(k_listing_cache), *page.listing, k_text_content_type});
       tier.push_back({dir + "/index.json", page.json, k_simple_json_type});

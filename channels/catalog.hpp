@@ -45,12 +45,12 @@ Result<std::vector<FileInfo>> read_folder(ObjectStore& store, const ChannelScan&
 
 // The listing pages are rendered from. Folders of `projects` (every folder when null) are read;
 // others get empty lists (their names still reach the root pages). Folders in `fresh`, or every
-// folder when `fresh` is null, come from their sidecars; the rest from their listing cache while
-// it names exactly the folder's complete files.
+// folder when `fresh` is null, come from their sidecars; the rest from their project's listing
+// cache while its section names exactly the folder's complete files.
 Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
                                     const std::set<std::string>* projects, const std::set<ProjectRef>* fresh);
 
-// Writes the pages (and the listing caches beside variant project pages) that `touched` changes,
+// Writes the pages (and the listing caches beside combined project pages) that `touched` changes,
 // or every page when `touched` is null; `on_stage("page-written")` after each folder's pages.
 Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, const ChannelListing& listing,
                                 const std::set<ProjectRef>* touched,

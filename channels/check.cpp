@@ -180,6 +180,7 @@ private:
     for (auto it = scan.keys.lower_bound(prefix); it != scan.keys.end() && it->starts_with(prefix); ++it) {
       const std::string name = it->substr(prefix.size());
       if (name.find('/') != std::string::npos || temporary_name(name)) continue;
+      // (A listing cache here is an older relforge's: never read, and removed by a rebuild.)
       if (name == "index.html" || name == "index.json" || name == k_listing_cache ||
           name == k_tombstones_file)
         continue;
@@ -198,23 +199,20 @@ private:
             "remove the orphan " + m_store.describe(scan.key(*it)));
       }
     }
-    if (scan.has(prefix + std::string(k_listing_cache))) {
-      std::vector<IndexedFile> indexed;
-      for (const auto& info : files) indexed.push_back({info, ""});
-      const std::string cache_key = base + "/" + std::string(k_listing_cache);
-      auto cached = m_store.get(cache_key);
-      if (!cached) return tl::unexpected(cached.error());
-      if (!cached->has_value() || **cached != render_listing(indexed)) {
-        add("stale-listing-cache", cache_key, "the listing cache does not match the folder's records",
-            k_rebuild);
-      }
-    }
     return files;
   }
 
   Status pages(const ChannelScan& scan, const ChannelListing& listing) {
     for (const auto& page : render_channel_pages(listing)) {
       const std::string dir = page.dir.empty() ? scan.base : scan.key(page.dir);
+      if (page.listing && scan.has(page.dir + "/" + std::string(k_listing_cache))) {
+        const std::string cache_key = dir + "/" + std::string(k_listing_cache);
+        auto cached = m_store.get(cache_key);
+        if (!cached) return tl::unexpected(cached.error());
+        if (!cached->has_value() || **cached != *page.listing) {
+          add("stale-listing-cache", cache_key, "the listing cache does not match the records", k_rebuild);
+        }
+      }
       for (const auto& [name, expected] :
            {std::pair<std::string, const std::string*>{"index.html", &page.html},
             {"index.json", &page.json}}) {

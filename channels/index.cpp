@@ -229,13 +229,14 @@ std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
     bool in_combined;
     std::vector<IndexedFile> files;
     std::optional<RenderedPage> rendered;
+    std::string section;  // of the combined project's listing cache
   };
   std::vector<Folder> folders;
   for (const auto& [variant, projects] : listing) {
     for (const auto& [project, infos] : projects) {
       const bool page = !touched || touched->count({variant, project}) != 0;
       const bool in_combined = !touched || touched_projects.count(project) != 0;
-      if (page || in_combined) folders.push_back({&variant, &project, &infos, page, in_combined, {}, {}});
+      if (page || in_combined) folders.push_back({&variant, &project, &infos, page, in_combined, {}, {}, {}});
     }
   }
   (void)core::parallel_for(folders.size(), [&](std::size_t i) -> Status {
@@ -246,16 +247,21 @@ std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
     if (folder.page) {
       folder.rendered =
           RenderedPage{*folder.variant + "/" + project, render_project_html(project, folder.files),
-                       render_project_json(project, folder.files), render_listing(folder.files)};
+                       render_project_json(project, folder.files), std::nullopt};
     }
     if (folder.in_combined) {
+      folder.section = render_listing_section(*folder.variant, folder.files);
       for (auto& file : folder.files) file.url = "../" + *folder.variant + "/" + project + "/" + file.url;
     }
     return {};
   });
 
+  struct Combined {
+    std::vector<IndexedFile> files;
+    std::vector<std::string> sections;  // in variant order
+  };
   std::vector<RenderedPage> pages;
-  std::map<std::string, std::vector<IndexedFile>> combined;
+  std::map<std::string, Combined> combined;
   std::set<std::string> all_projects;
   std::size_t next = 0;
   for (const auto& [variant, projects] : listing) {
@@ -268,21 +274,22 @@ std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
       if (folder.rendered) pages.push_back(std::move(*folder.rendered));
       if (folder.in_combined) {
         auto& all = combined[project];
-        std::move(folder.files.begin(), folder.files.end(), std::back_inserter(all));
+        std::move(folder.files.begin(), folder.files.end(), std::back_inserter(all.files));
+        all.sections.push_back(std::move(folder.section));
       }
     }
     if (!touched || touched_variants.count(variant) != 0) {
       pages.push_back({variant, render_root_html(names), render_root_json(names), std::nullopt});
     }
   }
-  std::vector<std::pair<const std::string*, std::vector<IndexedFile>*>> merged;
-  for (auto& [project, files] : combined) merged.emplace_back(&project, &files);
+  std::vector<std::pair<const std::string*, Combined*>> merged;
+  for (auto& [project, all] : combined) merged.emplace_back(&project, &all);
   std::vector<RenderedPage> combined_pages(merged.size());
   (void)core::parallel_for(merged.size(), [&](std::size_t i) -> Status {
-    const auto& [project, files] = merged[i];
-    sort_by_version(*files);
-    combined_pages[i] = {*project, render_project_html(*project, *files),
-                         render_project_json(*project, *files), std::nullopt};
+    const auto& [project, all] = merged[i];
+    sort_by_version(all->files);
+    combined_pages[i] = {*project, render_project_html(*project, all->files),
+                         render_project_json(*project, all->files), render_listing(all->sections)};
     return {};
   });
   std::move(combined_pages.begin(), combined_pages.end(), std::back_inserter(pages));

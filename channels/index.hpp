@@ -51,7 +51,7 @@ struct RenderedPage {
   std::string dir;  // relative to the channel's folder: "cpu/mini", "cpu", "mini", "" (its root)
   std::string html;
   std::string json;
-  std::optional<std::string> listing;  // variant project pages: the .relforge-listing beside them
+  std::optional<std::string> listing;  // combined project pages: the .relforge-listing beside them
 };
 // The pages publish, prune, yank and rebuild write, rendered in memory, project pages before the
 // root pages that link them: every page of the listing, or (with `touched`) only the pages that

@@ -2,37 +2,34 @@
 
 #include <algorithm>
 #include <charconv>
-#include <set>
 #include <system_error>
 
-#include "channels/catalog.hpp"
 #include "core/text.hpp"
-#include "platform/fs.hpp"
 
 namespace relforge::channels {
 namespace {
 
-// Tab-separated, one file per line, text fields percent-encoded: parsing it is a split, which
-// keeps a combined page's refresh far below re-reading ~1,000 JSON sidecars.
-constexpr std::string_view k_header = "relforge-listing 1";
+// Tab-separated, one file per line under its variant's line, text fields percent-encoded: parsing
+// it is a split, which keeps a combined page's refresh far below re-reading ~1,000 JSON sidecars.
+// Version 1 was one file per variant folder; nothing reads those any more (rebuild removes them).
+constexpr std::string_view k_header = "relforge-listing 2";
+constexpr std::string_view k_variant_line = "variant ";
 constexpr std::size_t k_fields = 11;
 
-// Only what would break a line or a field is escaped: control bytes and '%' itself.
-std::string encode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte != 0x7f && c != '%') {
-      out += c;
-      continue;
-    }
+// Only what would break a line or a field is escaped: control bytes and '%' itself. Runs between
+// them are appended whole (this runs over every field of every file a rebuild lists).
+void encode(std::string& out, std::string_view text) {
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte != 0x7f && byte != '%') continue;
     static constexpr char k_hex[] = "0123456789ABCDEF";
-    out += '%';
-    out += k_hex[byte >> 4U];
-    out += k_hex[byte & 15U];
+    out.append(text.data() + run, i - run);
+    const char escaped[] = {'%', k_hex[byte >> 4U], k_hex[byte & 15U]};
+    out.append(escaped, 3);
+    run = i + 1;
   }
-  return out;
+  out.append(text.data() + run, text.size() - run);
 }
 
 std::optional<std::string> decode(std::string_view text) {
@@ -55,8 +52,12 @@ std::optional<std::string> decode(std::string_view text) {
 
 }  // namespace
 
-std::string render_listing(const std::vector<IndexedFile>& files) {
-  std::size_t estimate = k_header.size() + 8;
+std::string listing_cache_key(const std::string& base, const std::string& project) {
+  return base + "/" + project + "/" + std::string(k_listing_cache);
+}
+
+std::string render_listing_section(std::string_view variant, const std::vector<IndexedFile>& files) {
+  std::size_t estimate = k_variant_line.size() + variant.size() + 8;
   for (const auto& file : files) {
     const FileInfo& info = file.info;
     estimate += 48 + info.filename.size() + info.project.size() + info.version.size() + info.sha256.size() +
@@ -65,13 +66,14 @@ std::string render_listing(const std::vector<IndexedFile>& files) {
   }
   std::string out;
   out.reserve(estimate);
-  out += k_header;
+  out += k_variant_line;
+  encode(out, variant);
   out += '\n';
   for (const auto& file : files) {
     const FileInfo& info = file.info;
     for (const std::string_view field : {std::string_view(info.filename), std::string_view(info.project),
                                          std::string_view(info.version), std::string_view(info.sha256)}) {
-      out += encode(field);
+      encode(out, field);
       out += '\t';
     }
     out += std::to_string(info.size);
@@ -79,27 +81,46 @@ std::string render_listing(const std::vector<IndexedFile>& files) {
          {std::string_view(info.metadata_sha256), std::string_view(info.requires_python),
           std::string_view(info.upload_time)}) {
       out += '\t';
-      out += encode(field);
+      encode(out, field);
     }
     out += info.yanked ? "\t1\t" : "\t0\t";
-    out += encode(info.yanked_reason);
+    encode(out, info.yanked_reason);
     out += info.provenance ? "\t1\n" : "\t0\n";
   }
+  return out;
+}
+
+std::string render_listing(const std::vector<std::string>& sections) {
+  std::size_t size = k_header.size() + 8;
+  for (const auto& section : sections) size += section.size();
+  std::string out;
+  out.reserve(size);
+  out += k_header;
+  out += '\n';
+  for (const auto& section : sections) out += section;
   out += "end\n";  // a truncated cache is never mistaken for a shorter listing
   return out;
 }
 
-std::optional<std::vector<FileInfo>> parse_listing(std::string_view text) {
+std::optional<CachedListing> parse_listing(std::string_view text) {
   auto lines = core::split(text, '\n');
   if (lines.size() < 3 || lines.front() != k_header || !lines.back().empty() ||
       lines[lines.size() - 2] != "end") {
     return std::nullopt;
   }
-  std::vector<FileInfo> files;
-  files.reserve(lines.size() - 3);
+  CachedListing listing;
+  std::vector<FileInfo>* files = nullptr;
   for (std::size_t n = 1; n + 2 < lines.size(); ++n) {
+    if (lines[n].starts_with(k_variant_line) && lines[n].find('\t') == std::string_view::npos) {
+      auto variant = decode(lines[n].substr(k_variant_line.size()));
+      if (!variant) return std::nullopt;
+      const auto [at, fresh] = listing.try_emplace(std::move(*variant));
+      if (!fresh) return std::nullopt;
+      files = &at->second;
+      continue;
+    }
     const auto fields = core::split(lines[n], '\t');
-    if (fields.size() != k_fields) return std::nullopt;
+    if (files == nullptr || fields.size() != k_fields) return std::nullopt;
     FileInfo info;
     std::string* text_fields[] = {&info.filename,
                                   &info.project,
@@ -125,63 +146,28 @@ std::optional<std::vector<FileInfo>> parse_listing(std::string_view text) {
       return std::nullopt;
     info.yanked = fields[8] == "1";
     info.provenance = fields[10] == "1";
-    files.push_back(std::move(info));
+    files->push_back(std::move(info));
   }
-  return files;
+  return listing;
 }
 
-Result<std::optional<std::vector<FileInfo>>> read_cached_listing(ObjectStore& store,
-                                                                 const std::string& cache_key,
-                                                                 const std::vector<std::string>& wheels) {
-  auto text = store.get(cache_key);
+Result<std::optional<CachedListing>> read_cached_listing(ObjectStore& store, const std::string& key) {
+  auto text = store.get(key);
   if (!text) return tl::unexpected(text.error());
-  if (!text->has_value()) return std::optional<std::vector<FileInfo>>();
-  auto cached = parse_listing(**text);
-  if (!cached) return std::optional<std::vector<FileInfo>>();
+  if (!text->has_value()) return std::optional<CachedListing>();
+  return parse_listing(**text);
+}
+
+std::optional<std::vector<FileInfo>> take_section(CachedListing& cached, const std::string& variant,
+                                                  const std::vector<std::string>& wheels) {
+  const auto found = cached.find(variant);
+  if (found == cached.end()) return std::nullopt;
   std::vector<std::string_view> names;
-  names.reserve(cached->size());
-  for (const auto& info : *cached) names.emplace_back(info.filename);
+  names.reserve(found->second.size());
+  for (const auto& info : found->second) names.emplace_back(info.filename);
   std::sort(names.begin(), names.end());
-  if (!std::equal(names.begin(), names.end(), wheels.begin(), wheels.end()))
-    return std::optional<std::vector<FileInfo>>();
-  return cached;
-}
-
-Result<std::vector<FileInfo>> cached_files(const std::filesystem::path& project_dir) {
-  FilesystemObjectStore store(project_dir);
-  auto objects = store.list("");
-  if (!objects) return tl::unexpected(objects.error());
-  std::set<std::string> keys;
-  for (const auto& object : *objects) keys.insert(object.key);
-  std::vector<std::string> wheels;
-  for (const auto& key : keys) {
-    if (key.ends_with(".whl.info.json") && keys.count(key.substr(0, key.size() - 10)))
-      wheels.push_back(key.substr(0, key.size() - 10));
-  }
-  auto cached = read_cached_listing(store, std::string(k_listing_cache), wheels);
-  if (!cached) return tl::unexpected(cached.error());
-  if (*cached) return std::move(**cached);
-  std::vector<FileInfo> files;
-  for (const auto& wheel : wheels) {
-    auto text = store.get(wheel + ".info.json");
-    if (!text) return tl::unexpected(text.error());
-    if (!text->has_value()) continue;
-    auto info = info_from_json(**text, store.describe(wheel + ".info.json"));
-    if (!info) return tl::unexpected(info.error());
-    files.push_back(std::move(*info));
-  }
-  sort_by_version(files);
-  return files;
-}
-
-Status invalidate_listing(const std::filesystem::path& project_dir) {
-  std::error_code error;
-  std::filesystem::remove(project_dir / std::string(k_listing_cache), error);
-  if (error) {
-    return fail(ErrorCategory::io, "cannot remove the listing cache in " + project_dir.string() + ": " +
-                                       error.message() + " (check the store's permissions)");
-  }
-  return {};
+  if (!std::equal(names.begin(), names.end(), wheels.begin(), wheels.end())) return std::nullopt;
+  return std::move(found->second);
 }
 
 }  // namespace relforge::channels

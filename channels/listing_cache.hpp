@@ -1,8 +1,9 @@
 #pragma once
-// A variant project's listing, cached beside its pages (.relforge-listing), so that refreshing a
-// combined page after one publish re-reads the sidecars of the touched variant only. The cache is
-// used only while its file names equal the folder's complete files; otherwise the sidecars win.
-#include <filesystem>
+// A channel project's listing, cached beside its combined pages (PROJECT/.relforge-listing) with
+// one section per variant, so that refreshing a combined page after one publish re-reads the
+// sidecars of the touched variant only. A section is used only while its file names equal its
+// folder's complete files; otherwise the sidecars win.
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,19 +18,22 @@ namespace relforge::channels {
 
 inline constexpr std::string_view k_listing_cache = ".relforge-listing";
 
-std::string render_listing(const std::vector<IndexedFile>& files);
-// The files in the order they were written, or nullopt when `text` is not a complete listing.
-std::optional<std::vector<FileInfo>> parse_listing(std::string_view text);
+// variant -> its files, in the order they were written.
+using CachedListing = std::map<std::string, std::vector<FileInfo>>;
 
-// The cached listing under `cache_key` while it names exactly `wheels` (sorted); else nullopt.
-// Changes that keep the names (a yank) remove the cache first.
-Result<std::optional<std::vector<FileInfo>>> read_cached_listing(ObjectStore& store,
-                                                                 const std::string& cache_key,
-                                                                 const std::vector<std::string>& wheels);
+// The key of a project's cache in the channel whose folder key is `base` ("whl/nightly").
+std::string listing_cache_key(const std::string& base, const std::string& project);
 
-// A project folder on disk (version order): the cache while it names exactly the folder's complete
-// files, else the sidecars.
-Result<std::vector<FileInfo>> cached_files(const std::filesystem::path& project_dir);
-Status invalidate_listing(const std::filesystem::path& project_dir);
+// One variant's part of a cache; render_listing joins the parts, in the order given, into the file.
+std::string render_listing_section(std::string_view variant, const std::vector<IndexedFile>& files);
+std::string render_listing(const std::vector<std::string>& sections);
+// The sections, or nullopt when `text` is not a complete listing (or names a variant twice).
+std::optional<CachedListing> parse_listing(std::string_view text);
+
+// The cache under `key`; nullopt when it is absent or not a complete listing.
+Result<std::optional<CachedListing>> read_cached_listing(ObjectStore& store, const std::string& key);
+// The variant's files while they name exactly `wheels` (sorted); else nullopt.
+std::optional<std::vector<FileInfo>> take_section(CachedListing& cached, const std::string& variant,
+                                                  const std::vector<std::string>& wheels);
 
 }  // namespace relforge::channels

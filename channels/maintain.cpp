@@ -97,7 +97,9 @@ Result<std::vector<std::string>> run_yank(const YankOptions& options, ObjectStor
     file.info.yanked = options.action == YankAction::yank;
     file.info.yanked_reason = file.info.yanked ? options.reason : "";
     // The file names stay, so the cached listing would not notice a crash before the pages.
-    if (auto status = store.remove(folder_of(file.key) + "/" + std::string(k_listing_cache)); !status)
+    const std::string folder = folder_of(file.key);
+    const std::string project = folder.substr(folder.rfind('/') + 1);
+    if (auto status = store.remove(listing_cache_key(channel_key(options.channel), project)); !status)
       return tl::unexpected(status.error());
     if (auto status = store.put(file.key + ".info.json", info_to_json(file.info), k_json_content_type);
         !status)

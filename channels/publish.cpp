@@ -112,7 +112,8 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
 
 // Uploads one wheel and its sidecars; FILE.info.json goes last because the listing only counts a
 // wheel that has one.
-Status store_one(ObjectStore& store, const std::string& folder, Prepared& item, PublishState& state) {
+Status store_one(ObjectStore& store, const std::string& folder, const std::string& listing_key,
+                 Prepared& item, PublishState& state) {
   const std::string key = folder + "/" + item.info.filename;
   auto put = store.put_if_absent(key, item.source, item.info.sha256, k_wheel_content_type);
   if (!put) return tl::unexpected(put.error());
@@ -127,7 +128,7 @@ Status store_one(ObjectStore& store, const std::string& folder, Prepared& item, 
         return {};
       }
       // The info is rewritten under the same name, which the cached listing would not notice.
-      if (auto status = store.remove(folder + "/" + std::string(k_listing_cache)); !status) return status;
+      if (auto status = store.remove(listing_key); !status) return status;
       if (old) {
         item.info.upload_time = old->upload_time;
         item.info.yanked = old->yanked;
@@ -384,7 +385,8 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
         return tl::unexpected(status.error());
     }
     PublishState state = PublishState::added;
-    if (auto status = store_one(store, scan->key(item.variant + "/" + item.info.project), item, state);
+    if (auto status = store_one(store, scan->key(item.variant + "/" + item.info.project),
+                                listing_cache_key(scan->base, item.info.project), item, state);
         !status) {
       return tl::unexpected(Error(status.error())
                                 .with_context("publishing " + item.source.filename().string() +

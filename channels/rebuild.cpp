@@ -1,5 +1,6 @@
 #include "channels/catalog.hpp"
 #include "channels/index.hpp"
+#include "channels/listing_cache.hpp"
 
 namespace relforge::channels {
 
@@ -19,6 +20,12 @@ Result<RebuildSummary> rebuild_store(ObjectStore& store) {
     auto pages = write_pages(store, *scan, *listing, nullptr);
     if (!pages) return tl::unexpected(pages.error());
     summary.pages += *pages;
+    // An older relforge cached a listing in every variant folder: nothing reads them any more.
+    for (const auto& [ref, wheels] : scan->folders) {
+      const std::string old_cache = ref.first + "/" + ref.second + "/" + std::string(k_listing_cache);
+      if (!scan->has(old_cache)) continue;
+      if (auto status = store.remove(scan->key(old_cache)); !status) return tl::unexpected(status.error());
+    }
   }
   return summary;
 }

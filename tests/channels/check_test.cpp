@@ -100,13 +100,13 @@ TEST_F(CheckTest, PagesAndListingCachesMustSayWhatTheRecordsSay) {
   ASSERT_NE(at, std::string::npos);
   json.replace(json.find("mini-1.1%2Bcpu"), 14, "mini-1.2%ZZcpu");  // a page can say anything
   ASSERT_TRUE(platform::write_file_atomic(page, json));
-  ASSERT_TRUE(platform::write_file_atomic(folder() / ".relforge-listing", "relforge-listing 1\nend\n"));
+  const fs::path cache = root() / "whl/nightly/mini/.relforge-listing";
+  ASSERT_TRUE(platform::write_file_atomic(cache, "relforge-listing 2\nend\n"));
   fs::remove(root() / "whl/nightly/index.html");
   auto report = check();
   EXPECT_TRUE(has(report, "stale-page", page, "index rebuild")) << describe(report);
   EXPECT_TRUE(has(report, "broken-link", page, "index rebuild")) << describe(report);
-  EXPECT_TRUE(has(report, "stale-listing-cache", folder() / ".relforge-listing", "index rebuild"))
-      << describe(report);
+  EXPECT_TRUE(has(report, "stale-listing-cache", cache, "index rebuild")) << describe(report);
   EXPECT_TRUE(has(report, "missing-page", root() / "whl/nightly/index.html", "index rebuild"))
       << describe(report);
   EXPECT_EQ(report.problems.size(), 4U) << describe(report);

@@ -30,12 +30,21 @@ FileInfo odd_info() {
   return info;
 }
 
+std::string listing_of(const std::vector<std::pair<std::string, std::vector<IndexedFile>>>& variants) {
+  std::vector<std::string> sections;
+  for (const auto& [variant, files] : variants) sections.push_back(render_listing_section(variant, files));
+  return render_listing(sections);
+}
+
 TEST(ListingCache, RoundTripsEveryFieldWhateverItHolds) {
   const std::vector<IndexedFile> files = {{odd_info(), "x"}, {FileInfo{}, "y"}};
-  const auto parsed = parse_listing(render_listing(files));
+  const auto parsed = parse_listing(listing_of({{"cu126", files}, {"odd\tvariant%", {}}}));
   ASSERT_TRUE(parsed);
   ASSERT_EQ(parsed->size(), 2u);
-  const auto& info = (*parsed)[0];
+  EXPECT_TRUE(parsed->at("odd\tvariant%").empty());
+  const auto& cu126 = parsed->at("cu126");
+  ASSERT_EQ(cu126.size(), 2u);
+  const auto& info = cu126[0];
   EXPECT_EQ(info.filename, files[0].info.filename);
   EXPECT_EQ(info.version, files[0].info.version);
   EXPECT_EQ(info.size, files[0].info.size);
@@ -43,25 +52,30 @@ TEST(ListingCache, RoundTripsEveryFieldWhateverItHolds) {
   EXPECT_EQ(info.yanked_reason, files[0].info.yanked_reason);
   EXPECT_TRUE(info.yanked);
   EXPECT_TRUE(info.provenance);
-  EXPECT_EQ(info_to_json((*parsed)[1]), info_to_json(FileInfo{}));
+  EXPECT_EQ(info_to_json(cu126[1]), info_to_json(FileInfo{}));
 }
 
 TEST(ListingCache, RejectsATruncatedOrForeignFile) {
-  const std::string text = render_listing({{odd_info(), "x"}, {odd_info(), "y"}});
+  const std::string text = listing_of({{"cpu", {{odd_info(), "x"}, {odd_info(), "y"}}}});
   EXPECT_FALSE(parse_listing(text.substr(0, text.size() - 4)));  // lost its end marker
-  EXPECT_FALSE(parse_listing(text.substr(0, text.find('\n', 30))));
+  EXPECT_FALSE(parse_listing(text.substr(0, text.find('\n', 40))));
   EXPECT_FALSE(parse_listing("relforge-listing 9\nend\n"));
+  EXPECT_FALSE(parse_listing("relforge-listing 1\nend\n"));  // an older relforge's per-folder cache
   EXPECT_FALSE(parse_listing(""));
   std::string bad_size = text;
   bad_size.replace(bad_size.find("18446744073709551615"), 20, "12x");
   EXPECT_FALSE(parse_listing(bad_size));
-  EXPECT_TRUE(parse_listing("relforge-listing 1\nend\n"));
+  const std::string line = text.substr(text.find("variant cpu\n") + 12, text.find('\n', 40) + 1);
+  EXPECT_FALSE(parse_listing("relforge-listing 2\n" + line + "end\n"));  // a file of no variant
+  EXPECT_FALSE(parse_listing("relforge-listing 2\nvariant cpu\nvariant cpu\nend\n"));
+  EXPECT_TRUE(parse_listing("relforge-listing 2\nend\n"));
 }
 
 class CachedFilesTest : public ::testing::Test {
 protected:
   fs::path root() const { return m_dir.path() / "store"; }
   fs::path project_dir(const std::string& variant) const { return root() / "whl/nightly" / variant / "mini"; }
+  fs::path cache() const { return root() / "whl/nightly/mini" / std::string(k_listing_cache); }
   void publish(const std::string& version) {
     PublishOptions options;
     options.root = root();
@@ -72,43 +86,84 @@ protected:
   std::string combined_json() {
     return platform::read_file(root() / "whl/nightly/mini/index.json").value_or("");
   }
+  fs::path sidecar(const std::string& variant, const std::string& version) const {
+    return project_dir(variant) / ("mini-" + version + "-py3-none-any.whl.info.json");
+  }
+  // Rewrites a sidecar behind the cache's back; a page that still shows the old value read the cache.
+  void set_requires_python(const fs::path& sidecar, const std::string& value) {
+    auto info = info_from_json(platform::read_file(sidecar).value(), "test").value();
+    info.requires_python = value;
+    ASSERT_TRUE(platform::write_file_atomic(sidecar, info_to_json(info)));
+  }
   test::ChannelTempDir m_dir;
 };
 
-TEST_F(CachedFilesTest, ServesTheCacheOnlyWhileItNamesTheFolderExactly) {
+TEST_F(CachedFilesTest, OneCachePerProjectHoldsEveryVariantAndARebuildRemovesTheOlderOnes) {
   publish("1.0+cpu");
   publish("1.0+cu126");
-  const fs::path cache = project_dir("cpu") / std::string(k_listing_cache);
-  ASSERT_TRUE(fs::exists(cache));
-  // A cache that still names the folder's files is believed, even where a sidecar says otherwise.
-  const auto sidecar = project_dir("cpu") / "mini-1.0+cpu-py3-none-any.whl.info.json";
-  auto info = info_from_json(platform::read_file(sidecar).value(), "test").value();
-  const std::string published = info.requires_python;
-  info.requires_python = ">=3.99";
-  ASSERT_TRUE(platform::write_file_atomic(sidecar, info_to_json(info)));
-  EXPECT_EQ(cached_files(project_dir("cpu")).value().at(0).requires_python, published);
-  // A file that appeared behind the cache's back (a publish that crashed before its pages) is seen.
+  ASSERT_TRUE(fs::exists(cache()));
+  EXPECT_FALSE(fs::exists(project_dir("cpu") / std::string(k_listing_cache)));
+  EXPECT_FALSE(fs::exists(project_dir("cu126") / std::string(k_listing_cache)));
+  auto parsed = parse_listing(platform::read_file(cache()).value());
+  ASSERT_TRUE(parsed);
+  ASSERT_EQ(parsed->size(), 2u);
+  EXPECT_EQ(parsed->at("cpu").at(0).filename, "mini-1.0+cpu-py3-none-any.whl");
+  EXPECT_EQ(parsed->at("cu126").at(0).filename, "mini-1.0+cu126-py3-none-any.whl");
+  // An older relforge's per-folder cache is removed by a rebuild, which rewrites the project's.
+  const fs::path old = project_dir("cpu") / std::string(k_listing_cache);
+  ASSERT_TRUE(platform::write_file_atomic(old, "relforge-listing 1\nend\n"));
+  const std::string before = platform::read_file(cache()).value();
+  fs::remove(cache());
+  ASSERT_TRUE(rebuild_all(root()));
+  EXPECT_FALSE(fs::exists(old));
+  EXPECT_EQ(platform::read_file(cache()).value_or(""), before);
+}
+
+TEST_F(CachedFilesTest, ServesASectionOnlyWhileItNamesTheFolderExactly) {
+  publish("1.0+cpu");
+  publish("1.0+cu126");
+  // A section that still names the folder's files is believed, even where a sidecar says otherwise.
+  const std::string published =
+      info_from_json(platform::read_file(sidecar("cpu", "1.0+cpu")).value(), "t").value().requires_python;
+  set_requires_python(sidecar("cpu", "1.0+cpu"), ">=3.99");
+  publish("1.1+cu126");
+  EXPECT_EQ(combined_json().find(">=3.99"), std::string::npos);
+  EXPECT_NE(combined_json().find(published), std::string::npos);
+  // A file that appeared behind the cache's back (a publish that crashed before its pages) is seen,
+  // and the folder's every file is read from its sidecars.
   const auto extra = test::make_wheel(m_dir.path() / "in-extra", "mini", "2.0+cpu");
-  fs::copy_file(project_dir("cpu") / "mini-1.0+cpu-py3-none-any.whl", project_dir("cpu") / extra.filename());
+  fs::copy_file(extra, project_dir("cpu") / extra.filename());
+  auto info = info_from_json(platform::read_file(sidecar("cpu", "1.0+cpu")).value(), "t").value();
   info.filename = extra.filename().string();
   info.version = "2.0+cpu";
   ASSERT_TRUE(
       platform::write_file_atomic(project_dir("cpu") / (info.filename + ".info.json"), info_to_json(info)));
-  const auto files = cached_files(project_dir("cpu")).value();
-  ASSERT_EQ(files.size(), 2u);
-  EXPECT_EQ(files[1].filename, info.filename);
-  EXPECT_EQ(files[0].requires_python, ">=3.99");  // fell back to the sidecars for every file
-  // Publishing into the other variant refreshes the combined page from both, with the new file.
-  publish("1.1+cu126");
+  publish("1.2+cu126");
   EXPECT_NE(combined_json().find("../cpu/mini/mini-2.0%2Bcpu-py3-none-any.whl"), std::string::npos);
+  EXPECT_NE(combined_json().find(">=3.99"), std::string::npos);
   // A removed file (a prune that crashed before its pages) is noticed too.
   fs::remove(project_dir("cpu") / info.filename);
-  EXPECT_EQ(cached_files(project_dir("cpu")).value().size(), 1u);
-  // Invalidation removes the cache; a folder without one is read from its sidecars.
-  ASSERT_TRUE(invalidate_listing(project_dir("cpu")));
-  EXPECT_FALSE(fs::exists(cache));
-  EXPECT_EQ(cached_files(project_dir("cpu")).value().size(), 1u);
-  EXPECT_TRUE(cached_files(project_dir("rocm")).value().empty());
+  publish("1.3+cu126");
+  EXPECT_EQ(combined_json().find("mini-2.0%2Bcpu"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(combined_json())["files"].size(), 5u);
+}
+
+TEST_F(CachedFilesTest, AnOlderStoresPerFolderCachesAreNeverRead) {
+  publish("1.0+cpu");
+  publish("1.0+cu126");
+  // The store as an older relforge left it: per-folder caches (here a wrong one), none per project.
+  fs::remove(cache());
+  set_requires_python(sidecar("cpu", "1.0+cpu"), ">=3.99");
+  std::vector<IndexedFile> stale = {
+      {info_from_json(platform::read_file(sidecar("cpu", "1.0+cpu")).value(), "t").value(), ""}};
+  stale[0].info.requires_python = ">=2.7";
+  std::string old = render_listing({render_listing_section("cpu", stale)});
+  old.replace(0, old.find("\nvariant cpu\n") + 13, "relforge-listing 1\n");
+  ASSERT_TRUE(platform::write_file_atomic(project_dir("cpu") / std::string(k_listing_cache), old));
+  publish("1.1+cu126");
+  EXPECT_NE(combined_json().find(">=3.99"), std::string::npos);
+  EXPECT_EQ(combined_json().find(">=2.7"), std::string::npos);
+  EXPECT_TRUE(fs::exists(cache()));
 }
 
 ino_t inode(const fs::path& path) {
@@ -134,11 +189,11 @@ TEST_F(CachedFilesTest, APublishRewritesOnlyThePagesWhoseContentChanged) {
 
 TEST_F(CachedFilesTest, ACorruptCacheFallsBackToTheSidecars) {
   publish("1.0+cpu");
-  ASSERT_TRUE(platform::write_file_atomic(project_dir("cpu") / std::string(k_listing_cache), "garbage"));
+  ASSERT_TRUE(platform::write_file_atomic(cache(), "garbage"));
   publish("1.0+cu126");
   const auto page = nlohmann::json::parse(combined_json());
   EXPECT_EQ(page["files"].size(), 2u);
-  EXPECT_EQ(cached_files(project_dir("cpu")).value().size(), 1u);
+  EXPECT_EQ(parse_listing(platform::read_file(cache()).value()).value().size(), 2u);
 }
 
 TEST(FileInfoJson, SaysWhatIsWrongWithASidecar) {

@@ -14,10 +14,14 @@ namespace {
 
 namespace ch = relforge::channels;
 
-std::string render(const std::vector<ch::FileInfo>& files) {
-  std::vector<ch::IndexedFile> indexed;
-  for (const auto& info : files) indexed.push_back({info, info.filename});
-  return ch::render_listing(indexed);
+std::string render(const ch::CachedListing& listing) {
+  std::vector<std::string> sections;
+  for (const auto& [variant, files] : listing) {
+    std::vector<ch::IndexedFile> indexed;
+    for (const auto& info : files) indexed.push_back({info, info.filename});
+    sections.push_back(ch::render_listing_section(variant, indexed));
+  }
+  return ch::render_listing(sections);
 }
 
 bool same(const ch::FileInfo& a, const ch::FileInfo& b) {
@@ -31,14 +35,18 @@ bool same(const ch::FileInfo& a, const ch::FileInfo& b) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const auto files = ch::parse_listing(text);
-  if (!files) return 0;
-  const std::string rendered = render(*files);
+  const auto listing = ch::parse_listing(text);
+  if (!listing) return 0;
+  const std::string rendered = render(*listing);
   const auto again = ch::parse_listing(rendered);
   FUZZ_CHECK(again.has_value(), "a rendered listing reads back");
-  FUZZ_CHECK(again->size() == files->size(), "the same number of files");
-  for (std::size_t i = 0; i < files->size(); ++i)
-    FUZZ_CHECK(same((*files)[i], (*again)[i]), "the same files");
+  FUZZ_CHECK(again->size() == listing->size(), "the same variants");
+  for (const auto& [variant, files] : *listing) {
+    const auto found = again->find(variant);
+    FUZZ_CHECK(found != again->end() && found->second.size() == files.size(), "the same number of files");
+    for (std::size_t i = 0; i < files.size(); ++i)
+      FUZZ_CHECK(same(files[i], found->second[i]), "the same files");
+  }
   FUZZ_CHECK(render(*again) == rendered, "rendering is a fixed point");
   return 0;
 }

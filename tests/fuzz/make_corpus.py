@@ -275,12 +275,13 @@ def sidecars():
 def listings():
     """.relforge-listing caches as rebuild writes them, and saved upstream pages (PEP 691 JSON and
     PEP 503 HTML) as `index deps --upstream` reads them."""
-    header = "relforge-listing 1"
+    header = "relforge-listing 2\nvariant cpu"
     row = "\t".join(["mini-2.7.0%2Bcpu-py3-none-any.whl", "mini", "2.7.0+cpu", "ab" * 32, "1031",
                      "cd" * 32, ">=3.10", "2026-01-02T03:04:05Z", "0", "", "1"])
     put("listing_cache", f"{header}\n{row}\nend\n")
     put("listing_cache", f"{header}\n{row}\n{row.replace(chr(9) + '0' + chr(9), chr(9) + '1' + chr(9) + 'bad%20build')}\nend\n")
     put("listing_cache", f"{header}\nend\n")
+    put("listing_cache", f"{header}\n{row}\nvariant cu126\nvariant rocm%09x\n{row}\nend\n")
     files = [{"filename": "numpy-2.3.0-cp312-cp312-manylinux_2_28_x86_64.whl", "url": "x", "hashes": {}},
              {"filename": "filelock-3.16.1-py3-none-any.whl"}, {"filename": 7}, "junk"]
     put("upstream_listing", json.dumps({"meta": {"api-version": "1.1"}, "name": "numpy", "files": files}))
