@@ -231,8 +231,21 @@ Status FilesystemObjectStore::put_many(const std::vector<ObjectPut>& objects) {
     runs.back().second = i + 1;
   }
   return core::parallel_for(runs.size(), [&](std::size_t r) -> Status {
-    for (std::size_t i = runs[r].first; i < runs[r].second; ++i) {
-      if (auto status = put(objects[i].key, objects[i].bytes, objects[i].content_type); !status)
+    const auto [first, last] = runs[r];
+    for (std::size_t i = first; i < last; ++i) {
+      if (auto checked = path_of(objects[i].key); !checked) return tl::unexpected(checked.error());
+    }
+    // Each run's folder is opened once and its files written through that handle: no path walk
+    // and no folder check per file (a rebuild writes ~5,300).
+    auto folder = writable_path_of(objects[first].key);
+    if (!folder) return tl::unexpected(folder.error());
+    auto dir = platform::Directory::open(folder->parent_path());
+    if (!dir) return tl::unexpected(dir.error());
+    for (std::size_t i = first; i < last; ++i) {
+      const auto& object = objects[i];
+      const std::string name = object.key.substr(object.key.rfind('/') + 1);
+      if (dir->has_content(name, object.bytes)) continue;  // as put(): an unchanged object stays
+      if (auto status = dir->write_atomic(name, object.bytes, durability_of(object.key)); !status)
         return status;
     }
     return {};

@@ -60,46 +60,40 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return content;
 }
 
-Status write_file_atomic(const std::filesystem::path& path, std::string_view content, Durability durability,
-                         unsigned mode) {
-  std::filesystem::path temp = path;
-  temp += temp_suffix();
+namespace {
+
+// `name` relative to the directory `dir` (AT_FDCWD: the working directory); `path` names it in messages.
+Status write_atomic_at(int dir, const std::string& name, const std::filesystem::path& path,
+                       std::string_view content, Durability durability, unsigned mode) {
+  const std::string temp = name + temp_suffix();
+  const auto temp_path = [&] { return path.string() + temp.substr(name.size()); };
   // O_EXCL|O_NOFOLLOW: a file or link planted under the temp name is never written through.
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                        static_cast<mode_t>(mode & 07777));
+  const int fd = ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          static_cast<mode_t>(mode & 07777));
   if (fd < 0) {
-    return fail(ErrorCategory::io, "cannot create " + temp.string() + ": " + errno_text() +
+    return fail(ErrorCategory::io, "cannot create " + temp_path() + ": " + errno_text() +
                                        " (does the directory exist and is it writable?)");
   }
-  Status written = write_all(fd, content, temp);
+  Status written = write_all(fd, content, temp_path());
   if (written && durability != Durability::no_fsync && ::fsync(fd) != 0) {
-    written = fail(ErrorCategory::io, "cannot fsync " + temp.string() + ": " + errno_text());
+    written = fail(ErrorCategory::io, "cannot fsync " + temp_path() + ": " + errno_text());
   }
   if (::close(fd) != 0 && written) {
-    written = fail(ErrorCategory::io, "cannot close " + temp.string() + ": " + errno_text());
+    written = fail(ErrorCategory::io, "cannot close " + temp_path() + ": " + errno_text());
   }
-  if (written && ::rename(temp.c_str(), path.c_str()) != 0) {
+  if (written && ::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
     written = fail(ErrorCategory::io,
-                   "cannot rename " + temp.string() + " to " + path.string() + ": " + errno_text());
+                   "cannot rename " + temp_path() + " to " + path.string() + ": " + errno_text());
   }
   if (!written) {
-    ::unlink(temp.c_str());
+    ::unlinkat(dir, temp.c_str(), 0);
     return written;
-  }
-  if (durability == Durability::fsync) {
-    // The rename is durable only once the directory entry is on disk.
-    const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-    const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-      ::fsync(dir);
-      ::close(dir);
-    }
   }
   return {};
 }
 
-bool file_has_content(const std::filesystem::path& path, std::string_view content) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+bool has_content_at(int dir, const char* name, std::string_view content) {
+  const int fd = ::openat(dir, name, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat info {};
   bool same = ::fstat(fd, &info) == 0 && static_cast<std::size_t>(info.st_size) == content.size();
@@ -116,6 +110,28 @@ bool file_has_content(const std::filesystem::path& path, std::string_view conten
   }
   ::close(fd);
   return same;
+}
+
+}  // namespace
+
+Status write_file_atomic(const std::filesystem::path& path, std::string_view content, Durability durability,
+                         unsigned mode) {
+  if (auto status = write_atomic_at(AT_FDCWD, path.string(), path, content, durability, mode); !status)
+    return status;
+  if (durability == Durability::fsync) {
+    // The rename is durable only once the directory entry is on disk.
+    const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+      ::fsync(dir);
+      ::close(dir);
+    }
+  }
+  return {};
+}
+
+bool file_has_content(const std::filesystem::path& path, std::string_view content) {
+  return has_content_at(AT_FDCWD, path.c_str(), content);
 }
 
 std::error_code fsync_path(const std::filesystem::path& path) {
@@ -183,25 +199,54 @@ Result<std::string> Directory::read(const std::string& name) const {
     const auto category = errno == ENOENT ? ErrorCategory::not_found : ErrorCategory::io;
     return fail(category, "cannot open " + (m_path / name).string() + ": " + errno_text());
   }
-  std::string content;
-  std::size_t size = 0;
+  // Small files (a sidecar is ~600 bytes) land in a stack buffer and are copied out at their size:
+  // growing a string first allocated 8 KiB for each.
+  char first[4096];
+  ssize_t n = 0;
+  do {
+    n = ::read(fd, first, sizeof first);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    const std::string message = "cannot read " + (m_path / name).string() + ": " + errno_text();
+    ::close(fd);
+    return fail(ErrorCategory::io, message);
+  }
+  if (static_cast<std::size_t>(n) < sizeof first) {
+    ::close(fd);
+    return std::string(first, static_cast<std::size_t>(n));
+  }
+  std::string content(first, sizeof first);
+  std::size_t size = content.size();
   while (true) {
     if (content.size() - size < 4096) content.resize(std::max<std::size_t>(8192, 2 * content.size()));
     const std::size_t want = content.size() - size;
-    const ssize_t n = ::read(fd, content.data() + size, want);
-    if (n < 0) {
+    const ssize_t got = ::read(fd, content.data() + size, want);
+    if (got < 0) {
       if (errno == EINTR) continue;
       const std::string message = "cannot read " + (m_path / name).string() + ": " + errno_text();
       ::close(fd);
       return fail(ErrorCategory::io, message);
     }
-    size += static_cast<std::size_t>(n);
+    size += static_cast<std::size_t>(got);
     // On Linux a short read of a regular file is its end, which saves the read that returns 0.
-    if (n == 0 || static_cast<std::size_t>(n) < want) break;
+    if (got == 0 || static_cast<std::size_t>(got) < want) break;
   }
   ::close(fd);
   content.resize(size);
   return content;
+}
+
+Status Directory::write_atomic(const std::string& name, std::string_view content, Durability durability,
+                               unsigned mode) const {
+  if (auto status = write_atomic_at(m_fd, name, m_path / name, content, durability, mode); !status)
+    return status;
+  // The rename is durable only once the directory entry is on disk.
+  if (durability == Durability::fsync) ::fsync(m_fd);
+  return {};
+}
+
+bool Directory::has_content(const std::string& name, std::string_view content) const {
+  return has_content_at(m_fd, name.c_str(), content);
 }
 
 Status append_file(const std::filesystem::path& path, std::string_view content) {

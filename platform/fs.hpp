@@ -47,6 +47,10 @@ public:
   // Entry names, unsorted, without "." and "..".
   Result<std::vector<std::string>> names() const;
   Result<std::string> read(const std::string& name) const;
+  // write_file_atomic and file_has_content for the entry `name` (no '/'), through this handle.
+  Status write_atomic(const std::string& name, std::string_view content,
+                      Durability durability = Durability::fsync, unsigned mode = 0644) const;
+  bool has_content(const std::string& name, std::string_view content) const;
   const std::filesystem::path& path() const { return m_path; }
 
 private:

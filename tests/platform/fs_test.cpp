@@ -134,6 +134,12 @@ TEST_F(FsTest, DirectoryListsAndReadsFilesOfAnySize) {
   EXPECT_EQ(dir->read("big").value(), big);
   EXPECT_EQ(dir->read("exact").value(), exact);
   EXPECT_EQ(dir->read("empty").value(), "");
+  for (const std::size_t size : {4095, 4096, 4097}) {  // around the first read's stack buffer
+    const std::string text(size, 's');
+    ASSERT_TRUE(write_file_atomic(m_dir / "edge", text));
+    EXPECT_EQ(dir->read("edge").value(), text) << size;
+  }
+  std::filesystem::remove(m_dir / "edge");
   const auto missing = dir->read("nope");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
@@ -145,6 +151,26 @@ TEST_F(FsTest, DirectoryListsAndReadsFilesOfAnySize) {
   EXPECT_EQ(Directory::open(m_dir / "big").error().category(), ErrorCategory::io);
   Directory moved = std::move(*dir);
   EXPECT_EQ(moved.read("exact").value(), exact);
+}
+
+TEST_F(FsTest, DirectoryWritesAtomicallyThroughItsHandle) {
+  auto dir = Directory::open(m_dir);
+  ASSERT_TRUE(dir) << dir.error().describe();
+  ASSERT_TRUE(dir->write_atomic("page", "one", Durability::no_fsync));
+  EXPECT_TRUE(dir->has_content("page", "one"));
+  EXPECT_FALSE(dir->has_content("page", "two"));
+  EXPECT_FALSE(dir->has_content("absent", ""));
+  ASSERT_TRUE(dir->write_atomic("page", "two"));
+  EXPECT_EQ(*read_file(m_dir / "page"), "two");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(m_dir), {}), 1);  // no temp left
+  ASSERT_TRUE(dir->write_atomic("secret", "s", Durability::no_fsync, 0600));
+  EXPECT_EQ(std::filesystem::status(m_dir / "secret").permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  std::filesystem::create_directory(m_dir / "taken");
+  const auto refused = dir->write_atomic("taken", "x");  // a rename over a folder fails, cleanly
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find((m_dir / "taken").string()), std::string::npos);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(m_dir), {}), 3);
 }
 
 TEST_F(FsTest, FileHasContentComparesEveryByte) {
