@@ -263,25 +263,28 @@ Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
 Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, const ChannelListing& listing,
                                 const std::set<ProjectRef>* touched,
                                 const std::function<void(std::string_view)>& on_stage) {
-  const auto pages = render_channel_pages(listing, touched);
   if (!on_stage) {
-    // Nothing watches the stages: each tier is put at once (in parallel on a folder store), project
-    // pages before the root pages that link them, the channel's root page last.
-    std::vector<std::vector<ObjectPut>> tiers(3);
-    for (const auto& page : pages) {
-      const std::string dir = page.dir.empty() ? scan.base : scan.key(page.dir);
-      // Variant project pages ("cpu/mini"), then the pages that link them, the channel's root last.
-      auto& tier = tiers[page.dir.find('/') != std::string::npos ? 0 : page.dir.empty() ? 2 : 1];
-      if (page.listing)
-        tier.push_back({dir + "/" + std::string(k_listing_cache), *page.listing, k_text_content_type});
-      tier.push_back({dir + "/index.json", page.json, k_simple_json_type});
-      tier.push_back({dir + "/index.html", page.html, k_html_type});
-    }
-    for (const auto& tier : tiers) {
-      if (auto status = store.put_many(tier); !status) return tl::unexpected(status.error());
-    }
-    return pages.size();
+    // Nothing watches the stages: each batch is put at once (in parallel on a folder store). The
+    // batches come in page order, so project pages land before the root pages that link them.
+    std::size_t count = 0;
+    auto written = render_channel_pages(listing, touched, [&](std::vector<RenderedPage>& batch) -> Status {
+      std::vector<std::string> dirs;
+      dirs.reserve(batch.size());
+      std::vector<ObjectPut> puts;
+      for (const auto& page : batch) {
+        const std::string& dir = dirs.emplace_back(page.dir.empty() ? scan.base : scan.key(page.dir));
+        if (page.listing)
+          puts.push_back({dir + "/" + std::string(k_listing_cache), *page.listing, k_text_content_type});
+        puts.push_back({dir + "/index.json", page.json, k_simple_json_type});
+        puts.push_back({dir + "/index.html", page.html, k_html_type});
+      }
+      count += batch.size();
+      return store.put_many(puts);
+    });
+    if (!written) return tl::unexpected(written.error());
+    return count;
   }
+  const auto pages = render_channel_pages(listing, touched);
   for (const auto& page : pages) {
     const std::string dir = page.dir.empty() ? scan.base : scan.key(page.dir);
     if (page.listing) {

@@ -4,6 +4,7 @@
 #include "core/text.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -210,8 +211,33 @@ std::string render_root_json(const std::vector<std::string>& projects) {
   return out;
 }
 
-std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
-                                               const std::set<ProjectRef>* touched) {
+namespace {
+
+// Pages are handed over a batch at a time and dropped once written: holding a channel's ~70 MB of
+// pages cost a page fault per 4 KiB, and a batch's freed memory is reused by the next one.
+constexpr std::size_t k_folder_batch = 64;
+constexpr std::size_t k_combined_batch = 8;  // combined pages are ~20x a variant's
+
+// Runs `render` over 0..count-1 in batches (each on every core), passing each batch's pages to `sink`.
+Status in_batches(std::size_t count, std::size_t batch,
+                  const std::function<void(std::size_t, RenderedPage&)>& render, const PageSink& sink) {
+  std::vector<RenderedPage> pages;
+  for (std::size_t first = 0; first < count; first += batch) {
+    const std::size_t size = std::min(batch, count - first);
+    pages.assign(size, RenderedPage{});
+    (void)core::parallel_for(size, [&](std::size_t i) -> Status {
+      render(first + i, pages[i]);
+      return {};
+    });
+    if (auto status = sink(pages); !status) return status;
+  }
+  return {};
+}
+
+}  // namespace
+
+Status render_channel_pages(const ChannelListing& listing, const std::set<ProjectRef>* touched,
+                            const PageSink& sink) {
   std::set<std::string> touched_variants;
   std::set<std::string> touched_projects;
   if (touched) {
@@ -228,39 +254,53 @@ std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
     bool page;
     bool in_combined;
     std::vector<IndexedFile> files;
-    std::optional<RenderedPage> rendered;
     std::string section;  // of the combined project's listing cache
   };
   std::vector<Folder> folders;
+  std::vector<std::size_t> with_page;  // indexes into folders, in listing order
   for (const auto& [variant, projects] : listing) {
     for (const auto& [project, infos] : projects) {
       const bool page = !touched || touched->count({variant, project}) != 0;
       const bool in_combined = !touched || touched_projects.count(project) != 0;
-      if (page || in_combined) folders.push_back({&variant, &project, &infos, page, in_combined, {}, {}, {}});
+      if (!page && !in_combined) continue;
+      if (page) with_page.push_back(folders.size());
+      folders.push_back({&variant, &project, &infos, page, in_combined, {}, {}});
     }
   }
-  (void)core::parallel_for(folders.size(), [&](std::size_t i) -> Status {
-    auto& folder = folders[i];
+  // Folders without a page of their own come first: their files are only merged.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < folders.size(); ++i) {
+    if (!folders[i].page) order.push_back(i);
+  }
+  const std::size_t merged_only = order.size();
+  order.insert(order.end(), with_page.begin(), with_page.end());
+  const auto prepare = [&](Folder& folder, RenderedPage* page) {
     for (const auto& info : *folder.infos) folder.files.push_back({info, url_escape_path(info.filename)});
     sort_by_version(folder.files);
     const std::string& project = *folder.project;
-    if (folder.page) {
-      folder.rendered =
-          RenderedPage{*folder.variant + "/" + project, render_project_html(project, folder.files),
-                       render_project_json(project, folder.files), std::nullopt};
+    if (page) {
+      *page = RenderedPage{*folder.variant + "/" + project, render_project_html(project, folder.files),
+                           render_project_json(project, folder.files), std::nullopt};
     }
     if (folder.in_combined) {
       folder.section = render_listing_section(*folder.variant, folder.files);
       for (auto& file : folder.files) file.url = "../" + *folder.variant + "/" + project + "/" + file.url;
     }
+  };
+  (void)core::parallel_for(merged_only, [&](std::size_t i) -> Status {
+    prepare(folders[order[i]], nullptr);
     return {};
   });
+  auto rendered = in_batches(
+      order.size() - merged_only, k_folder_batch,
+      [&](std::size_t i, RenderedPage& page) { prepare(folders[order[merged_only + i]], &page); }, sink);
+  if (!rendered) return rendered;
 
   struct Combined {
     std::vector<IndexedFile> files;
     std::vector<std::string> sections;  // in variant order
   };
-  std::vector<RenderedPage> pages;
+  std::vector<RenderedPage> roots;  // the variants' root pages
   std::map<std::string, Combined> combined;
   std::set<std::string> all_projects;
   std::size_t next = 0;
@@ -271,7 +311,6 @@ std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
       all_projects.insert(project);
       if (next == folders.size() || folders[next].infos != &infos) continue;
       auto& folder = folders[next++];
-      if (folder.rendered) pages.push_back(std::move(*folder.rendered));
       if (folder.in_combined) {
         auto& all = combined[project];
         std::move(folder.files.begin(), folder.files.end(), std::back_inserter(all.files));
@@ -279,22 +318,38 @@ std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
       }
     }
     if (!touched || touched_variants.count(variant) != 0) {
-      pages.push_back({variant, render_root_html(names), render_root_json(names), std::nullopt});
+      roots.push_back({variant, render_root_html(names), render_root_json(names), std::nullopt});
     }
+  }
+  if (!roots.empty()) {
+    if (auto status = sink(roots); !status) return status;
   }
   std::vector<std::pair<const std::string*, Combined*>> merged;
   for (auto& [project, all] : combined) merged.emplace_back(&project, &all);
-  std::vector<RenderedPage> combined_pages(merged.size());
-  (void)core::parallel_for(merged.size(), [&](std::size_t i) -> Status {
-    const auto& [project, all] = merged[i];
-    sort_by_version(all->files);
-    combined_pages[i] = {*project, render_project_html(*project, all->files),
-                         render_project_json(*project, all->files), render_listing(all->sections)};
+  rendered = in_batches(
+      merged.size(), k_combined_batch,
+      [&](std::size_t i, RenderedPage& page) {
+        const auto& [project, all] = merged[i];
+        sort_by_version(all->files);
+        page = {*project, render_project_html(*project, all->files),
+                render_project_json(*project, all->files), render_listing(all->sections)};
+        std::vector<IndexedFile>().swap(all->files);  // written: its memory goes to the next batch
+      },
+      sink);
+  if (!rendered) return rendered;
+  if (listing.empty()) return {};
+  const std::vector<std::string> names(all_projects.begin(), all_projects.end());
+  std::vector<RenderedPage> root = {{"", render_root_html(names), render_root_json(names), std::nullopt}};
+  return sink(root);
+}
+
+std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
+                                               const std::set<ProjectRef>* touched) {
+  std::vector<RenderedPage> pages;
+  (void)render_channel_pages(listing, touched, [&](std::vector<RenderedPage>& batch) -> Status {
+    std::move(batch.begin(), batch.end(), std::back_inserter(pages));
     return {};
   });
-  std::move(combined_pages.begin(), combined_pages.end(), std::back_inserter(pages));
-  const std::vector<std::string> names(all_projects.begin(), all_projects.end());
-  if (!listing.empty()) pages.push_back({"", render_root_html(names), render_root_json(names), std::nullopt});
   return pages;
 }
 

@@ -3,6 +3,7 @@
 // attributes, data-provenance, the repository-version meta) and PEP 691 JSON (API 1.3), rendered
 // in memory per variant and combined over a channel's variants; catalog.hpp writes them to a store.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -58,5 +59,10 @@ struct RenderedPage {
 // publishing into those projects changes.
 std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
                                                const std::set<ProjectRef>* touched = nullptr);
+// The same pages, in the same order, handed to `sink` a batch at a time (each batch rendered on
+// every core, dropped when `sink` returns); stops at the first error `sink` returns.
+using PageSink = std::function<Status(std::vector<RenderedPage>& batch)>;
+Status render_channel_pages(const ChannelListing& listing, const std::set<ProjectRef>* touched,
+                            const PageSink& sink);
 
 }  // namespace relforge::channels
