@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "channels/info_scan.hpp"
 #include "channels/listing_cache.hpp"
@@ -60,7 +61,9 @@ void index_keys(ChannelScan& scan) {
   }
   std::string_view folder;  // "variant/project/" of `wheels`
   std::vector<std::string>* wheels = nullptr;
+  const std::string* previous = nullptr;
   for (const auto& key : scan.keys) {
+    const std::string* before = std::exchange(previous, &key);
     const auto first = key.find('/');
     const auto second = first == std::string::npos ? first : key.find('/', first + 1);
     if (second == std::string::npos || key.find('/', second + 1) != std::string::npos) continue;
@@ -75,8 +78,10 @@ void index_keys(ChannelScan& scan) {
     // A sidecar whose wheel is gone is what a crashed prune leaves; a wheel without its info is a
     // publish that has not finished: neither is a complete file.
     if (wheels == nullptr || !key.ends_with(".whl.info.json")) continue;
-    const std::string wheel = key.substr(0, key.size() - k_info_suffix.size());
-    if (scan.has(wheel)) wheels->push_back(wheel.substr(second + 1));
+    const std::string_view wheel = std::string_view(key).substr(0, key.size() - k_info_suffix.size());
+    // The wheel's key sorts right before its info's unless a name between them ("X.whl-y") exists.
+    if ((before != nullptr && *before == wheel) || scan.has(std::string(wheel)))
+      wheels->emplace_back(wheel.substr(second + 1));
   }
 }
 
@@ -260,46 +265,34 @@ Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
   return listing;
 }
 
-Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, const ChannelListing& listing,
+Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, ChannelListing listing,
                                 const std::set<ProjectRef>* touched,
                                 const std::function<void(std::string_view)>& on_stage) {
-  if (!on_stage) {
-    // Nothing watches the stages: each batch is put at once (in parallel on a folder store). The
-    // batches come in page order, so project pages land before the root pages that link them.
-    std::size_t count = 0;
-    auto written = render_channel_pages(listing, touched, [&](std::vector<RenderedPage>& batch) -> Status {
-      std::vector<std::string> dirs;
-      dirs.reserve(batch.size());
-      std::vector<ObjectPut> puts;
-      for (const auto& page : batch) {
-        const std::string& dir = dirs.emplace_back(page.dir.empty() ? scan.base : scan.key(page.dir));
-        if (page.listing)
-          puts.push_back({dir + "/" + std::string(k_listing_cache), *page.listing, k_text_content_type});
-        puts.push_back({dir + "/index.json", page.json, k_simple_json_type});
-        puts.push_back({dir + "/index.html", page.html, k_html_type});
-      }
-      count += batch.size();
-      return store.put_many(puts);
-    });
-    if (!written) return tl::unexpected(written.error());
-    return count;
-  }
-  const auto pages = render_channel_pages(listing, touched);
-  for (const auto& page : pages) {
-    const std::string dir = page.dir.empty() ? scan.base : scan.key(page.dir);
-    if (page.listing) {
-      if (auto status =
-              store.put(dir + "/" + std::string(k_listing_cache), *page.listing, k_text_content_type);
-          !status)
-        return tl::unexpected(status.error());
-    }
-    if (auto status = store.put(dir + "/index.json", page.json, k_simple_json_type); !status)
-      return tl::unexpected(status.error());
-    if (auto status = store.put(dir + "/index.html", page.html, k_html_type); !status)
-      return tl::unexpected(status.error());
-    if (on_stage) on_stage("page-written");
-  }
-  return pages.size();
+  // The batches come in page order: project pages land before the root pages that link them.
+  std::size_t count = 0;
+  auto written =
+      render_channel_pages(std::move(listing), touched, [&](std::vector<RenderedPage>& batch) -> Status {
+        count += batch.size();
+        std::vector<std::string> dirs;
+        dirs.reserve(batch.size());
+        std::vector<ObjectPut> puts;
+        for (const auto& page : batch) {
+          const std::string& dir = dirs.emplace_back(page.dir.empty() ? scan.base : scan.key(page.dir));
+          if (page.listing)
+            puts.push_back({dir + "/" + std::string(k_listing_cache), *page.listing, k_text_content_type});
+          puts.push_back({dir + "/index.json", page.json, k_simple_json_type});
+          puts.push_back({dir + "/index.html", page.html, k_html_type});
+        }
+        // Nothing watches the stages: the batch is put at once (in parallel on a folder store).
+        if (!on_stage) return store.put_many(puts);
+        for (const auto& put : puts) {
+          if (auto status = store.put(put.key, put.bytes, put.content_type); !status) return status;
+          if (put.key.ends_with("/index.html")) on_stage("page-written");
+        }
+        return {};
+      });
+  if (!written) return tl::unexpected(written.error());
+  return count;
 }
 
 Result<std::vector<StoredFile>> list_channel(ObjectStore& store, Channel channel) {

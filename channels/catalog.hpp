@@ -52,7 +52,7 @@ Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
 
 // Writes the pages (and the listing caches beside combined project pages) that `touched` changes,
 // or every page when `touched` is null; `on_stage("page-written")` after each folder's pages.
-Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, const ChannelListing& listing,
+Result<std::size_t> write_pages(ObjectStore& store, const ChannelScan& scan, ChannelListing listing,
                                 const std::set<ProjectRef>* touched,
                                 const std::function<void(std::string_view)>& on_stage = {});
 

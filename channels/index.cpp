@@ -236,7 +236,7 @@ Status in_batches(std::size_t count, std::size_t batch,
 
 }  // namespace
 
-Status render_channel_pages(const ChannelListing& listing, const std::set<ProjectRef>* touched,
+Status render_channel_pages(ChannelListing listing, const std::set<ProjectRef>* touched,
                             const PageSink& sink) {
   std::set<std::string> touched_variants;
   std::set<std::string> touched_projects;
@@ -250,7 +250,7 @@ Status render_channel_pages(const ChannelListing& listing, const std::set<Projec
   struct Folder {
     const std::string* variant;
     const std::string* project;
-    const std::vector<FileInfo>* infos;
+    std::vector<FileInfo>* infos;
     bool page;
     bool in_combined;
     std::vector<IndexedFile> files;
@@ -258,8 +258,8 @@ Status render_channel_pages(const ChannelListing& listing, const std::set<Projec
   };
   std::vector<Folder> folders;
   std::vector<std::size_t> with_page;  // indexes into folders, in listing order
-  for (const auto& [variant, projects] : listing) {
-    for (const auto& [project, infos] : projects) {
+  for (auto& [variant, projects] : listing) {
+    for (auto& [project, infos] : projects) {
       const bool page = !touched || touched->count({variant, project}) != 0;
       const bool in_combined = !touched || touched_projects.count(project) != 0;
       if (!page && !in_combined) continue;
@@ -275,7 +275,11 @@ Status render_channel_pages(const ChannelListing& listing, const std::set<Projec
   const std::size_t merged_only = order.size();
   order.insert(order.end(), with_page.begin(), with_page.end());
   const auto prepare = [&](Folder& folder, RenderedPage* page) {
-    for (const auto& info : *folder.infos) folder.files.push_back({info, url_escape_path(info.filename)});
+    folder.files.reserve(folder.infos->size());
+    for (auto& info : *folder.infos) {
+      std::string url = url_escape_path(info.filename);
+      folder.files.push_back({std::move(info), std::move(url)});
+    }
     sort_by_version(folder.files);
     const std::string& project = *folder.project;
     if (page) {
@@ -346,10 +350,11 @@ Status render_channel_pages(const ChannelListing& listing, const std::set<Projec
 std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
                                                const std::set<ProjectRef>* touched) {
   std::vector<RenderedPage> pages;
-  (void)render_channel_pages(listing, touched, [&](std::vector<RenderedPage>& batch) -> Status {
-    std::move(batch.begin(), batch.end(), std::back_inserter(pages));
-    return {};
-  });
+  (void)render_channel_pages(ChannelListing(listing), touched,
+                             [&](std::vector<RenderedPage>& batch) -> Status {
+                               std::move(batch.begin(), batch.end(), std::back_inserter(pages));
+                               return {};
+                             });
   return pages;
 }
 

@@ -59,10 +59,11 @@ struct RenderedPage {
 // publishing into those projects changes.
 std::vector<RenderedPage> render_channel_pages(const ChannelListing& listing,
                                                const std::set<ProjectRef>* touched = nullptr);
-// The same pages, in the same order, handed to `sink` a batch at a time (each batch rendered on
-// every core, dropped when `sink` returns); stops at the first error `sink` returns.
+// The same pages, in the same order, handed to `sink` on the calling thread a batch at a time (each
+// batch rendered on every core, dropped when `sink` returns); stops at the first error `sink`
+// returns. The listing's files are moved into the pages, not copied.
 using PageSink = std::function<Status(std::vector<RenderedPage>& batch)>;
-Status render_channel_pages(const ChannelListing& listing, const std::set<ProjectRef>* touched,
+Status render_channel_pages(ChannelListing listing, const std::set<ProjectRef>* touched,
                             const PageSink& sink);
 
 }  // namespace relforge::channels

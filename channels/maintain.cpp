@@ -43,7 +43,7 @@ Status refresh_pages(ObjectStore& store, Channel channel, const std::set<Project
       return gone.count(scan->folder_key(ref) + "/" + info.filename) != 0;
     });
   }
-  auto pages = write_pages(store, *scan, *listing, &touched, on_stage);
+  auto pages = write_pages(store, *scan, std::move(*listing), &touched, on_stage);
   if (!pages) return tl::unexpected(pages.error());
   return {};
 }

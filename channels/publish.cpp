@@ -409,7 +409,7 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
   add_keys(*scan, written);
   auto listing = read_listing(store, *scan, &projects, &touched);
   if (!listing) return tl::unexpected(listing.error());
-  auto pages = write_pages(store, *scan, *listing, &touched, options.on_stage);
+  auto pages = write_pages(store, *scan, std::move(*listing), &touched, options.on_stage);
   if (!pages) return tl::unexpected(pages.error());
   return out;
 }

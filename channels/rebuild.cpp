@@ -17,7 +17,7 @@ Result<RebuildSummary> rebuild_store(ObjectStore& store) {
     for (const auto& [variant, projects] : *listing) {
       for (const auto& [project, files] : projects) summary.files += files.size();
     }
-    auto pages = write_pages(store, *scan, *listing, nullptr);
+    auto pages = write_pages(store, *scan, std::move(*listing), nullptr);
     if (!pages) return tl::unexpected(pages.error());
     summary.pages += *pages;
     // An older relforge cached a listing in every variant folder: nothing reads them any more.
