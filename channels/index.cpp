@@ -21,22 +21,37 @@ using core::append_json_string;
 const std::string k_head_open =
     "<!DOCTYPE html>\n<html>\n<head>\n<meta name=\"pypi:repository-version\" content=\"";
 
-// Version order, then file name; each version is parsed once, not once per comparison.
-void sort_by_version(std::vector<IndexedFile>& files) {
-  std::vector<std::pair<std::optional<packaging::Version>, std::size_t>> keys;
-  keys.reserve(files.size());
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    auto version = packaging::parse_version(files[i].info.version);
-    keys.emplace_back(version ? std::optional(std::move(*version)) : std::nullopt, i);
+using Versions = std::vector<std::optional<packaging::Version>>;
+
+Versions parse_versions(const std::vector<IndexedFile>& files) {
+  Versions versions;
+  versions.reserve(files.size());
+  for (const auto& file : files) {
+    auto version = packaging::parse_version(file.info.version);
+    versions.push_back(version ? std::optional(std::move(*version)) : std::nullopt);
   }
-  std::stable_sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
-    if (a.first && b.first && *a.first != *b.first) return *a.first < *b.first;
-    return files[a.second].info.filename < files[b.second].info.filename;
+  return versions;
+}
+
+// Version order, then file name, with `versions` (files[i]'s parsed version) kept beside their
+// files: a folder's are parsed once, for its own page and again for the combined one.
+void sort_by_version(std::vector<IndexedFile>& files, Versions& versions) {
+  std::vector<std::size_t> order(files.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (versions[a] && versions[b] && *versions[a] != *versions[b]) return *versions[a] < *versions[b];
+    return files[a].info.filename < files[b].info.filename;
   });
-  std::vector<IndexedFile> sorted;
-  sorted.reserve(files.size());
-  for (const auto& key : keys) sorted.push_back(std::move(files[key.second]));
-  files = std::move(sorted);
+  std::vector<IndexedFile> sorted_files;
+  Versions sorted_versions;
+  sorted_files.reserve(files.size());
+  sorted_versions.reserve(files.size());
+  for (const std::size_t i : order) {
+    sorted_files.push_back(std::move(files[i]));
+    sorted_versions.push_back(std::move(versions[i]));
+  }
+  files = std::move(sorted_files);
+  versions = std::move(sorted_versions);
 }
 
 }  // namespace
@@ -254,6 +269,7 @@ Status render_channel_pages(ChannelListing listing, const std::set<ProjectRef>* 
     bool page;
     bool in_combined;
     std::vector<IndexedFile> files;
+    Versions versions;    // of `files`
     std::string section;  // of the combined project's listing cache
   };
   std::vector<Folder> folders;
@@ -264,7 +280,7 @@ Status render_channel_pages(ChannelListing listing, const std::set<ProjectRef>* 
       const bool in_combined = !touched || touched_projects.count(project) != 0;
       if (!page && !in_combined) continue;
       if (page) with_page.push_back(folders.size());
-      folders.push_back({&variant, &project, &infos, page, in_combined, {}, {}});
+      folders.push_back({&variant, &project, &infos, page, in_combined, {}, {}, {}});
     }
   }
   // Folders without a page of their own come first: their files are only merged.
@@ -280,7 +296,8 @@ Status render_channel_pages(ChannelListing listing, const std::set<ProjectRef>* 
       std::string url = url_escape_path(info.filename);
       folder.files.push_back({std::move(info), std::move(url)});
     }
-    sort_by_version(folder.files);
+    folder.versions = parse_versions(folder.files);
+    sort_by_version(folder.files, folder.versions);
     const std::string& project = *folder.project;
     if (page) {
       *page = RenderedPage{*folder.variant + "/" + project, render_project_html(project, folder.files),
@@ -302,6 +319,7 @@ Status render_channel_pages(ChannelListing listing, const std::set<ProjectRef>* 
 
   struct Combined {
     std::vector<IndexedFile> files;
+    Versions versions;
     std::vector<std::string> sections;  // in variant order
   };
   std::vector<RenderedPage> roots;  // the variants' root pages
@@ -318,6 +336,7 @@ Status render_channel_pages(ChannelListing listing, const std::set<ProjectRef>* 
       if (folder.in_combined) {
         auto& all = combined[project];
         std::move(folder.files.begin(), folder.files.end(), std::back_inserter(all.files));
+        std::move(folder.versions.begin(), folder.versions.end(), std::back_inserter(all.versions));
         all.sections.push_back(std::move(folder.section));
       }
     }
@@ -334,10 +353,11 @@ Status render_channel_pages(ChannelListing listing, const std::set<ProjectRef>* 
       merged.size(), k_combined_batch,
       [&](std::size_t i, RenderedPage& page) {
         const auto& [project, all] = merged[i];
-        sort_by_version(all->files);
+        sort_by_version(all->files, all->versions);
         page = {*project, render_project_html(*project, all->files),
                 render_project_json(*project, all->files), render_listing(all->sections)};
         std::vector<IndexedFile>().swap(all->files);  // written: its memory goes to the next batch
+        Versions().swap(all->versions);
       },
       sink);
   if (!rendered) return rendered;
