@@ -10,7 +10,7 @@ function(relforge_warnings target)
     target_compile_options(${target} PRIVATE -Wno-restrict)
     # In a unity build every source is an included file, so a .cpp's private Impl holding a type
     # from its own anonymous namespace looks to GCC like a header doing it.
-    if(CMAKE_UNITY_BUILD)
+    if(RELFORGE_UNITY)
       target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
     endif()
   endif()
