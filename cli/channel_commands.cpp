@@ -1,7 +1,6 @@
 // `relforge publish | promote | prune | yank | index rebuild | index check`: the channel store (a
 // folder, or an S3 bucket with --store s3://...) and its PEP 503/691 indexes (`serve` is in
 // serve_command.cpp).
-#include <csignal>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -78,20 +77,6 @@ Result<std::unique_ptr<channels::ObjectStore>> open_store(const Runtime& runtime
   if (flags.is_s3()) return open_s3_store(runtime, flags);
   return std::unique_ptr<channels::ObjectStore>(std::make_unique<channels::FilesystemObjectStore>(
       store_root(runtime, flags.store.empty() ? root : flags.store)));
-}
-
-// Tests kill a command at a named stage to prove the store stays consistent and a rerun finishes.
-// Only builds with tests have the hook: a released binary never reads RELFORGE_TEST_CRASH_AT.
-channels::StageHook crash_hook([[maybe_unused]] const Runtime& runtime) {
-#if RELFORGE_TEST_HOOKS
-  auto crash_at = runtime.getenv("RELFORGE_TEST_CRASH_AT");
-  if (!crash_at) return {};
-  return [stage = *crash_at](std::string_view reached) {
-    if (reached == stage) std::raise(SIGKILL);
-  };
-#else
-  return {};
-#endif
 }
 
 Json file_json(const channels::StoredFile& file) {

@@ -1,6 +1,5 @@
 #include "cli/release_common.hpp"
 
-#include <csignal>
 #include <filesystem>
 #include <ostream>
 
@@ -144,18 +143,6 @@ Json pick_json(const release::Pick& pick) {
            pick.rejected_by.empty()
                ? Json(nullptr)
                : Json{{"by", pick.rejected_by}, {"at", pick.rejected_at}, {"reason", pick.reject_reason}}}};
-}
-
-release::StepHook crash_hook([[maybe_unused]] const Runtime& runtime) {
-#if RELFORGE_TEST_HOOKS
-  auto crash_at = runtime.getenv("RELFORGE_TEST_CRASH_AT");
-  if (!crash_at) return {};
-  return [step = *crash_at](std::string_view reached) {
-    if (reached == step) std::raise(SIGKILL);
-  };
-#else
-  return {};
-#endif
 }
 
 void add_tx_flags(CLI::App& command, TxFlags& flags, const char* push_what) {

@@ -40,10 +40,6 @@ Status sync_ledger(Runtime& runtime, release::Ledger& ledger, const std::string&
 Json pick_json(const release::Pick& pick);
 void print_picks(Runtime& runtime, const std::vector<release::Pick>& picks);
 
-// Tests kill a command at a named step to prove a re-run finishes it and --abort undoes it.
-// Only builds with tests have the hook: a released binary never reads RELFORGE_TEST_CRASH_AT.
-release::StepHook crash_hook(const Runtime& runtime);
-
 // The flags every mutating command shares: --dry-run, --abort, --push.
 struct TxFlags {
   bool dry_run = false;

@@ -1,5 +1,6 @@
 #include "cli/runtime.hpp"
 
+#include <csignal>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,18 @@ void finish(Runtime& runtime, const Status& status) {
     return;
   }
   report_error(runtime, status.error());
+}
+
+std::function<void(std::string_view)> crash_hook([[maybe_unused]] const Runtime& runtime) {
+#if RELFORGE_TEST_HOOKS
+  auto crash_at = runtime.getenv("RELFORGE_TEST_CRASH_AT");
+  if (!crash_at) return {};
+  return [stage = *crash_at](std::string_view reached) {
+    if (reached == stage) std::raise(SIGKILL);
+  };
+#else
+  return {};
+#endif
 }
 
 }  // namespace relforge::cli

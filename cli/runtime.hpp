@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -34,5 +35,10 @@ void report_error(Runtime& runtime, const Error& error);
 
 // Runs a handler's result through report_error; sets exit code 0 on success.
 void finish(Runtime& runtime, const Status& status);
+
+// Tests kill a command at a named stage or step (RELFORGE_TEST_CRASH_AT) to prove a re-run finishes
+// it and nothing is left half-written. Only builds with tests have the hook: a released binary
+// never reads the variable, and gets an empty hook.
+std::function<void(std::string_view)> crash_hook(const Runtime& runtime);
 
 }  // namespace relforge::cli
