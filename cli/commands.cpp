@@ -150,9 +150,10 @@ std::pair<std::string, const CLI::App*> chosen_command(const CLI::App& app) {
 
 }  // namespace
 
-void register_commands(CLI::App& app, Runtime& runtime) {
+void register_commands(CLI::App& app, Runtime& runtime, std::string_view only) {
   app.require_subcommand(1);
   for (const auto& entry : k_commands) {
+    if (!only.empty() && entry.name != only) continue;
     CLI::App* sub = app.add_subcommand(entry.name, entry.summary);
     if (entry.shape == CommandShape::group) sub->require_subcommand(1);
     entry.register_command(*sub, runtime);
@@ -167,7 +168,15 @@ int run_cli(int argc, const char* const* argv, Runtime& runtime) {
   CLI::App app{"relforge: release engineering for native tensor runtimes", "relforge"};
   app.set_version_flag("--version", version_text());
   app.footer("Every command takes --json. Exit codes: docs/exit-codes.md. Environment: docs/environment.md.");
-  register_commands(app, runtime);
+  // A command line that starts with a command's exact name needs only that branch: building all of
+  // them was 5% of a publish and more of a short command. Anything else (help, an unknown or
+  // misspelt word, an option first) gets the whole tree, so its help and errors name every command;
+  // so does `completion`, whose scripts are written from the whole tree.
+  const std::string_view first = argc > 1 ? std::string_view(argv[1]) : std::string_view();
+  const bool named =
+      first != "completion" && std::any_of(std::begin(k_commands), std::end(k_commands),
+                                           [&](const CommandEntry& entry) { return entry.name == first; });
+  register_commands(app, runtime, named ? first : std::string_view());
   std::vector<const CLI::App*> groups;
   allow_bare_groups(app, groups);
   apply_environment_defaults(app, runtime);

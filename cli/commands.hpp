@@ -2,6 +2,7 @@
 // The one table of command groups. Each group lives in its own file and registers its
 // subcommands on the root app; handlers write their exit code into the Runtime.
 #include <span>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -59,8 +60,9 @@ void register_completion(CLI::App& command, Runtime& runtime);
 // The command table: every top-level command with its summary.
 std::span<const CommandEntry> command_table();
 
-// Builds the whole command tree over `runtime`.
-void register_commands(CLI::App& app, Runtime& runtime);
+// Builds the whole command tree over `runtime`, or (`only` naming a top-level command) that
+// command's branch alone.
+void register_commands(CLI::App& app, Runtime& runtime, std::string_view only = {});
 
 // Parses argv and runs the chosen command; returns the process exit code.
 int run_cli(int argc, const char* const* argv, Runtime& runtime);

@@ -200,15 +200,17 @@ Status ZipReader::stream(const ArchiveEntry& entry, const std::function<void(std
     return fail(ErrorCategory::integrity,
                 "'" + m_path.string() + "': cannot open entry '" + entry.name + "': " + zip_strerror(m_zip));
   }
-  std::string buffer(1 << 20, '\0');
+  // Not zero-filled: each entry streamed cleared 1 MiB first, however small the entry.
+  constexpr std::size_t k_buffer = std::size_t{1} << 20;
+  const auto buffer = std::make_unique_for_overwrite<char[]>(k_buffer);
   for (;;) {
-    const zip_int64_t got = zip_fread(file.get(), buffer.data(), buffer.size());
+    const zip_int64_t got = zip_fread(file.get(), buffer.get(), k_buffer);
     if (got < 0) {
       return fail(ErrorCategory::integrity, "'" + m_path.string() + "': entry '" + entry.name +
                                                 "' is corrupt: " + zip_file_strerror(file.get()));
     }
     if (got == 0) break;
-    sink(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
+    sink(std::string_view(buffer.get(), static_cast<std::size_t>(got)));
   }
   return {};
 }

@@ -9,6 +9,7 @@
 #include <cassert>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace relforge::platform {
@@ -17,10 +18,21 @@ struct Sha256::Impl {
   EVP_MD_CTX* ctx = nullptr;
 };
 
+namespace {
+
+// Fetched once: EVP_sha256() makes every init look the implementation up again in the providers,
+// which a publish (a few small hashes) paid more for than for hashing.
+const EVP_MD* sha256_md() {
+  static EVP_MD* const fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  return fetched != nullptr ? fetched : EVP_sha256();
+}
+
+}  // namespace
+
 Sha256::Sha256() : m_impl(std::make_unique<Impl>()) {
   m_impl->ctx = EVP_MD_CTX_new();
   assert(m_impl->ctx != nullptr);
-  const int ok = EVP_DigestInit_ex(m_impl->ctx, EVP_sha256(), nullptr);
+  const int ok = EVP_DigestInit_ex(m_impl->ctx, sha256_md(), nullptr);
   assert(ok == 1);
   (void)ok;
 }
@@ -54,9 +66,12 @@ Result<Sha256Digest> sha256_file(const std::filesystem::path& path) {
     return fail(category, "cannot open " + path.string() + ": " + std::strerror(errno));
   }
   Sha256 hasher;
-  std::vector<char> buffer(1 << 20);
+  // Not zero-filled: clearing 1 MiB cost more than hashing a small wheel; only the pages a read
+  // fills are ever touched.
+  constexpr std::size_t k_buffer = std::size_t{1} << 20;
+  const auto buffer = std::make_unique_for_overwrite<char[]>(k_buffer);
   while (true) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    const ssize_t n = ::read(fd, buffer.get(), k_buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
       const std::string message = "cannot read " + path.string() + ": " + std::strerror(errno);
@@ -64,7 +79,7 @@ Result<Sha256Digest> sha256_file(const std::filesystem::path& path) {
       return fail(ErrorCategory::io, message);
     }
     if (n == 0) break;
-    hasher.update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    hasher.update(std::string_view(buffer.get(), static_cast<std::size_t>(n)));
   }
   ::close(fd);
   return hasher.finish();

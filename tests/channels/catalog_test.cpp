@@ -36,5 +36,42 @@ TEST(ScanChannel, StableLeavesTheOtherChannelsFoldersOut) {
   EXPECT_EQ(nightly->keys.size(), 3U);
 }
 
+// A publish indexes only the folders its new keys fall in; the scan must still equal a fresh one:
+// a new file in a known folder, a folder new to a known variant, a new variant, an unfinished
+// write (a wheel without its info), and untouched folders.
+TEST(AddKeys, GivesTheScanAFreshScanOfTheStoreGives) {
+  test::ChannelTempDir dir;
+  FilesystemObjectStore store(dir.path());
+  const std::vector<std::string> before = {"cpu/.relforge-variant", "cpu/mini/mini-1.0-py3-none-any.whl",
+                                           "cpu/mini/mini-1.0-py3-none-any.whl.info.json",
+                                           "cpu/other/other-1.0-py3-none-any.whl",
+                                           "cpu/other/other-1.0-py3-none-any.whl.info.json"};
+  for (const auto& key : before) ASSERT_TRUE(store.put("whl/nightly/" + key, "x", ""));
+  auto scan = scan_projects(store, Channel::nightly, {"mini", "other"});
+  ASSERT_TRUE(scan) << scan.error().describe();
+  EXPECT_EQ(scan->variants, std::set<std::string>{"cpu"});
+
+  const std::vector<std::string> added = {"cpu/mini/mini-2.0-py3-none-any.whl",
+                                          "cpu/mini/mini-2.0-py3-none-any.whl.info.json",
+                                          "cpu/fresh/fresh-1.0-py3-none-any.whl",
+                                          "cpu/fresh/fresh-1.0-py3-none-any.whl.info.json",
+                                          "cpu/mini/mini-3.0-py3-none-any.whl",  // unfinished: no info
+                                          "cu126/.relforge-variant",
+                                          "cu126/mini/mini-2.0-py3-none-any.whl",
+                                          "cu126/mini/mini-2.0-py3-none-any.whl.info.json"};
+  for (const auto& key : added) ASSERT_TRUE(store.put("whl/nightly/" + key, "x", ""));
+  add_keys(*scan, added);
+
+  auto fresh = scan_projects(store, Channel::nightly, {"mini", "other", "fresh"});
+  ASSERT_TRUE(fresh) << fresh.error().describe();
+  EXPECT_EQ(scan->keys, fresh->keys);
+  EXPECT_EQ(scan->variants, fresh->variants);
+  EXPECT_EQ(scan->folders, fresh->folders);
+  EXPECT_EQ(scan->folders.at({"cpu", "mini"}),
+            (std::vector<std::string>{"mini-1.0-py3-none-any.whl", "mini-2.0-py3-none-any.whl"}));
+  EXPECT_EQ(scan->folders.at({"cu126", "mini"}), std::vector<std::string>{"mini-2.0-py3-none-any.whl"});
+  EXPECT_EQ(scan->folders.at({"cpu", "other"}), std::vector<std::string>{"other-1.0-py3-none-any.whl"});
+}
+
 }  // namespace
 }  // namespace relforge::channels
