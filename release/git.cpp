@@ -3,94 +3,16 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <set>
 #include <utility>
 
 #include <git2.h>
 
+#include "release/libgit2.hpp"
+
 namespace relforge::release {
-namespace {
 
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const { Free(p); }
-};
-template <typename T, void (*Free)(T*)>
-using Owned = std::unique_ptr<T, Deleter<T, Free>>;
-
-using CommitPtr = Owned<git_commit, git_commit_free>;
-using TreePtr = Owned<git_tree, git_tree_free>;
-using IndexPtr = Owned<git_index, git_index_free>;
-using RefPtr = Owned<git_reference, git_reference_free>;
-using SigPtr = Owned<git_signature, git_signature_free>;
-using ObjectPtr = Owned<git_object, git_object_free>;
-using RemotePtr = Owned<git_remote, git_remote_free>;
-
-void init_once() {
-  static std::once_flag flag;
-  std::call_once(flag, [] { git_libgit2_init(); });
-}
-
-std::string last_error() {
-  const git_error* error = git_error_last();
-  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
-}
-
-tl::unexpected<Error> git_fail(ErrorCategory category, const std::string& what) {
-  return fail(category, what + ": " + last_error());
-}
-
-std::string oid_hex(const git_oid& oid) {
-  char buffer[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buffer, sizeof buffer, &oid);
-  return buffer;
-}
-
-Result<git_oid> parse_oid(const std::string& hex) {
-  git_oid oid;
-  if (git_oid_fromstr(&oid, hex.c_str()) != 0)
-    return fail(ErrorCategory::internal, "not a full object id: " + hex);
-  return oid;
-}
-
-Result<CommitPtr> lookup_commit(git_repository* repo, const std::string& sha) {
-  auto oid = parse_oid(sha);
-  if (!oid) return tl::unexpected(oid.error());
-  git_commit* commit = nullptr;
-  if (git_commit_lookup(&commit, repo, &*oid) != 0)
-    return git_fail(ErrorCategory::not_found, "no commit " + sha);
-  return CommitPtr(commit);
-}
-
-Result<SigPtr> default_signature(git_repository* repo) {
-  git_signature* sig = nullptr;
-  if (git_signature_default(&sig, repo) != 0) {
-    return fail(ErrorCategory::invalid_input,
-                "git has no identity for commits and tags: set user.name and user.email (git config)");
-  }
-  return SigPtr(sig);
-}
-
-// What an annotated tag of `commit` needs: the commit as an object and who tags it.
-struct TagInputs {
-  ObjectPtr target;
-  SigPtr tagger;
-};
-
-Result<TagInputs> tag_inputs(git_repository* repo, const std::string& commit) {
-  git_object* target = nullptr;
-  auto oid = parse_oid(commit);
-  if (!oid) return tl::unexpected(oid.error());
-  if (git_object_lookup(&target, repo, &*oid, GIT_OBJECT_COMMIT) != 0)
-    return git_fail(ErrorCategory::not_found, commit);
-  ObjectPtr owned(target);
-  auto sig = default_signature(repo);
-  if (!sig) return tl::unexpected(sig.error());
-  return TagInputs{std::move(owned), std::move(*sig)};
-}
-
-}  // namespace
+using namespace libgit2;
 
 Result<Repository> Repository::open(const std::filesystem::path& path) {
   init_once();
@@ -433,97 +355,6 @@ Status Repository::advance_branch(const std::string& ref, const std::string& exp
   return {};
 }
 
-Status Repository::create_annotated_tag(const std::string& name, const std::string& commit,
-                                        const std::string& message) const {
-  auto inputs = tag_inputs(m_repo, commit);
-  if (!inputs) return tl::unexpected(inputs.error());
-  git_oid tag_id;
-  const int rc = git_tag_create(&tag_id, m_repo, name.c_str(), inputs->target.get(), inputs->tagger.get(),
-                                message.c_str(), 0);
-  if (rc == GIT_EEXISTS) return fail(ErrorCategory::conflict, "tag " + name + " already exists");
-  if (rc != 0) return git_fail(ErrorCategory::io, "creating tag " + name);
-  return {};
-}
-
-namespace {
-int on_push_update(const char* refname, const char* status, void* data) {
-  auto* report = static_cast<PushReport*>(data);
-  if (status != nullptr)
-    report->rejected.emplace_back(refname, status);
-  else
-    report->accepted.emplace_back(refname);
-  return 0;
-}
-
-Result<RemotePtr> open_remote(git_repository* repo, const std::string& name) {
-  git_remote* remote = nullptr;
-  if (git_remote_lookup(&remote, repo, name.c_str()) != 0 &&
-      git_remote_create_anonymous(&remote, repo, name.c_str()) != 0)
-    return git_fail(ErrorCategory::invalid_input, "unknown remote '" + name + "'");
-  return RemotePtr(remote);
-}
-}  // namespace
-
-Result<PushReport> Repository::push_report(const std::string& remote_name,
-                                           const std::vector<std::string>& refspecs) const {
-  auto remote = open_remote(m_repo, remote_name);
-  if (!remote) return tl::unexpected(remote.error());
-  std::vector<char*> specs;
-  for (const auto& spec : refspecs) specs.push_back(const_cast<char*>(spec.c_str()));
-  git_strarray array{specs.data(), specs.size()};
-  PushReport report;
-  git_push_options options;
-  git_push_options_init(&options, GIT_PUSH_OPTIONS_VERSION);
-  options.callbacks.push_update_reference = on_push_update;
-  options.callbacks.payload = &report;
-  // One push: every refspec goes in a single receive-pack request (libgit2 does not ask for the
-  // atomic capability; a pre-receive hook still accepts or refuses the request as a whole).
-  if (const int rc = git_remote_push(remote->get(), &array, &options); rc != 0) {
-    const std::string why = last_error();
-    // The remote has commits we lack (not a fast-forward): a conflict, not a transport failure.
-    const bool rejected_ref = rc == GIT_ENONFASTFORWARD || why.find("fast") != std::string::npos ||
-                              why.find("not present locally") != std::string::npos ||
-                              why.find("hook") != std::string::npos;
-    const auto category = rejected_ref ? ErrorCategory::conflict : ErrorCategory::network;
-    return fail(category, "pushing to '" + remote_name + "' failed: " + why);
-  }
-  return report;
-}
-
-Status Repository::push(const std::string& remote_name, const std::vector<std::string>& refspecs) const {
-  auto report = push_report(remote_name, refspecs);
-  if (!report) return with_context(Status(tl::unexpected(report.error())), "nothing was changed locally");
-  if (!report->rejected.empty()) {
-    std::string list;
-    for (const auto& [ref, why] : report->rejected) list += (list.empty() ? "" : "; ") + ref + ": " + why;
-    return fail(ErrorCategory::conflict, "the remote '" + remote_name + "' rejected: " + list);
-  }
-  return {};
-}
-
-Result<std::map<std::string, std::string>> Repository::remote_refs(const std::string& remote_name) const {
-  auto remote = open_remote(m_repo, remote_name);
-  if (!remote) return tl::unexpected(remote.error());
-  git_remote_callbacks callbacks;
-  git_remote_init_callbacks(&callbacks, GIT_REMOTE_CALLBACKS_VERSION);
-  if (git_remote_connect(remote->get(), GIT_DIRECTION_FETCH, &callbacks, nullptr, nullptr) != 0)
-    return git_fail(ErrorCategory::network, "connecting to '" + remote_name + "'");
-  const git_remote_head** heads = nullptr;
-  std::size_t count = 0;
-  if (git_remote_ls(&heads, &count, remote->get()) != 0)
-    return git_fail(ErrorCategory::network, "listing refs of '" + remote_name + "'");
-  std::map<std::string, std::string> refs;
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::string name = heads[i]->name;
-    if (name.ends_with("^{}")) continue;
-    if (name.starts_with("refs/heads/") || name.starts_with("refs/tags/") ||
-        name.starts_with("refs/relforge/"))
-      refs[name] = oid_hex(heads[i]->oid);
-  }
-  git_remote_disconnect(remote->get());
-  return refs;
-}
-
 Result<std::pair<std::size_t, std::size_t>> Repository::ahead_behind(const std::string& local,
                                                                      const std::string& remote) const {
   auto a = parse_oid(local);
@@ -610,17 +441,6 @@ Status Repository::sync_worktree(const std::string& ref, const std::string& from
   return {};
 }
 
-Result<std::string> Repository::write_tag_object(const std::string& name, const std::string& commit,
-                                                 const std::string& message) const {
-  auto inputs = tag_inputs(m_repo, commit);
-  if (!inputs) return tl::unexpected(inputs.error());
-  git_oid tag_id;
-  if (git_tag_annotation_create(&tag_id, m_repo, name.c_str(), inputs->target.get(), inputs->tagger.get(),
-                                message.c_str()) != 0)
-    return git_fail(ErrorCategory::io, "writing tag " + name);
-  return oid_hex(tag_id);
-}
-
 Result<std::vector<std::string>> Repository::commit_ids_between(const std::string& head,
                                                                 const std::string& hide) const {
   auto from = parse_oid(head);
@@ -697,20 +517,6 @@ Result<std::string> Repository::write_tree_commit(const std::vector<std::string>
                         parent_ptrs.size(), parent_ptrs.data()) != 0)
     return git_fail(ErrorCategory::io, "writing commit");
   return oid_hex(id);
-}
-
-Status Repository::fetch_ref(const std::string& remote_name, const std::string& remote_ref,
-                             const std::string& local_ref) const {
-  auto remote = open_remote(m_repo, remote_name);
-  if (!remote) return tl::unexpected(remote.error());
-  const std::string spec = "+" + remote_ref + ":" + local_ref;
-  char* specs[] = {const_cast<char*>(spec.c_str())};
-  git_strarray array{specs, 1};
-  git_fetch_options options;
-  git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION);
-  if (git_remote_fetch(remote->get(), &array, &options, "relforge: fetch the release ledger") != 0)
-    return git_fail(ErrorCategory::network, "fetching " + remote_ref + " from '" + remote_name + "'");
-  return {};
 }
 
 Result<std::string> Repository::tree_of(const std::string& commit) const {
