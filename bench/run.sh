@@ -3,12 +3,16 @@
 # compiled bench/*_bench.cpp programs, then the whole-process bench/*_bench.sh scripts. Every
 # figure goes through bench/record.py; the run's records, with the machine, the commit and the
 # load average, end up in BUILD/bench-results.json (`make bench-table` puts them in the README).
-# Usage: bench/run.sh [BUILD_DIR] [NAME-FILTER]   (a filter runs only benches whose file matches)
+# Usage: bench/run.sh [BUILD_DIR] [NAME-FILTER]   (a filter runs only benches whose file matches,
+# and its records go to BUILD/bench-results.FILTER.json: a rerun of one bench never replaces the
+# full run's file that `make bench-table` reads)
 set -uo pipefail
 build=${1:-build/release}
 filter=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
-export BENCH_RESULTS=$build/bench-results.jsonl
+results=bench-results
+[ -z "$filter" ] || results="bench-results.$(printf '%s' "$filter" | tr -c 'A-Za-z0-9_-' '_')"
+export BENCH_RESULTS=$build/$results.jsonl
 : >"$BENCH_RESULTS"
 failed=()
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -43,7 +47,7 @@ for s in "${scripts[@]}"; do
   echo "== $(basename "$s" .sh)"
   RELFORGE="$build/relforge" BUILD_DIR="$build" bash "$s" || failed+=("$(basename "$s" .sh)")
 done
-/usr/bin/python3 "$here/collect.py" "$BENCH_RESULTS" "$build/bench-results.json" \
+/usr/bin/python3 "$here/collect.py" "$BENCH_RESULTS" "$build/$results.json" \
   --started "$started" --load-before "$load_before" --failed "${failed[*]:-}" --binary "$build/relforge"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "benches that did not run to the end: ${failed[*]}" >&2
