@@ -18,14 +18,24 @@ failed=()
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 # Before each bench: the previous one's dirty pages are flushed and the machine gets up to 30 s
-# to settle (1-minute load below 1.5), so one bench's writeback and builds do not land in the next
-# one's figures. Each line still records the load it ran at.
+# to settle, so one bench's writeback and builds do not land in the next one's figures. Settled:
+# the last second's CPU use (/proc/stat: user, nice, system, irq, softirq) under a tenth of one
+# core, and the 1-minute load below 1.5 (the load average alone lags what the cores are doing by
+# about a minute). Each line still records the load it ran at.
+busy_cores() {
+  local a b
+  a=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
+  sleep 1
+  b=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
+  # USER_HZ ticks per second: 100 on Linux.
+  awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); print (y[1] - x[1]) / 100 }'
+}
 settle() {
   sync
   local waited=0
-  while [ "$waited" -lt 30 ] && awk '{ exit !($1 >= 1.5) }' /proc/loadavg; do
-    sleep 2
-    waited=$((waited + 2))
+  while [ "$waited" -lt 30 ]; do
+    if awk -v busy="$(busy_cores)" '{ exit !($1 < 1.5 && busy < 0.1) }' /proc/loadavg; then return; fi
+    waited=$((waited + 1))
   done
 }
 for b in "$build"/bench/*_bench; do
