@@ -92,15 +92,6 @@ void index_keys(ChannelScan& scan) {
   index_folders(scan, scan.keys.begin(), scan.keys.end());
 }
 
-// The keys under `prefix`, as a range of scan.keys.
-std::pair<std::set<std::string>::const_iterator, std::set<std::string>::const_iterator> keys_under(
-    const ChannelScan& scan, const std::string& prefix) {
-  auto first = scan.keys.lower_bound(prefix);
-  auto last = first;
-  while (last != scan.keys.end() && last->starts_with(prefix)) ++last;
-  return {first, last};
-}
-
 }  // namespace
 
 Result<ChannelScan> scan_channel(ObjectStore& store, Channel channel, Temporaries temporaries) {
@@ -201,17 +192,15 @@ void add_keys(ChannelScan& scan, const std::vector<std::string>& relative) {
     if (scan.variants.count(variant) != 0 && new_variants.count(variant) == 0)
       folders.emplace(variant, std::string(parts[1]));
   }
+  // A new variant's folders were never indexed (index_folders skips unmarked variants).
   for (const auto& variant : new_variants) {
-    for (auto& [ref, wheels] : scan.folders) {
-      if (ref.first == variant) wheels.clear();
-    }
-    const auto [first, last] = keys_under(scan, variant + "/");
-    index_folders(scan, first, last);
+    const auto keys = scan.keys_under(variant + "/");
+    index_folders(scan, keys.begin(), keys.end());
   }
   for (const auto& ref : folders) {
     if (const auto found = scan.folders.find(ref); found != scan.folders.end()) found->second.clear();
-    const auto [first, last] = keys_under(scan, ref.first + "/" + ref.second + "/");
-    index_folders(scan, first, last);
+    const auto keys = scan.keys_under(ref.first + "/" + ref.second + "/");
+    index_folders(scan, keys.begin(), keys.end());
   }
 }
 

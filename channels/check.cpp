@@ -177,8 +177,8 @@ private:
     }
     sort_by_version(files);
     // Every other object in the folder must be a page, a cache, the tombstones or a sidecar.
-    for (auto it = scan.keys.lower_bound(prefix); it != scan.keys.end() && it->starts_with(prefix); ++it) {
-      const std::string name = it->substr(prefix.size());
+    for (const std::string& key : scan.keys_under(prefix)) {
+      const std::string name = key.substr(prefix.size());
       if (name.find('/') != std::string::npos || temporary_name(name)) continue;
       // (A listing cache here is an older relforge's: never read, and removed by a rebuild.)
       if (name == "index.html" || name == "index.json" || name == k_listing_cache ||
@@ -190,13 +190,13 @@ private:
       }
       if (complete.count(wheel)) continue;
       if (tombstoned(wheel)) {
-        add("orphan", scan.key(*it), "left over from a prune that was interrupted", prune);
+        add("orphan", scan.key(key), "left over from a prune that was interrupted", prune);
       } else if (name == wheel && name.ends_with(".whl")) {
-        add("orphan", scan.key(*it), "a wheel without its FILE.info.json: a publish that did not finish",
-            "rerun the publish of " + name + ", or remove " + m_store.describe(scan.key(*it)));
+        add("orphan", scan.key(key), "a wheel without its FILE.info.json: a publish that did not finish",
+            "rerun the publish of " + name + ", or remove " + m_store.describe(scan.key(key)));
       } else {
-        add("orphan", scan.key(*it), "no complete wheel " + wheel + " belongs to this object",
-            "remove the orphan " + m_store.describe(scan.key(*it)));
+        add("orphan", scan.key(key), "no complete wheel " + wheel + " belongs to this object",
+            "remove the orphan " + m_store.describe(scan.key(key)));
       }
     }
     return files;

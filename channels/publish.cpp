@@ -178,8 +178,8 @@ Result<Known> known_identities(ObjectStore& store, const ChannelScan& scan,
   for (const auto& [ref, wheels] : scan.folders) {
     if (projects.count(ref.second) == 0) continue;
     const std::string prefix = ref.first + "/" + ref.second + "/";
-    for (auto it = scan.keys.lower_bound(prefix); it != scan.keys.end() && it->starts_with(prefix); ++it) {
-      const std::string name = it->substr(prefix.size());
+    for (const std::string& object : scan.keys_under(prefix)) {
+      const std::string name = object.substr(prefix.size());
       if (!name.ends_with(".whl") || name.find('/') != std::string::npos) continue;
       // Only a file of a version being published can share an identity with one: the rest of a
       // folder's names need no full parse.

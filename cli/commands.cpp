@@ -47,7 +47,7 @@ constexpr std::array k_commands = {
     CommandEntry{"triage", "Classify failure logs, cluster failures, find flaky tests", group,
                  register_triage},
     CommandEntry{"completion", "Print a shell completion script (bash, zsh or fish)", leaf,
-                 register_completion},
+                 register_completion, true},
 };
 
 // Every long option `level` takes ("--json", "--help", ...).
@@ -170,12 +170,12 @@ int run_cli(int argc, const char* const* argv, Runtime& runtime) {
   app.footer("Every command takes --json. Exit codes: docs/exit-codes.md. Environment: docs/environment.md.");
   // A command line that starts with a command's exact name needs only that branch: building all of
   // them was 5% of a publish and more of a short command. Anything else (help, an unknown or
-  // misspelt word, an option first) gets the whole tree, so its help and errors name every command;
-  // so does `completion`, whose scripts are written from the whole tree.
+  // misspelt word, an option first) gets the whole tree, so its help and errors name every command,
+  // as does a command that reads the tree (`completion`).
   const std::string_view first = argc > 1 ? std::string_view(argv[1]) : std::string_view();
   const bool named =
-      first != "completion" && std::any_of(std::begin(k_commands), std::end(k_commands),
-                                           [&](const CommandEntry& entry) { return entry.name == first; });
+      std::any_of(std::begin(k_commands), std::end(k_commands),
+                  [&](const CommandEntry& entry) { return entry.name == first && !entry.reads_whole_tree; });
   register_commands(app, runtime, named ? first : std::string_view());
   std::vector<const CLI::App*> groups;
   allow_bare_groups(app, groups);

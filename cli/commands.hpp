@@ -19,6 +19,8 @@ struct CommandEntry {
   const char* summary;
   CommandShape shape;
   void (*register_command)(CLI::App& command, Runtime& runtime);
+  // Reads the whole command tree when it runs (so it is built whole even when named first).
+  bool reads_whole_tree = false;
 };
 
 // Foundation: the matrix and the packaging standards (cli/matrix_commands.cpp, ...).
