@@ -5,7 +5,6 @@
 // and writes a channel through these, whatever the store.
 #include <functional>
 #include <map>
-#include <ranges>
 #include <set>
 #include <string>
 #include <string_view>
@@ -29,8 +28,14 @@ struct ChannelScan {
   std::string key(const std::string& relative) const { return base + "/" + relative; }
   std::string folder_key(const ProjectRef& ref) const { return base + "/" + ref.first + "/" + ref.second; }
   bool has(const std::string& relative) const { return keys.count(relative) != 0; }
-  // The keys that start with `prefix` ("cpu/mini/"), in order.
-  std::ranges::subrange<std::set<std::string>::const_iterator> keys_under(const std::string& prefix) const {
+  // The keys that start with `prefix` ("cpu/mini/"), in order: a range for a range-for.
+  // (A plain pair of iterators: clang 14 cannot compile libstdc++ 12's std::ranges::subrange.)
+  struct KeyRange {
+    std::set<std::string>::const_iterator first, last;
+    auto begin() const { return first; }
+    auto end() const { return last; }
+  };
+  KeyRange keys_under(const std::string& prefix) const {
     auto first = keys.lower_bound(prefix);
     auto last = first;
     while (last != keys.end() && last->starts_with(prefix)) ++last;
