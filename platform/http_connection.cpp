@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 namespace relforge::platform::detail {
 namespace {
@@ -90,7 +91,7 @@ public:
         m_offset = 0;
       }
     } else {
-      if (wait_for(m_fd, POLLIN, m_wake, m_deadline) != Wait::ready) return -1;
+      if (!flush() || wait_for(m_fd, POLLIN, m_wake, m_deadline) != Wait::ready) return -1;
       do {
         n = ::recv(m_fd, ptr, size, 0);
       } while (n < 0 && errno == EINTR);
@@ -99,35 +100,53 @@ public:
     return n;
   }
 
+  // httplib writes a response's head and its body in separate calls: sent as they come, each small
+  // answer would take two segments and two trips through the client's TCP stack. Small writes are
+  // gathered and sent when the response is done (flush), before the next read, or when full.
   ssize_t write(const char* ptr, std::size_t size) override {
-    std::size_t done = 0;
-    while (done < size) {
-      const ssize_t n = ::send(m_fd, ptr + done, size - done, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return -1;  // EAGAIN after SO_SNDTIMEO: the client stopped reading
-      done += static_cast<std::size_t>(n);
+    if (m_out.size() + size <= k_gather_bytes) {
+      m_out.append(ptr, size);
+      return static_cast<ssize_t>(size);
     }
-    return static_cast<ssize_t>(done);
+    if (!flush() || !send_all(ptr, size)) return -1;
+    return static_cast<ssize_t>(size);
+  }
+  // Sends what write() gathered; false when the client stopped reading (SO_SNDTIMEO) or is gone.
+  bool flush() {
+    const bool sent = m_out.empty() || send_all(m_out.data(), m_out.size());
+    m_out.clear();
+    return sent;
   }
 
+  // A connection's two ends do not change: asked once, not once per request.
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    sockaddr_storage address{};
-    socklen_t length = sizeof address;
-    if (::getpeername(m_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-      describe_address(address, length, ip, port);
+    if (!m_remote) {
+      m_remote.emplace();
+      sockaddr_storage address{};
+      socklen_t length = sizeof address;
+      if (::getpeername(m_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+        describe_address(address, length, m_remote->first, m_remote->second);
+    }
+    ip = m_remote->first;
+    port = m_remote->second;
   }
   void get_local_ip_and_port(std::string& ip, int& port) const override {
-    sockaddr_storage address{};
-    socklen_t length = sizeof address;
-    if (::getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-      describe_address(address, length, ip, port);
+    if (!m_local) {
+      m_local.emplace();
+      sockaddr_storage address{};
+      socklen_t length = sizeof address;
+      if (::getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+        describe_address(address, length, m_local->first, m_local->second);
+    }
+    ip = m_local->first;
+    port = m_local->second;
   }
   socket_t socket() const override { return m_fd; }
 
   std::string_view buffered() const { return std::string_view(m_buffer).substr(m_offset); }
   // Receives more bytes into the buffer; false on end of stream, deadline or stop.
   bool fill(Clock::time_point deadline, Wait* why = nullptr) {
-    const Wait waited = wait_for(m_fd, POLLIN, m_wake, deadline);
+    const Wait waited = flush() ? wait_for(m_fd, POLLIN, m_wake, deadline) : Wait::stop;
     if (why != nullptr) *why = waited;
     if (waited != Wait::ready) return false;
     char chunk[16384];
@@ -155,9 +174,23 @@ public:
   }
 
 private:
+  static constexpr std::size_t k_gather_bytes = 64 * 1024;
+
+  bool send_all(const char* ptr, std::size_t size) {
+    for (std::size_t done = 0; done < size;) {
+      const ssize_t n = ::send(m_fd, ptr + done, size - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;  // EAGAIN after SO_SNDTIMEO: the client stopped reading
+      done += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
   int m_fd;
   int m_wake;
   const HttpLimits& m_limits;
+  std::string m_out;  // written, not yet sent
+  mutable std::optional<std::pair<std::string, int>> m_remote, m_local;
   std::string m_buffer;
   std::size_t m_offset = 0;
   Clock::time_point m_deadline = Clock::now();
@@ -325,9 +358,10 @@ void serve_connection(int fd, int wake_fd, const HttpLimits& limits, const Conne
     stream.set_deadline(Clock::now() + limits.body_timeout);
     const bool close = check.close_after || count + 1 == limits.max_requests_per_connection;
     bool closed = false;
-    const bool ok = hooks.process(stream, close, closed, [&state](httplib::Request& request) {
+    const bool processed = hooks.process(stream, close, closed, [&state](httplib::Request& request) {
       if (state.range) request.set_header("Range", *state.range);
     });
+    const bool ok = stream.flush() && processed;
     if (state.must_close) linger = true;
     if (!ok || closed || close || state.must_close) break;
   }

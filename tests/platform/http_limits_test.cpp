@@ -9,6 +9,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 #include <thread>
 
 #include "platform/http_server.hpp"
@@ -50,6 +51,21 @@ public:
       const ssize_t n = ::recv(m_fd, buffer, sizeof buffer, 0);
       if (n <= 0) break;
       out.append(buffer, static_cast<std::size_t>(n));
+    }
+    return out;
+  }
+  // What arrives until it holds `marker` (or `wait` passes): no more, so the connection stays usable.
+  std::string read_until(std::string_view marker, std::chrono::milliseconds wait) {
+    std::string out;
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    while (out.find(marker) == std::string::npos) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      pollfd fd{m_fd, POLLIN, 0};
+      if (left.count() <= 0 || ::poll(&fd, 1, static_cast<int>(left.count())) <= 0) break;
+      char byte = 0;
+      if (::recv(m_fd, &byte, 1, 0) != 1) break;
+      out += byte;
     }
     return out;
   }
@@ -239,6 +255,24 @@ TEST_F(HttpLimitsTest, ByteRanges) {
     ++count;
   EXPECT_EQ(count, 50u);
   EXPECT_TRUE(answers.ends_with("0123456789"));
+}
+
+// Answers are gathered and sent at once: a kept-alive client gets its whole answer, head and body,
+// before it sends anything more, and one that asks to continue gets the 100 before its body.
+TEST_F(HttpLimitsTest, EachAnswerIsSentWholeBeforeTheServerWaitsAgain) {
+  start();
+  RawClient client(m_port);
+  ASSERT_TRUE(client.send("GET /file HTTP/1.1\r\n\r\n"));
+  const auto first = client.read_until("0123456789", 5s);
+  EXPECT_TRUE(first.starts_with("HTTP/1.1 200")) << first;
+  EXPECT_TRUE(first.ends_with("\r\n\r\n0123456789")) << first;
+  ASSERT_TRUE(client.send("POST /upload HTTP/1.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"));
+  EXPECT_EQ(client.read_until("\r\n\r\n", 5s), "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(client.send("hello"));
+  const auto second = client.read_until("got 5\n", 5s);
+  EXPECT_TRUE(second.starts_with("HTTP/1.1 200")) << second;
+  EXPECT_TRUE(second.ends_with("got 5\n")) << second;
+  EXPECT_EQ(m_calls.load(), 1);
 }
 
 TEST_F(HttpLimitsTest, SlowClientsAreDroppedAndDoNotStarveOthers) {
