@@ -39,6 +39,13 @@ std::string toolkit_program(const std::string& accel_type) {
   return accel_type.empty() || accel_type == "cpu" ? "" : accel_type + " toolkit";
 }
 
+std::map<std::string, std::string> cell_values(const matrix::Cell& cell) {
+  std::map<std::string, std::string> values{{"id", std::string(cell.id())},
+                                            {"build_id", std::string(cell.build_id())}};
+  for (std::size_t i = 0; i < cell.size(); ++i) values[cell.name(i)] = std::string(cell.value(i));
+  return values;
+}
+
 CellNeeds cell_needs(const matrix::Cell& cell) {
   CellNeeds needs{cell.value_or_empty("python"), cell.value_or_empty("accel.type"),
                   cell.value_or_empty("accel.version")};

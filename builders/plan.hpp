@@ -1,6 +1,7 @@
 #pragma once
 // `relforge build --plan`: each selected cell goes to the first runner that has its Python and
 // its accelerator's toolkit, or gets the exact reason none can take it.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct CellNeeds {
 };
 
 CellNeeds cell_needs(const matrix::Cell& cell);
+
+// The values a cell's templates ([recipe.env], smoke checks) see: id, build_id and every field.
+std::map<std::string, std::string> cell_values(const matrix::Cell& cell);
 
 struct Assignment {
   std::string cell_id;

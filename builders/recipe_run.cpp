@@ -73,13 +73,6 @@ Status contain(const BuildOptions& options, const matrix::Cell& cell, const Runn
 
 }  // namespace
 
-std::map<std::string, std::string> cell_values(const matrix::Cell& cell) {
-  std::map<std::string, std::string> values{{"id", std::string(cell.id())},
-                                            {"build_id", std::string(cell.build_id())}};
-  for (std::size_t i = 0; i < cell.size(); ++i) values[cell.name(i)] = std::string(cell.value(i));
-  return values;
-}
-
 Result<RecipeRun> recipe_run(const BuildOptions& options, const matrix::Cell& cell, const Runner& runner,
                              const CellPaths& paths) {
   const auto& config = options.config;

@@ -28,9 +28,6 @@ struct RecipeRun {
   std::string container;  // the container's --name
 };
 
-// The values templates see: id, build_id and every field of the cell by name.
-std::map<std::string, std::string> cell_values(const matrix::Cell& cell);
-
 // invalid_input, saying what to fix, when the cell cannot run here: its image field empty or not an
 // image reference, or a GPU cell in a container on a host without GPUs.
 Result<RecipeRun> recipe_run(const BuildOptions& options, const matrix::Cell& cell, const Runner& runner,
