@@ -74,6 +74,17 @@ void report_done(Shared& shared, const CellOutcome& outcome) REQUIRES(shared.mut
 
 enum class Start { build, skipped, stop };
 
+// A queued cell the ledger failed before it started: failed, and the run stops.
+Start unstarted(Shared& shared, CellOutcome& outcome, const std::string& what, const Error& error)
+    REQUIRES(shared.mutex) {
+  ledger_failed(shared, outcome, what, error);
+  report_done(shared, outcome);
+  --shared.progress.queued;
+  ++shared.progress.failed;
+  shared.options.on_progress(shared.progress);
+  return Start::stop;
+}
+
 // Under the lock: skips a cell whose inputs match a successful build that still has its wheel
 // (--resume), else records its attempt as running (`row`) and counts it as running.
 Start start_cell(Shared& shared, CellOutcome& outcome, Attempt& attempt, std::int64_t& row)
@@ -81,14 +92,7 @@ Start start_cell(Shared& shared, CellOutcome& outcome, Attempt& attempt, std::in
   const auto& options = shared.options;
   if (options.resume == Resume::yes) {
     auto previous = shared.ledger->last_success(outcome.cell, attempt.inputs_key);
-    if (!previous) {
-      ledger_failed(shared, outcome, "could not look up its last success", previous.error());
-      report_done(shared, outcome);
-      --shared.progress.queued;
-      ++shared.progress.failed;
-      options.on_progress(shared.progress);
-      return Start::stop;
-    }
+    if (!previous) return unstarted(shared, outcome, "could not look up its last success", previous.error());
     std::error_code ec;  // a wheel that cannot be checked is rebuilt, never assumed present
     if (*previous && std::filesystem::exists((*previous)->wheel, ec)) {
       outcome.result = CellResult::up_to_date;
@@ -103,14 +107,7 @@ Start start_cell(Shared& shared, CellOutcome& outcome, Attempt& attempt, std::in
     }
   }
   auto begun = shared.ledger->begin(attempt);
-  if (!begun) {
-    ledger_failed(shared, outcome, "not built: could not record its start", begun.error());
-    report_done(shared, outcome);
-    --shared.progress.queued;
-    ++shared.progress.failed;
-    options.on_progress(shared.progress);
-    return Start::stop;
-  }
+  if (!begun) return unstarted(shared, outcome, "not built: could not record its start", begun.error());
   row = *begun;
   options.on_line(outcome.cell + ": building on " + outcome.runner);
   // The last success's duration is the estimate; a ledger that cannot say gives none.

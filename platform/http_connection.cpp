@@ -120,26 +120,10 @@ public:
 
   // A connection's two ends do not change: asked once, not once per request.
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    if (!m_remote) {
-      m_remote.emplace();
-      sockaddr_storage address{};
-      socklen_t length = sizeof address;
-      if (::getpeername(m_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-        describe_address(address, length, m_remote->first, m_remote->second);
-    }
-    ip = m_remote->first;
-    port = m_remote->second;
+    address_of(::getpeername, m_remote, ip, port);
   }
   void get_local_ip_and_port(std::string& ip, int& port) const override {
-    if (!m_local) {
-      m_local.emplace();
-      sockaddr_storage address{};
-      socklen_t length = sizeof address;
-      if (::getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
-        describe_address(address, length, m_local->first, m_local->second);
-    }
-    ip = m_local->first;
-    port = m_local->second;
+    address_of(::getsockname, m_local, ip, port);
   }
   socket_t socket() const override { return m_fd; }
 
@@ -186,11 +170,25 @@ private:
     return true;
   }
 
+  using Address = std::optional<std::pair<std::string, int>>;
+  void address_of(int (*query)(int, sockaddr*, socklen_t*), Address& cache, std::string& ip,
+                  int& port) const {
+    if (!cache) {
+      cache.emplace();
+      sockaddr_storage address{};
+      socklen_t length = sizeof address;
+      if (query(m_fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+        describe_address(address, length, cache->first, cache->second);
+    }
+    ip = cache->first;
+    port = cache->second;
+  }
+
   int m_fd;
   int m_wake;
   const HttpLimits& m_limits;
   std::string m_out;  // written, not yet sent
-  mutable std::optional<std::pair<std::string, int>> m_remote, m_local;
+  mutable Address m_remote, m_local;
   std::string m_buffer;
   std::size_t m_offset = 0;
   Clock::time_point m_deadline = Clock::now();
