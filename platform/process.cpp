@@ -93,21 +93,33 @@ struct Pump {
   std::string* sink;
 };
 
-}  // namespace
-
-std::optional<std::filesystem::path> find_program(const std::string& program) {
-  if (program.find('/') != std::string::npos) {
-    if (::access(program.c_str(), X_OK) == 0) return std::filesystem::path(program);
-    return std::nullopt;
+// Writing stdin to a child that exited must not kill us with SIGPIPE: blocked in this thread for
+// the child's life, and a pending one is dropped before the old mask comes back.
+class SigpipeBlocked {
+public:
+  SigpipeBlocked() {
+    sigemptyset(&m_pipe);
+    sigaddset(&m_pipe, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &m_pipe, &m_old);
   }
-  const char* path_value = std::getenv("PATH");
-  return search_path(program, path_value != nullptr ? path_value : "/usr/local/bin:/usr/bin:/bin");
-}
-
-Result<ProcessResult> run_process(const ProcessSpec& spec) {
-  if (spec.argv.empty() || spec.argv[0].empty()) {
-    return fail(ErrorCategory::internal, "run_process: empty argv");
+  ~SigpipeBlocked() {
+    sigset_t pending;
+    sigpending(&pending);
+    if (sigismember(&pending, SIGPIPE) && !sigismember(&m_old, SIGPIPE)) {
+      const timespec zero{0, 0};
+      ::sigtimedwait(&m_pipe, nullptr, &zero);
+    }
+    ::pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
   }
+  SigpipeBlocked(const SigpipeBlocked&) = delete;
+  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
+
+private:
+  sigset_t m_pipe, m_old;
+};
+
+// argv[0] as given when it has a '/', else looked up on the PATH the child gets (or ours).
+Result<std::filesystem::path> resolve_program(const ProcessSpec& spec) {
   const std::string& name = spec.argv[0];
   std::optional<std::filesystem::path> program;
   if (name.find('/') != std::string::npos) {
@@ -117,86 +129,86 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   } else {
     program = find_program(name);
   }
-  if (!program) {
+  if (!program)
     return fail(ErrorCategory::io, "cannot run '" + name + "': no such program on PATH (is it installed?)");
-  }
+  return *program;
+}
 
+// The child's ends and ours: stdin (a pipe for stdin_data, else /dev/null), stdout and stderr (pipes,
+// or both appended to output_file), and the pipe exec_child reports a failed exec through.
+struct ChildPipes {
+  UniqueFd stdin_read, stdin_write, out_read, out_write, err_read, err_write, error_read, error_write;
+};
+
+Status open_pipes(const ProcessSpec& spec, ChildPipes& p) {
+  const auto no_pipe = [] { return fail(ErrorCategory::io, "cannot create a pipe: " + errno_text(errno)); };
+  if (!make_pipe(p.error_read, p.error_write)) return no_pipe();
+  if (spec.stdin_data) {
+    if (!make_pipe(p.stdin_read, p.stdin_write)) return no_pipe();
+  } else {
+    p.stdin_read.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (p.stdin_read.get() < 0) return fail(ErrorCategory::io, "cannot open /dev/null: " + errno_text(errno));
+  }
+  if (spec.output_file) {
+    p.out_write.reset(::open(spec.output_file->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    if (p.out_write.get() < 0)
+      return fail(ErrorCategory::io, "cannot open " + spec.output_file->string() + " for the output of '" +
+                                         spec.argv[0] + "': " + errno_text(errno));
+    p.err_write.reset(::fcntl(p.out_write.get(), F_DUPFD_CLOEXEC, 0));
+  } else if (!make_pipe(p.out_read, p.out_write) || !make_pipe(p.err_read, p.err_write)) {
+    return no_pipe();
+  }
+  return {};
+}
+
+// Forks and execs the child in its own process group; once this returns, only our ends are open.
+// An exec or chdir that failed in the child is an io error here (the child already reaped).
+Result<pid_t> spawn(const ProcessSpec& spec, const std::filesystem::path& program, ChildPipes& p) {
   std::vector<std::string> argv_strings = spec.argv;
   std::vector<std::string> env_strings = build_environment(spec);
   std::vector<char*> argv = pointers(argv_strings);
   std::vector<char*> envp = pointers(env_strings);
-  const std::string program_text = program->string();
+  const std::string program_text = program.string();
   const std::string working_dir = spec.working_dir.string();
-
-  UniqueFd stdin_read, stdin_write, out_read, out_write, err_read, err_write, error_read, error_write;
-  if (!make_pipe(error_read, error_write)) {
-    return fail(ErrorCategory::io, "cannot create a pipe: " + errno_text(errno));
-  }
-  if (spec.stdin_data) {
-    if (!make_pipe(stdin_read, stdin_write)) {
-      return fail(ErrorCategory::io, "cannot create a pipe: " + errno_text(errno));
-    }
-  } else {
-    stdin_read.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (stdin_read.get() < 0) return fail(ErrorCategory::io, "cannot open /dev/null: " + errno_text(errno));
-  }
-  if (spec.output_file) {
-    out_write.reset(::open(spec.output_file->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-    if (out_write.get() < 0) {
-      return fail(ErrorCategory::io, "cannot open " + spec.output_file->string() + " for the output of '" +
-                                         name + "': " + errno_text(errno));
-    }
-    err_write.reset(::fcntl(out_write.get(), F_DUPFD_CLOEXEC, 0));
-  } else if (!make_pipe(out_read, out_write) || !make_pipe(err_read, err_write)) {
-    return fail(ErrorCategory::io, "cannot create a pipe: " + errno_text(errno));
-  }
-
-  // Writing stdin to a child that exited must not kill us with SIGPIPE: block it in this thread
-  // and discard a pending one afterwards.
-  sigset_t pipe_set, old_mask;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  ::pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
-
-  const auto started = Clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
-    ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-    return fail(ErrorCategory::io, "cannot fork to run '" + name + "': " + errno_text(error));
+    return fail(ErrorCategory::io, "cannot fork to run '" + spec.argv[0] + "': " + errno_text(error));
   }
   if (pid == 0) {
-    exec_child(program_text.c_str(), argv.data(), envp.data(), working_dir.c_str(), stdin_read.get(),
-               out_write.get(), err_write.get(), error_write.get());
+    exec_child(program_text.c_str(), argv.data(), envp.data(), working_dir.c_str(), p.stdin_read.get(),
+               p.out_write.get(), p.err_write.get(), p.error_write.get());
   }
   ::setpgid(pid, pid);  // also in the child: whichever runs first wins the race
-  stdin_read.reset();
-  out_write.reset();
-  err_write.reset();
-  error_write.reset();
-
+  p.stdin_read.reset();
+  p.out_write.reset();
+  p.err_write.reset();
+  p.error_write.reset();
   int report[2] = {0, 0};
   ssize_t got;
   do {
-    got = ::read(error_read.get(), report, sizeof report);
+    got = ::read(p.error_read.get(), report, sizeof report);
   } while (got < 0 && errno == EINTR);
-  if (got == static_cast<ssize_t>(sizeof report)) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-    const char* what = report[0] == 2 ? "cannot change to the directory " : "cannot execute ";
-    const std::string target = report[0] == 2 ? working_dir : program_text;
-    return fail(ErrorCategory::io,
-                std::string(what) + target + " to run '" + name + "': " + errno_text(report[1]));
-  }
+  if (got != static_cast<ssize_t>(sizeof report)) return pid;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const char* what = report[0] == 2 ? "cannot change to the directory " : "cannot execute ";
+  const std::string target = report[0] == 2 ? working_dir : program_text;
+  return fail(ErrorCategory::io,
+              std::string(what) + target + " to run '" + spec.argv[0] + "': " + errno_text(report[1]));
+}
 
-  ProcessResult result;
+// Feeds stdin, drains stdout and stderr, and ends the group on timeout or cancel (SIGTERM, then
+// SIGKILL after kill_grace, then stops waiting for descendants that left the group) until the
+// child is reaped and every pipe closed. An io error only when poll itself fails (the group killed).
+Status supervise(const ProcessSpec& spec, pid_t pid, std::chrono::steady_clock::time_point started,
+                 ChildPipes& p, ProcessResult& result, int& wait_status) {
   std::string_view pending_stdin = spec.stdin_data ? std::string_view(*spec.stdin_data) : "";
-  if (stdin_write.get() >= 0) {
+  if (p.stdin_write.get() >= 0) {
     if (pending_stdin.empty()) {
-      stdin_write.reset();
+      p.stdin_write.reset();
     } else {
-      ::fcntl(stdin_write.get(), F_SETFL, ::fcntl(stdin_write.get(), F_GETFL) | O_NONBLOCK);
+      ::fcntl(p.stdin_write.get(), F_SETFL, ::fcntl(p.stdin_write.get(), F_GETFL) | O_NONBLOCK);
     }
   }
   const std::optional<Clock::time_point> deadline =
@@ -204,8 +216,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   std::optional<Clock::time_point> kill_at;
   std::optional<Clock::time_point> abandon_at;
   bool reaped = false;
-  int wait_status = 0;
-  Pump pumps[] = {{&out_read, &result.out}, {&err_read, &result.err}};
+  Pump pumps[] = {{&p.out_read, &result.out}, {&p.err_read, &result.err}};
   char buffer[1 << 16];
 
   while (true) {
@@ -213,8 +224,8 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
       const pid_t done = ::waitpid(pid, &wait_status, WNOHANG);
       if (done == pid) reaped = true;
     }
-    const bool pipes_open = out_read.get() >= 0 || err_read.get() >= 0 || stdin_write.get() >= 0;
-    if (reaped && !pipes_open) break;
+    const bool pipes_open = p.out_read.get() >= 0 || p.err_read.get() >= 0 || p.stdin_write.get() >= 0;
+    if (reaped && !pipes_open) return {};
 
     const auto now = Clock::now();
     if (deadline && !result.timed_out && now >= *deadline) {
@@ -235,7 +246,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     if (abandon_at && now >= *abandon_at) {
       // Only a descendant that left the process group can still hold the pipes: stop reading.
       for (auto& pump : pumps) pump.fd->reset();
-      stdin_write.reset();
+      p.stdin_write.reset();
       if (!reaped && ::waitpid(pid, &wait_status, 0) == pid) reaped = true;
       continue;
     }
@@ -255,21 +266,21 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     for (auto& pump : pumps) {
       if (pump.fd->get() >= 0) fds[count++] = {pump.fd->get(), POLLIN, 0};
     }
-    if (stdin_write.get() >= 0) fds[count++] = {stdin_write.get(), POLLOUT, 0};
+    if (p.stdin_write.get() >= 0) fds[count++] = {p.stdin_write.get(), POLLOUT, 0};
     if (::poll(fds, count, wait_ms) < 0) {
       if (errno == EINTR) continue;
       const int error = errno;
       ::kill(-pid, SIGKILL);
       if (!reaped) ::waitpid(pid, &wait_status, 0);
-      ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-      return fail(ErrorCategory::io, "cannot poll the output of '" + name + "': " + errno_text(error));
+      return fail(ErrorCategory::io,
+                  "cannot poll the output of '" + spec.argv[0] + "': " + errno_text(error));
     }
     for (nfds_t i = 0; i < count; ++i) {
       if (fds[i].revents == 0) continue;
-      if (fds[i].fd == stdin_write.get()) {
-        const ssize_t n = ::write(stdin_write.get(), pending_stdin.data(), pending_stdin.size());
+      if (fds[i].fd == p.stdin_write.get()) {
+        const ssize_t n = ::write(p.stdin_write.get(), pending_stdin.data(), pending_stdin.size());
         if (n > 0) pending_stdin.remove_prefix(static_cast<std::size_t>(n));
-        if ((n < 0 && errno != EAGAIN && errno != EINTR) || pending_stdin.empty()) stdin_write.reset();
+        if ((n < 0 && errno != EAGAIN && errno != EINTR) || pending_stdin.empty()) p.stdin_write.reset();
         continue;
       }
       for (auto& pump : pumps) {
@@ -283,19 +294,36 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
       }
     }
   }
+}
 
-  // After a timeout or cancel, members of the group that outlived its leader get SIGKILL too.
-  if (result.timed_out || result.cancelled) ::kill(-pid, SIGKILL);
+}  // namespace
 
-  // Drop a SIGPIPE raised by our stdin writes before unblocking, so it is never delivered.
-  sigset_t pending;
-  sigpending(&pending);
-  if (sigismember(&pending, SIGPIPE) && !sigismember(&old_mask, SIGPIPE)) {
-    const timespec zero{0, 0};
-    ::sigtimedwait(&pipe_set, nullptr, &zero);
+std::optional<std::filesystem::path> find_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) {
+    if (::access(program.c_str(), X_OK) == 0) return std::filesystem::path(program);
+    return std::nullopt;
   }
-  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  const char* path_value = std::getenv("PATH");
+  return search_path(program, path_value != nullptr ? path_value : "/usr/local/bin:/usr/bin:/bin");
+}
 
+Result<ProcessResult> run_process(const ProcessSpec& spec) {
+  if (spec.argv.empty() || spec.argv[0].empty())
+    return fail(ErrorCategory::internal, "run_process: empty argv");
+  const auto program = resolve_program(spec);
+  if (!program) return tl::unexpected(program.error());
+  ChildPipes pipes;
+  if (auto opened = open_pipes(spec, pipes); !opened) return tl::unexpected(opened.error());
+  const SigpipeBlocked blocked;
+  const auto started = Clock::now();
+  const auto pid = spawn(spec, *program, pipes);
+  if (!pid) return tl::unexpected(pid.error());
+  ProcessResult result;
+  int wait_status = 0;
+  if (auto ok = supervise(spec, *pid, started, pipes, result, wait_status); !ok)
+    return tl::unexpected(ok.error());
+  // After a timeout or cancel, members of the group that outlived its leader get SIGKILL too.
+  if (result.timed_out || result.cancelled) ::kill(-*pid, SIGKILL);
   result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
   if (WIFEXITED(wait_status)) {
     result.exit_code = WEXITSTATUS(wait_status);
