@@ -25,10 +25,6 @@ void mark_interrupted(CellOutcome& outcome, const std::string& what) {
   outcome.message = "interrupted: " + what + " was stopped and its process group killed";
 }
 
-bool is_cancelled(const BuildOptions& options) {
-  return options.cancel != nullptr && options.cancel->load();
-}
-
 // The work dir emptied (its raw/ and tmp/ made) and the old log removed.
 Status fresh_folders(const CellPaths& paths) {
   std::error_code ec;
@@ -162,12 +158,12 @@ void build_cell(const BuildOptions& options, const matrix::Cell& cell, const Run
   if (!run_recipe(options, *run, id, voice, outcome)) return;
   const auto built = the_one_wheel(paths.raw);
   if (!built) return fail_cell(outcome, built.error().describe());
-  if (is_cancelled(options)) return mark_interrupted(outcome, "the cell before its repair");
+  if (options.cancelled()) return mark_interrupted(outcome, "the cell before its repair");
   const auto repaired = repair(options, cell, *built, paths.log);
   if (!repaired) return fail_cell(outcome, repaired.error().message());
   outcome.wheel = repaired->string();
   if (auto ok = smoke_test(options, cell, runner, *repaired, paths); !ok) {
-    if (is_cancelled(options)) return mark_interrupted(outcome, "the smoke test");
+    if (options.cancelled()) return mark_interrupted(outcome, "the smoke test");
     return fail_cell(outcome, ok.error().describe());
   }
   outcome.result = CellResult::succeeded;

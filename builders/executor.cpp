@@ -49,10 +49,6 @@ void note(Shared& shared, const std::string& line) EXCLUDES(shared.mutex) {
   shared.options.on_line(line);
 }
 
-bool cancelled(const BuildOptions& options) {
-  return options.cancel != nullptr && options.cancel->load();
-}
-
 // The cell fails, no further cell starts (the ledger is what --resume and signing read, so
 // building on without it would produce wheels nothing can vouch for), and run_build returns the error.
 void ledger_failed(Shared& shared, CellOutcome& outcome, const std::string& what, const Error& error)
@@ -265,7 +261,7 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
                         .output = nullptr};
   auto worker = [&] {
     for (;;) {
-      if (shared.stop || cancelled(options)) return;
+      if (shared.stop || options.cancelled()) return;
       const auto slot = next.fetch_add(1);
       if (slot >= queue.size()) return;
       const auto index = queue[slot];
@@ -314,7 +310,7 @@ Result<std::vector<CellOutcome>> run_build(const BuildOptions& options) {
                                        (state / "state.db").string() + ": " + recorded.error().describe());
   for (const auto index : queue)
     if (outcomes[index].result == CellResult::not_started)
-      outcomes[index].message = cancelled(options)
+      outcomes[index].message = options.cancelled()
                                     ? "not started: the build was interrupted"
                                     : "not started: a cell failed and --fail-fast stops the build";
   return outcomes;

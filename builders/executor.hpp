@@ -66,6 +66,7 @@ struct BuildOptions {
   // Set by the caller's signal handler (Ctrl-C): running cells' process groups are killed, their
   // attempts recorded as "interrupted" and no further cell starts. Null: never cancelled.
   const std::atomic<bool>* cancel = nullptr;
+  bool cancelled() const { return cancel != nullptr && cancel->load(); }
   std::function<void(const BuildProgress&)> on_progress = [](const BuildProgress&) {};
   // Each line of a cell's log (recipe, repair, smoke test) as it is written; null: not followed.
   std::function<void(const std::string& cell, const std::string& line)> on_output;

@@ -30,11 +30,10 @@ bool is_image_reference(const std::string& image) {
 
 // The recipe's argv, env and HOME moved into `run.image`; the values travel in the client's
 // environment, which also keeps its own HOME and settings.
-Status contain(const BuildOptions& options, const matrix::Cell& cell, const Runner& runner,
-               const CellPaths& paths, RecipeRun& run) {
+Status contain(const BuildOptions& options, const matrix::Cell& cell, const CellNeeds& needs,
+               const Runner& runner, const CellPaths& paths, RecipeRun& run) {
   const auto& config = options.config;
   const std::string id(cell.id());
-  const auto needs = cell_needs(cell);
   run.image = cell.value_or_empty(config.container.image_field);
   if (run.image.empty())
     return fail(ErrorCategory::invalid_input,
@@ -112,7 +111,7 @@ Result<RecipeRun> recipe_run(const BuildOptions& options, const matrix::Cell& ce
   const auto values = cell_values(cell);
   for (const auto& [name, value] : config.recipe.env) spec.environment[name] = fill_template(value, values);
   if (contained) {
-    if (auto ok = contain(options, cell, runner, paths, run); !ok) return tl::unexpected(ok.error());
+    if (auto ok = contain(options, cell, needs, runner, paths, run); !ok) return tl::unexpected(ok.error());
   } else {
     // Files the recipe creates get the same modes on every machine, whatever relforge's own umask.
     spec.argv.insert(spec.argv.begin(), {"/bin/sh", "-c", "umask 022 && exec \"$@\"", "relforge-recipe"});
