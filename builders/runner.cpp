@@ -8,6 +8,7 @@
 #include <system_error>
 #include <thread>
 
+#include "builders/pyenv_shim.hpp"
 #include "core/text.hpp"
 #include "platform/digest.hpp"
 #include "platform/process.hpp"
@@ -58,6 +59,32 @@ std::string python_name_version(std::string_view name) {
   return "";
 }
 
+struct Candidate {
+  std::filesystem::path path;
+  std::string named;    // the version its name claims
+  std::string version;  // what it answered; "" when it failed or lied
+  bool headers = false;
+};
+
+// A pyenv shim is replaced by the interpreter it runs now (asked directly, ~20x faster, and a path
+// that does not change with the working folder); one that runs a copy on PATH, which is a
+// candidate of its own, or nothing is dropped; only one pyenv's settings leave unclear is asked.
+void see_through_pyenv_shims(std::vector<Candidate>& candidates, const DetectOptions& options) {
+  PyenvSettings settings = options.pyenv;
+  settings.path_dirs = options.search_dirs;
+  std::vector<Candidate> kept;
+  std::set<std::filesystem::path> paths;
+  for (auto& candidate : candidates) {
+    if (const auto root = pyenv_shim_root(candidate.path)) {
+      const auto resolved = resolve_pyenv_shim(*root, candidate.path.filename().string(), settings);
+      if (resolved.target == ShimTarget::system || resolved.target == ShimTarget::none) continue;
+      if (resolved.target == ShimTarget::interpreter) candidate.path = resolved.path;
+    }
+    if (paths.insert(candidate.path).second) kept.push_back(std::move(candidate));
+  }
+  candidates = std::move(kept);
+}
+
 }  // namespace
 
 // The first "release X.Y" in nvcc --version's output.
@@ -86,12 +113,6 @@ Result<Runner> detect_local_runner(const DetectOptions& options) {
       if (path.parent_path() == dir) return 1;
     return 0;
   };
-  struct Candidate {
-    std::filesystem::path path;
-    std::string named;    // the version its name claims
-    std::string version;  // what it answered; "" when it failed or lied
-    bool headers = false;
-  };
   std::vector<Candidate> candidates;
   for (const auto& dir : options.search_dirs) {
     std::error_code ec;
@@ -103,8 +124,9 @@ Result<Runner> detect_local_runner(const DetectOptions& options) {
       if (!named.empty()) candidates.push_back({path, std::move(named), "", false});
     }
   }
-  // Ask every interpreter itself (a name can lie: a dangling link, a wrapper, a pyenv shim for a
-  // version it does not have), several at once: a shim takes a while to answer.
+  see_through_pyenv_shims(candidates, options);
+  // Ask every interpreter itself (a name can lie: a dangling link, a wrapper, a shim for a version
+  // it does not have), several at once: a shim takes a while to answer.
   std::atomic<std::size_t> next{0};
   auto ask = [&candidates, &next] {
     for (std::size_t i = next++; i < candidates.size(); i = next++) {

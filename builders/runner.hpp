@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "builders/pyenv_shim.hpp"
 #include "core/error.hpp"
 
 namespace relforge::builders {
@@ -49,10 +50,11 @@ struct DetectOptions {
   std::vector<std::filesystem::path> preferred_dirs{"/usr/bin"};
   int cpus = 1;
   std::filesystem::path dev_dir = "/dev";  // GPUs are counted from its device nodes
+  PyenvSettings pyenv;                     // how pyenv shims on PATH choose (path_dirs: search_dirs)
 };
 
-// Finds every python3.X[t] (asking each for its version; per version one interpreter: with
-// headers first, then in a preferred folder, then the first found), nvcc, hipcc and icpx.
+// Finds every python3.X[t] (asking each for its version, pyenv shims seen through; per version one
+// interpreter: with headers first, then in a preferred folder, then the first found), nvcc, hipcc, icpx.
 Result<Runner> detect_local_runner(const DetectOptions& options);
 
 // The GPUs under `dev_dir`: /dev/nvidia0.. (nvidia), else /dev/kfd with /dev/dri/renderD* (amd).

@@ -238,7 +238,7 @@ private:
 };
 
 builders::DetectOptions detect_options(Runtime& runtime) {
-  return local_detect_options(runtime.getenv("PATH").value_or("/usr/bin:/bin"));
+  return local_detect_options(runtime.getenv("PATH").value_or("/usr/bin:/bin"), runtime.getenv);
 }
 
 Json runner_json(const builders::Runner& runner) {

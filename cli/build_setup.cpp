@@ -14,11 +14,17 @@
 
 namespace relforge::cli {
 
-builders::DetectOptions local_detect_options(const std::string& path_env) {
+builders::DetectOptions local_detect_options(const std::string& path_env, const Getenv& getenv) {
   builders::DetectOptions options;
   options.search_dirs.emplace_back("/usr/bin");
   for (auto dir : core::split(path_env, ':'))
     if (!dir.empty() && dir != "/usr/bin") options.search_dirs.emplace_back(std::string(dir));
+  std::error_code ec;
+  options.pyenv.cwd = std::filesystem::current_path(ec);
+  options.pyenv.dir = options.pyenv.cwd;
+  if (auto dir = getenv("PYENV_DIR"); dir && !dir->empty())
+    options.pyenv.dir = std::filesystem::absolute(*dir, ec);
+  if (auto version = getenv("PYENV_VERSION"); version && !version->empty()) options.pyenv.version = *version;
   options.toolkit_dirs = {"/usr/local/cuda/bin", "/opt/rocm/bin", "/opt/intel/oneapi/compiler/latest/bin"};
   options.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return options;
@@ -26,8 +32,7 @@ builders::DetectOptions local_detect_options(const std::string& path_env) {
 
 // The user's cache, so separate runs and state folders make one per interpreter only once. Only
 // absolute settings count (XDG Base Directory).
-std::filesystem::path venv_cache(
-    const std::function<std::optional<std::string>(const std::string&)>& getenv) {
+std::filesystem::path venv_cache(const Getenv& getenv) {
   const auto absolute = [&](const char* name) -> std::optional<std::filesystem::path> {
     auto value = getenv(name);
     if (!value || value->empty() || (*value)[0] != '/') return std::nullopt;
@@ -51,7 +56,7 @@ Result<builders::BuildOptions> prepare_build_options(const BuildSetup& setup) {
   options.cells = std::move(expansion->cells);
   options.config = std::move(*config);
   if (setup.state_dir) options.config.state_dir = *setup.state_dir;
-  auto local = builders::detect_local_runner(local_detect_options(setup.path_env));
+  auto local = builders::detect_local_runner(local_detect_options(setup.path_env, setup.getenv));
   if (!local) return tl::unexpected(local.error());
   if (options.config.container.runtime != builders::ContainerRuntime::none) {
     // In a container the image brings the accelerator toolkit; this host needs the cell's Python

@@ -15,8 +15,11 @@
 
 namespace relforge::cli {
 
-// Runner detection over PATH, the system interpreters first (they come with their headers).
-builders::DetectOptions local_detect_options(const std::string& path_env);
+using Getenv = std::function<std::optional<std::string>(const std::string&)>;
+
+// Runner detection over PATH, the system interpreters first (they come with their headers), with
+// the pyenv settings of the environment (PYENV_VERSION, PYENV_DIR) and the working folder.
+builders::DetectOptions local_detect_options(const std::string& path_env, const Getenv& getenv);
 
 struct BuildSetup {
   std::string config;               // relforge.toml
@@ -25,15 +28,13 @@ struct BuildSetup {
   std::optional<std::string> state_dir;  // default: [build] state_dir
   std::string path_env = "/usr/bin:/bin";
   // The caller's environment: the container client's own variables (HOME, DOCKER_HOST, ...) come from it.
-  std::function<std::optional<std::string>(const std::string&)> getenv = [](const std::string&) {
-    return std::optional<std::string>();
-  };
+  Getenv getenv = [](const std::string&) { return std::optional<std::string>(); };
 };
 
 // Where smoke tests keep their venv templates: $RELFORGE_CACHE_DIR/venvs, else
 // $XDG_CACHE_HOME/relforge/venvs, else $HOME/.cache/relforge/venvs (absolute values only); empty when
 // none is set, and the build uses <state>/venvs.
-std::filesystem::path venv_cache(const std::function<std::optional<std::string>(const std::string&)>& getenv);
+std::filesystem::path venv_cache(const Getenv& getenv);
 
 // Loads the config, expands and selects the cells, detects this machine and adds the declared
 // runners; the caller sets jobs, resume, version and callbacks on the result.

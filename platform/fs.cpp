@@ -258,4 +258,9 @@ Status append_file(const std::filesystem::path& path, std::string_view content) 
   return written;
 }
 
+bool is_executable_file(const std::filesystem::path& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
 }  // namespace relforge::platform

@@ -30,6 +30,9 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view con
 // True when the file at `path` holds exactly `content`; false when it differs, is missing or unreadable.
 bool file_has_content(const std::filesystem::path& path, std::string_view content);
 
+// A regular file (after links) this process may execute.
+bool is_executable_file(const std::filesystem::path& path);
+
 // fsyncs an existing file (its data and size reach the disk).
 std::error_code fsync_path(const std::filesystem::path& path);
 
