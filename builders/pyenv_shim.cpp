@@ -11,7 +11,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The first `limit` bytes of a regular file ("" for anything else: a FIFO would block).
 std::string read_head(const fs::path& path, std::size_t limit) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return "";
   std::ifstream in(path, std::ios::binary);
   std::string text(limit, '\0');
   in.read(text.data(), static_cast<std::streamsize>(limit));
@@ -28,23 +31,6 @@ std::optional<fs::path> local_version_file(fs::path start) {
   }
 }
 
-// pyenv-version-file-read: the first word of each line that is not blank or a comment. nullopt for
-// what pyenv would read differently or check against its folders (a path-like name, a long line).
-std::optional<std::vector<std::string>> read_version_file(const fs::path& file) {
-  std::vector<std::string> versions;
-  const std::string text = read_head(file, 64 * 1024);
-  for (auto line : core::split(text, '\n')) {
-    if (line.size() >= 1024) return std::nullopt;
-    const auto start = line.find_first_not_of(" \t\r");
-    if (start == std::string_view::npos) continue;
-    const auto word = line.substr(start, line.find_first_of(" \t\r", start) - start);
-    if (word.starts_with('#')) continue;
-    if (word == ".." || word.find('/') != std::string_view::npos) return std::nullopt;
-    versions.emplace_back(word);
-  }
-  return versions;
-}
-
 // pyenv-version-name: PYENV_VERSION, else the nearest .python-version (from PYENV_DIR, then the
 // working folder), else $PYENV_ROOT/version; nothing set is "system".
 std::optional<std::vector<std::string>> active_versions(const fs::path& root, const PyenvSettings& settings) {
@@ -57,7 +43,10 @@ std::optional<std::vector<std::string>> active_versions(const fs::path& root, co
   } else {
     auto file = local_version_file(settings.dir);
     if (!file && settings.dir != settings.cwd) file = local_version_file(settings.cwd);
-    auto read = read_version_file(file.value_or(root / "version"));
+    constexpr std::size_t k_limit = 64 * 1024;
+    const std::string text = read_head(file.value_or(root / "version"), k_limit);
+    if (text.size() == k_limit) return std::nullopt;  // pyenv reads on; so does the shim
+    auto read = parse_pyenv_version_file(text);
     if (!read) return std::nullopt;
     versions = std::move(*read);
   }
@@ -76,19 +65,7 @@ bool on_path_outside_shims(const fs::path& root, const std::string& command, con
 }  // namespace
 
 std::optional<fs::path> pyenv_shim_root(const fs::path& path) {
-  const std::string text = read_head(path, 4096);
-  if (!text.starts_with("#!")) return std::nullopt;
-  constexpr std::string_view k_export = "\nexport PYENV_ROOT=\"";
-  const auto at = text.find(k_export);
-  if (at == std::string::npos) return std::nullopt;
-  const auto start = at + k_export.size();
-  const auto end = text.find('"', start);
-  if (end == std::string::npos || end == start) return std::nullopt;
-  const std::string root = text.substr(start, end - start);
-  // The line that hands the command to pyenv is what makes it a shim rather than any script.
-  if (text.find("\nexec \"" + root + "/libexec/pyenv\" exec \"$program\"") == std::string::npos)
-    return std::nullopt;
-  return fs::path(root);
+  return parse_pyenv_shim(read_head(path, 4096));
 }
 
 ShimResolution resolve_pyenv_shim(const fs::path& root, const std::string& command,

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace relforge::builders {
@@ -18,8 +19,16 @@ struct PyenvSettings {
   std::vector<std::filesystem::path> path_dirs;
 };
 
-// The PYENV_ROOT written into the pyenv shim at `path`; nullopt when it is not one.
+// The PYENV_ROOT written into the pyenv shim at `path`; nullopt when it is not one (or not a
+// regular file: a FIFO on PATH is not opened).
 std::optional<std::filesystem::path> pyenv_shim_root(const std::filesystem::path& path);
+
+// The pure halves (pyenv_shim_parse.cpp): the root out of a shim's first 4 KiB, and the versions
+// of a version file as pyenv-version-file-read takes them (the first word of each line that is not
+// blank or a comment); nullopt for a file pyenv would read differently (a path-like name, a line
+// over 1,023 bytes).
+std::optional<std::filesystem::path> parse_pyenv_shim(std::string_view head);
+std::optional<std::vector<std::string>> parse_pyenv_version_file(std::string_view text);
 
 enum class ShimTarget {
   interpreter,  // `path` is the interpreter the shim runs now

@@ -4,6 +4,7 @@
 #include "builders/pyenv_shim.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -129,6 +130,27 @@ TEST_F(PyenvShimTest, WhatPyenvWouldResolveFurtherIsLeftToTheShim) {
     write(m_settings.cwd / ".python-version", file, false);
     EXPECT_EQ(resolve("python3.11").target, ShimTarget::unsure);
   }
+}
+
+TEST_F(PyenvShimTest, FifosAndHugeFilesAreNeitherShimsNorVersionFiles) {
+  // A FIFO would block a reader until someone writes: neither detection nor resolution opens one.
+  fs::create_directories(m_dir / "odd");
+  ASSERT_EQ(::mkfifo((m_dir / "odd" / "python3.11").c_str(), 0755), 0);
+  EXPECT_EQ(pyenv_shim_root(m_dir / "odd" / "python3.11"), std::nullopt);
+  ASSERT_EQ(::mkfifo((m_settings.cwd / ".python-version").c_str(), 0644), 0);
+  EXPECT_EQ(resolve("python3.11").path, bin("3.11.7", "python3.11"));  // the global file, as pyenv does
+  fs::remove(m_settings.cwd / ".python-version");
+  // pyenv reads a version file to its end; relforge reads 64 KiB and leaves a longer one to the shim.
+  std::string huge;
+  while (huge.size() <= 64 * 1024) huge += "# a comment line that pyenv skips\n";
+  write(m_settings.cwd / ".python-version", huge + "3.11.7\n", false);
+  EXPECT_EQ(resolve("python3.11").target, ShimTarget::unsure);
+  DetectOptions options;
+  options.search_dirs = {m_dir / "odd"};
+  options.pyenv = m_settings;
+  const auto runner = detect_local_runner(options);
+  ASSERT_TRUE(runner);
+  EXPECT_TRUE(runner->pythons.empty());
 }
 
 TEST_F(PyenvShimTest, DetectionAsksTheResolvedInterpreterAndRunsNoShim) {

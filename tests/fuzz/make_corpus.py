@@ -290,6 +290,22 @@ def listings():
         "<a>a&amp;b-1.0-py3-none-any.whl</a></body></html>\n")
 
 
+def pyenv_files():
+    """pyenv shims as `pyenv rehash` writes them (older and newer), scripts that are not shims, and
+    version files with comments, several versions, CRLF, path-like names and an overlong line."""
+    root = "/home/rm/.pyenv"
+    put("pyenv_shim", "#!/usr/bin/env bash\nset -e\n[ -n \"$PYENV_DEBUG\" ] && set -x\n\nprogram=\"${0##*/}\"\n\n"
+        f"export PYENV_ROOT=\"{root}\"\nexec \"{root}/libexec/pyenv\" exec \"$program\" \"$@\"\n")
+    put("pyenv_shim", "#!/usr/bin/env bash\nset -e\n[ -n \"$PYENV_DEBUG\" ] && set -x\n\nprogram=\"${0##*/}\"\n\n"
+        f"export PYENV_ROOT=\"{root}\"\nSHIM_PATH=${{0%/*}}\nif [[ $SHIM_PATH != \"{root}/shims\" ]]; then\n"
+        f"  export _PYENV_SHIM_PATH=\"$SHIM_PATH\"\nfi\nexec \"{root}/libexec/pyenv\" exec \"$program\" \"$@\"\n")
+    put("pyenv_shim", f"#!/bin/sh\nexport PYENV_ROOT=\"{root}\"\nexec python3 \"$@\"\n")
+    put("pyenv_shim", "3.11.7\n")
+    put("pyenv_shim", "# pinned\n\n  3.12.1  extra words\r\n3.11.7\nsystem\n")
+    put("pyenv_shim", "3.11.7/envs/venv\n..\n")
+    put("pyenv_shim", "3" * 1100 + "\n")
+
+
 def main():
     only = sys.argv[1:]
     if only:
@@ -297,7 +313,8 @@ def main():
             for target in only:
                 shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
                 {"pe": pes, "macho": machos, "sidecar": lambda _: sidecars(),
-                 "listing_cache": lambda _: listings(), "upstream_listing": lambda _: listings()}[target](work)
+                 "listing_cache": lambda _: listings(), "upstream_listing": lambda _: listings(),
+                 "pyenv_shim": lambda _: pyenv_files()}[target](work)
         return
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
@@ -314,6 +331,7 @@ def main():
     request_paths()
     sidecars()
     listings()
+    pyenv_files()
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     print(f"make_corpus: {total // 1024} KiB in {CORPUS}", file=sys.stderr)
 

@@ -1,6 +1,7 @@
 // ZIP64: a wheel whose big entry is over 4 GiB uncompressed (zeros, deflated to a few MB by
-// Python's zipfile) is repaired by relforge, then opened and CRC-checked by Python's zipfile and
-// unpacked by `python3 -m wheel unpack`, which rechecks every RECORD hash.
+// Python's zipfile) is repaired by relforge, then opened by Python's zipfile and unpacked by
+// `python3 -m wheel unpack`, which reads every entry through zipfile (its CRC checked at the end)
+// and rechecks every RECORD hash.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -38,14 +39,13 @@ with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
     z.writestr("demo-1.0.dist-info/RECORD", "\n".join(lines + ["demo-1.0.dist-info/RECORD,,"]) + "\n")
 )";
 
-// Checks the repaired wheel the way Python's zipfile reads it: sizes from the ZIP64 fields, and
-// every entry's CRC (testzip inflates them all).
+// Reads the repaired wheel's directory the way Python's zipfile does: sizes from the ZIP64 fields.
+// (Its CRCs are checked by the unpack below, which inflates every entry once.)
 constexpr const char* k_check_wheel = R"(
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z:
     big = z.getinfo("demo/big.bin")
     print(big.file_size, big.compress_type, len(z.namelist()))
-    print("testzip", z.testzip())
 )";
 
 TEST(WheelZip64, RepairsAWheelOver4GiBThatZipfileAndWheelUnpackAcceptSlow) {
@@ -77,7 +77,7 @@ TEST(WheelZip64, RepairsAWheelOver4GiBThatZipfileAndWheelUnpackAcceptSlow) {
   const auto checked = test::run_shell("/usr/bin/python3 -c " + test::shell_quote(k_check_wheel) + " " +
                                        test::shell_quote(repaired->output.string()));
   ASSERT_EQ(checked.exit_code, 0) << checked.err;
-  EXPECT_EQ(checked.out, std::to_string(k_big) + " 8 5\ntestzip None\n");
+  EXPECT_EQ(checked.out, std::to_string(k_big) + " 8 5\n");
 
   // wheel unpack extracts 4 GiB and checks every RECORD hash; the extraction is deleted at once.
   const auto unpacked = test::run_shell("cd " + test::shell_quote(dir.string()) +
