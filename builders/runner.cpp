@@ -67,8 +67,8 @@ struct Candidate {
 };
 
 // A pyenv shim is replaced by the interpreter it runs now (asked directly, ~20x faster, and a path
-// that does not change with the working folder); one that runs a copy on PATH, which is a
-// candidate of its own, or nothing is dropped; only one pyenv's settings leave unclear is asked.
+// that does not change with the working folder); one that would run a copy on PATH (a candidate of
+// its own) or nothing is dropped; only a shim whose choice the settings leave open is still asked.
 void see_through_pyenv_shims(std::vector<Candidate>& candidates, const DetectOptions& options) {
   PyenvSettings settings = options.pyenv;
   settings.path_dirs = options.search_dirs;
