@@ -414,126 +414,138 @@ void register_readers(CLI::App& group, Runtime& runtime) {
   }
 }
 
+// The --json report of `triage pr`: every job's verdict, the summary, and the comment when posted.
+nlohmann::json pr_json(const PrOptions& options, const PrOutput& result, const triage::PrSummary& summary,
+                       const std::optional<ci_relay::PostedComment>& posted) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& v : result.verdicts) {
+    jobs.push_back({{"job", v.job.name},
+                    {"conclusion", v.job.conclusion},
+                    {"classification", triage::verdict_name(v.verdict)},
+                    {"blocks_merge", triage::blocks_merge(v)},
+                    {"rule", v.job.rule},
+                    {"captures", v.job.captures},
+                    {"evidence", v.evidence}});
+  }
+  nlohmann::json out{{"head", options.head},         {"base", options.base},
+                     {"title", summary.title},       {"new_failures", summary.new_failures},
+                     {"blocking", summary.blocking}, {"jobs", jobs},
+                     {"markdown", result.markdown}};
+  if (posted)
+    out["comment"] = {{"created", posted->created}, {"id", posted->id}, {"html_url", posted->html_url}};
+  return out;
+}
+
+void register_classify(CLI::App& group, Runtime& runtime) {
+  auto options = std::make_shared<ClassifyOptions>();
+  CLI::App* command =
+      group.add_subcommand("classify", "Label failed-job logs with the rule and line that explain them");
+  command->add_option("LOG", options->logs, "Log files")->required();
+  command->add_option("--rules", options->rules, "Rules file (TOML; default: the built-in rules)");
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, options] {
+    auto result = run_classify(*options);
+    if (report_failure(runtime, result)) return;
+    if (runtime.json) {
+      nlohmann::json body = nlohmann::json::array();
+      for (const auto& log : *result) {
+        auto entry = triage::classification_to_json(log.result);
+        entry["log"] = log.path;
+        body.push_back(std::move(entry));
+      }
+      runtime.out << dump(body);
+    } else {
+      for (const auto& log : *result)
+        runtime.out << log.path << ": " << triage::classification_to_text(log.result);
+    }
+    finish(runtime, {});
+  });
+}
+
+void register_rules(CLI::App& group, Runtime& runtime) {
+  CLI::App* command =
+      group.add_subcommand("rules", "Print the built-in rules (a starting point for --rules)");
+  add_json_flag(*command, runtime);
+  command->callback([&runtime] {
+    if (!runtime.json) {
+      runtime.out << triage::default_rules_toml();
+      finish(runtime, {});
+      return;
+    }
+    auto spec = triage::parse_rule_spec(triage::default_rules_toml(), "<built-in rules>");
+    if (report_failure(runtime, spec)) return;
+    nlohmann::json body = nlohmann::json::array();
+    for (const auto& rule : spec->rules) {
+      body.push_back({{"name", rule.name},
+                      {"pattern", rule.pattern},
+                      {"category", rule.category},
+                      {"flaky", rule.flaky},
+                      {"summary", rule.summary}});
+    }
+    runtime.out << dump(body);
+    finish(runtime, {});
+  });
+}
+
+void register_pr(CLI::App& group, Runtime& runtime) {
+  auto options = std::make_shared<PrOptions>();
+  CLI::App* command =
+      group.add_subcommand("pr", "Classify a PR's failed jobs against its merge base (exit 1: new failures)");
+  command->add_option("--head", options->head, "The PR's head commit")->required();
+  command->add_option("--base", options->base, "The merge base commit")->required();
+  command->add_option("--jobs", options->jobs, "JSON array of jobs on head, base and trunk")->required();
+  command->add_option("--author", options->author,
+                      "The PR's author (similar failures must be someone else's)");
+  command->add_option("--disabled", options->disabled, "A disabled-tests.json: its tests count as flaky");
+  command->add_option("--rules", options->rules, "Rules file for jobs given as logs (default: built-in)");
+  command->add_option(
+      "--issues", options->issues,
+      "JSON array of the repository's issues: open UNSTABLE <job> / DISABLED <test> ones count");
+  command->add_flag("--post", options->post,
+                    "Create or update the one triage comment on the PR (token from $GITHUB_TOKEN)");
+  command->add_option("--repo", options->repo, "The PR's repository (owner/name), with --post");
+  command->add_option("--pr", options->number, "The PR number, with --post");
+  command->add_option("--api-url", options->api_url, "The GitHub REST API")->capture_default_str();
+  add_json_flag(*command, runtime);
+  command->callback([&runtime, options] {
+    if (options->post && (options->repo.empty() || options->number <= 0)) {
+      return report_error(runtime,
+                          Error(ErrorCategory::invalid_input,
+                                "--post writes the comment on a PR: pass --repo owner/name and --pr N"));
+    }
+    auto result = run_pr(*options);
+    if (report_failure(runtime, result)) return;
+    const triage::PrSummary summary = triage::summarise_pr(result->verdicts);
+    std::optional<ci_relay::PostedComment> posted;
+    if (options->post) {
+      auto written = ci_relay::upsert_pr_comment(
+          {options->api_url, options->repo, runtime.getenv("GITHUB_TOKEN").value_or("")}, options->number,
+          result->markdown);
+      if (report_failure(runtime, written)) return;
+      posted = *written;
+    }
+    if (!runtime.json) {
+      if (posted) {
+        runtime.out << (posted->created ? "created" : "updated") << " the triage comment on " << options->repo
+                    << '#' << options->number << ": " << posted->html_url << '\n';
+      } else {
+        runtime.out << result->markdown;
+      }
+    } else {
+      runtime.out << dump(pr_json(*options, *result, summary, posted));
+    }
+    finish(runtime, {});
+    // A report that found new failures answers "no" (docs/exit-codes.md), like a failed check.
+    if (summary.new_failures > 0) runtime.exit_code = k_exit_false;
+  });
+}
+
 }  // namespace
 
 void register_triage(CLI::App& group, Runtime& runtime) {
-  {
-    auto options = std::make_shared<ClassifyOptions>();
-    CLI::App* command =
-        group.add_subcommand("classify", "Label failed-job logs with the rule and line that explain them");
-    command->add_option("LOG", options->logs, "Log files")->required();
-    command->add_option("--rules", options->rules, "Rules file (TOML; default: the built-in rules)");
-    add_json_flag(*command, runtime);
-    command->callback([&runtime, options] {
-      auto result = run_classify(*options);
-      if (report_failure(runtime, result)) return;
-      if (runtime.json) {
-        nlohmann::json body = nlohmann::json::array();
-        for (const auto& log : *result) {
-          auto entry = triage::classification_to_json(log.result);
-          entry["log"] = log.path;
-          body.push_back(std::move(entry));
-        }
-        runtime.out << dump(body);
-      } else {
-        for (const auto& log : *result)
-          runtime.out << log.path << ": " << triage::classification_to_text(log.result);
-      }
-      finish(runtime, {});
-    });
-  }
-  {
-    CLI::App* command =
-        group.add_subcommand("rules", "Print the built-in rules (a starting point for --rules)");
-    add_json_flag(*command, runtime);
-    command->callback([&runtime] {
-      if (!runtime.json) {
-        runtime.out << triage::default_rules_toml();
-        finish(runtime, {});
-        return;
-      }
-      auto spec = triage::parse_rule_spec(triage::default_rules_toml(), "<built-in rules>");
-      if (report_failure(runtime, spec)) return;
-      nlohmann::json body = nlohmann::json::array();
-      for (const auto& rule : spec->rules) {
-        body.push_back({{"name", rule.name},
-                        {"pattern", rule.pattern},
-                        {"category", rule.category},
-                        {"flaky", rule.flaky},
-                        {"summary", rule.summary}});
-      }
-      runtime.out << dump(body);
-      finish(runtime, {});
-    });
-  }
-  {
-    auto options = std::make_shared<PrOptions>();
-    CLI::App* command = group.add_subcommand(
-        "pr", "Classify a PR's failed jobs against its merge base (exit 1: new failures)");
-    command->add_option("--head", options->head, "The PR's head commit")->required();
-    command->add_option("--base", options->base, "The merge base commit")->required();
-    command->add_option("--jobs", options->jobs, "JSON array of jobs on head, base and trunk")->required();
-    command->add_option("--author", options->author,
-                        "The PR's author (similar failures must be someone else's)");
-    command->add_option("--disabled", options->disabled, "A disabled-tests.json: its tests count as flaky");
-    command->add_option("--rules", options->rules, "Rules file for jobs given as logs (default: built-in)");
-    command->add_option(
-        "--issues", options->issues,
-        "JSON array of the repository's issues: open UNSTABLE <job> / DISABLED <test> ones count");
-    command->add_flag("--post", options->post,
-                      "Create or update the one triage comment on the PR (token from $GITHUB_TOKEN)");
-    command->add_option("--repo", options->repo, "The PR's repository (owner/name), with --post");
-    command->add_option("--pr", options->number, "The PR number, with --post");
-    command->add_option("--api-url", options->api_url, "The GitHub REST API")->capture_default_str();
-    add_json_flag(*command, runtime);
-    command->callback([&runtime, options] {
-      if (options->post && (options->repo.empty() || options->number <= 0)) {
-        return report_error(runtime,
-                            Error(ErrorCategory::invalid_input,
-                                  "--post writes the comment on a PR: pass --repo owner/name and --pr N"));
-      }
-      auto result = run_pr(*options);
-      if (report_failure(runtime, result)) return;
-      const triage::PrSummary summary = triage::summarise_pr(result->verdicts);
-      std::optional<ci_relay::PostedComment> posted;
-      if (options->post) {
-        auto written = ci_relay::upsert_pr_comment(
-            {options->api_url, options->repo, runtime.getenv("GITHUB_TOKEN").value_or("")}, options->number,
-            result->markdown);
-        if (report_failure(runtime, written)) return;
-        posted = *written;
-      }
-      if (!runtime.json) {
-        if (posted) {
-          runtime.out << (posted->created ? "created" : "updated") << " the triage comment on "
-                      << options->repo << '#' << options->number << ": " << posted->html_url << '\n';
-        } else {
-          runtime.out << result->markdown;
-        }
-      } else {
-        nlohmann::json jobs = nlohmann::json::array();
-        for (const auto& v : result->verdicts) {
-          jobs.push_back({{"job", v.job.name},
-                          {"conclusion", v.job.conclusion},
-                          {"classification", triage::verdict_name(v.verdict)},
-                          {"blocks_merge", triage::blocks_merge(v)},
-                          {"rule", v.job.rule},
-                          {"captures", v.job.captures},
-                          {"evidence", v.evidence}});
-        }
-        nlohmann::json out{{"head", options->head},        {"base", options->base},
-                           {"title", summary.title},       {"new_failures", summary.new_failures},
-                           {"blocking", summary.blocking}, {"jobs", jobs},
-                           {"markdown", result->markdown}};
-        if (posted)
-          out["comment"] = {{"created", posted->created}, {"id", posted->id}, {"html_url", posted->html_url}};
-        runtime.out << dump(out);
-      }
-      finish(runtime, {});
-      // A report that found new failures answers "no" (docs/exit-codes.md), like a failed check.
-      if (summary.new_failures > 0) runtime.exit_code = k_exit_false;
-    });
-  }
+  register_classify(group, runtime);
+  register_rules(group, runtime);
+  register_pr(group, runtime);
   register_writers(group, runtime);
   register_readers(group, runtime);
 }
