@@ -94,6 +94,98 @@ struct SlistDeleter {
   void operator()(curl_slist* list) const { curl_slist_free_all(list); }
 };
 
+// The method, and the body from memory or from a file (`upload` holds it open for the transfer).
+Status set_method(CURL* h, const HttpClientRequest& request, FilePtr& upload) {
+  if (request.body_file) {
+    std::error_code error;
+    const auto size = fs::file_size(*request.body_file, error);
+    if (!error) upload.reset(std::fopen(request.body_file->c_str(), "rb"));
+    if (error || !upload) {
+      return fail(ErrorCategory::io, "cannot read " + request.body_file->string() + " to send it to " +
+                                         request.url + (error ? ": " + error.message() : ""));
+    }
+    curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(h, CURLOPT_READDATA, upload.get());
+    curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
+    if (request.method != "PUT") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  } else if (request.method == "HEAD") {
+    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+  } else if (request.method != "GET" || !request.body.empty()) {
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    if (!request.body.empty() || request.method == "POST" || request.method == "PUT") {
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+    }
+  }
+  return {};
+}
+
+// The request's headers as curl takes them, with "Expect:" dropped and a raw body's type named.
+std::unique_ptr<curl_slist, SlistDeleter> header_list(const HttpClientRequest& request) {
+  curl_slist* raw_list = nullptr;
+  const auto append = [&raw_list](const std::string& line) {
+    if (curl_slist* head = curl_slist_append(raw_list, line.c_str())) raw_list = head;
+  };
+  bool has_expect = false;
+  bool has_content_type = false;
+  for (const auto& [name, value] : request.headers) {
+    const std::string lower = core::to_lower(name);
+    has_expect = has_expect || lower == "expect";
+    has_content_type = has_content_type || lower == "content-type";
+    // "Name;" is curl's spelling for a header with an empty value.
+    const std::string line = value.empty() ? name + ";" : name + ": " + value;
+    append(line);
+  }
+  // "Expect: 100-continue" would cost a round trip (or a 1 s stall) on every large upload. Signed
+  // requests keep it: libcurl signs every header in the list, even a removal like "Expect:".
+  if (!has_expect && request.aws_sigv4.empty()) {
+    append("Expect:");
+  }
+  const bool sends_body = !request.body.empty() || request.body_file.has_value() || request.method == "PUT" ||
+                          request.method == "POST";
+  if (!has_content_type && sends_body) {
+    // curl would otherwise claim application/x-www-form-urlencoded for raw bytes.
+    append("Content-Type: application/octet-stream");
+  }
+  return std::unique_ptr<curl_slist, SlistDeleter>(raw_list);
+}
+
+// After the transfer: the error that stopped it, or the download renamed into place.
+Status finish_transfer(CURL* h, CURLcode code, const char* error_buffer, const HttpClientRequest& request,
+                       BodySink& sink, HttpClientResponse& response) {
+  const bool wrote_file = sink.file != nullptr;
+  const bool close_failed = sink.file && std::fclose(sink.file.release()) != 0;
+  std::error_code ignored;
+  if (sink.write_failed || close_failed) {
+    fs::remove(sink.temp, ignored);
+    return fail(ErrorCategory::io, "cannot write the response of " + request.url + " to " +
+                                       request.response_file->string() + " (is the disk full?)");
+  }
+  if (code != CURLE_OK) {
+    if (wrote_file) fs::remove(sink.temp, ignored);
+    const std::string detail = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
+    return fail(ErrorCategory::network,
+                request.method + " " + request.url + " failed: " + detail + " (is the server reachable?)");
+  }
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+  if (request.response_file && is_success(response.status) && request.method != "HEAD") {
+    if (!wrote_file) {
+      // An empty 2xx body never reaches on_body; the file still has to exist.
+      FilePtr empty(std::fopen(sink.temp.c_str(), "wb"));
+      if (!empty) return fail(ErrorCategory::io, "cannot create " + sink.temp.string());
+    }
+    std::error_code error;
+    fs::rename(sink.temp, *request.response_file, error);
+    if (error) {
+      fs::remove(sink.temp, ignored);
+      return fail(ErrorCategory::io, "cannot move the download of " + request.url + " to " +
+                                         request.response_file->string() + ": " + error.message());
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::optional<std::string> HttpClientResponse::header(const std::string& lower_case_name) const {
@@ -129,92 +221,19 @@ Result<HttpClientResponse> http_request(const HttpClientRequest& request) {
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 
   FilePtr upload;
-  if (request.body_file) {
-    std::error_code error;
-    const auto size = fs::file_size(*request.body_file, error);
-    if (!error) upload.reset(std::fopen(request.body_file->c_str(), "rb"));
-    if (error || !upload) {
-      return fail(ErrorCategory::io, "cannot read " + request.body_file->string() + " to send it to " +
-                                         request.url + (error ? ": " + error.message() : ""));
-    }
-    curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
-    curl_easy_setopt(h, CURLOPT_READDATA, upload.get());
-    curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
-    if (request.method != "PUT") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-  } else if (request.method == "HEAD") {
-    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-  } else if (request.method != "GET" || !request.body.empty()) {
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-    if (!request.body.empty() || request.method == "POST" || request.method == "PUT") {
-      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-      curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
-    }
-  }
+  if (auto ok = set_method(h, request, upload); !ok) return tl::unexpected(ok.error());
   if (!request.aws_sigv4.empty()) {
     curl_easy_setopt(h, CURLOPT_AWS_SIGV4, request.aws_sigv4.c_str());
     curl_easy_setopt(h, CURLOPT_USERNAME, request.user.c_str());
     curl_easy_setopt(h, CURLOPT_PASSWORD, request.password.c_str());
   }
 
-  curl_slist* raw_list = nullptr;
-  const auto append = [&raw_list](const std::string& line) {
-    if (curl_slist* head = curl_slist_append(raw_list, line.c_str())) raw_list = head;
-  };
-  bool has_expect = false;
-  bool has_content_type = false;
-  for (const auto& [name, value] : request.headers) {
-    const std::string lower = core::to_lower(name);
-    has_expect = has_expect || lower == "expect";
-    has_content_type = has_content_type || lower == "content-type";
-    // "Name;" is curl's spelling for a header with an empty value.
-    const std::string line = value.empty() ? name + ";" : name + ": " + value;
-    append(line);
-  }
-  // "Expect: 100-continue" would cost a round trip (or a 1 s stall) on every large upload. Signed
-  // requests keep it: libcurl signs every header in the list, even a removal like "Expect:".
-  if (!has_expect && request.aws_sigv4.empty()) {
-    append("Expect:");
-  }
-  const bool sends_body = !request.body.empty() || request.body_file.has_value() || request.method == "PUT" ||
-                          request.method == "POST";
-  if (!has_content_type && sends_body) {
-    // curl would otherwise claim application/x-www-form-urlencoded for raw bytes.
-    append("Content-Type: application/octet-stream");
-  }
-  const std::unique_ptr<curl_slist, SlistDeleter> list(raw_list);
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, raw_list);
+  const auto list = header_list(request);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, list.get());
 
   const CURLcode code = curl_easy_perform(h);
-  const bool wrote_file = sink.file != nullptr;
-  const bool close_failed = sink.file && std::fclose(sink.file.release()) != 0;
-  std::error_code ignored;
-  if (sink.write_failed || close_failed) {
-    fs::remove(sink.temp, ignored);
-    return fail(ErrorCategory::io, "cannot write the response of " + request.url + " to " +
-                                       request.response_file->string() + " (is the disk full?)");
-  }
-  if (code != CURLE_OK) {
-    if (wrote_file) fs::remove(sink.temp, ignored);
-    const std::string detail = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
-    return fail(ErrorCategory::network,
-                request.method + " " + request.url + " failed: " + detail + " (is the server reachable?)");
-  }
-  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
-  if (request.response_file && is_success(response.status) && request.method != "HEAD") {
-    if (!wrote_file) {
-      // An empty 2xx body never reaches on_body; the file still has to exist.
-      FilePtr empty(std::fopen(sink.temp.c_str(), "wb"));
-      if (!empty) return fail(ErrorCategory::io, "cannot create " + sink.temp.string());
-    }
-    std::error_code error;
-    fs::rename(sink.temp, *request.response_file, error);
-    if (error) {
-      fs::remove(sink.temp, ignored);
-      return fail(ErrorCategory::io, "cannot move the download of " + request.url + " to " +
-                                         request.response_file->string() + ": " + error.message());
-    }
-  }
+  if (auto ok = finish_transfer(h, code, error_buffer, request, sink, response); !ok)
+    return tl::unexpected(ok.error());
   return response;
 }
 
