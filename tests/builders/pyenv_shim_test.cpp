@@ -126,7 +126,8 @@ TEST_F(PyenvShimTest, WhatPyenvWouldResolveFurtherIsLeftToTheShim) {
     EXPECT_EQ(resolve("python3.12").target, ShimTarget::unsure) << version;
   }
   m_settings.version.reset();
-  for (const auto* file : {"3.11.7/envs/venv\n", "..\n", (std::string(2000, '3') + "\n").c_str()}) {
+  for (const std::string& file :
+       {std::string("3.11.7/envs/venv\n"), std::string("..\n"), std::string(2000, '3') + "\n"}) {
     write(m_settings.cwd / ".python-version", file, false);
     EXPECT_EQ(resolve("python3.11").target, ShimTarget::unsure);
   }
