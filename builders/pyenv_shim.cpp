@@ -54,8 +54,9 @@ std::optional<std::vector<std::string>> active_versions(const fs::path& root, co
   return versions;
 }
 
-bool on_path_outside_shims(const fs::path& root, const std::string& command, const PyenvSettings& settings) {
-  for (const auto& dir : settings.path_dirs) {
+bool on_path_outside_shims(const fs::path& root, const std::string& command,
+                           const std::vector<fs::path>& path_dirs) {
+  for (const auto& dir : path_dirs) {
     if (dir == root / "shims") continue;
     if (platform::is_executable_file(dir / command)) return true;
   }
@@ -69,13 +70,13 @@ std::optional<fs::path> pyenv_shim_root(const fs::path& path) {
 }
 
 ShimResolution resolve_pyenv_shim(const fs::path& root, const std::string& command,
-                                  const PyenvSettings& settings) {
+                                  const PyenvSettings& settings, const std::vector<fs::path>& path_dirs) {
   const auto versions = active_versions(root, settings);
   if (!versions) return {};
   std::error_code ec;
   for (const auto& version : *versions) {
     if (version == "system") {
-      if (on_path_outside_shims(root, command, settings)) return {ShimTarget::system, {}};
+      if (on_path_outside_shims(root, command, path_dirs)) return {ShimTarget::system, {}};
       continue;
     }
     fs::path prefix = root / "versions" / version;
@@ -89,7 +90,7 @@ ShimResolution resolve_pyenv_shim(const fs::path& root, const std::string& comma
       return {ShimTarget::interpreter, prefix / "bin" / command};
   }
   // pyenv-which tries "system" after the active versions.
-  if (on_path_outside_shims(root, command, settings)) return {ShimTarget::system, {}};
+  if (on_path_outside_shims(root, command, path_dirs)) return {ShimTarget::system, {}};
   return {ShimTarget::none, {}};
 }
 

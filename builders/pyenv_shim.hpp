@@ -10,13 +10,12 @@
 
 namespace relforge::builders {
 
-// What a shim would decide with: PYENV_VERSION, PYENV_DIR (where .python-version is looked for
-// first), the working folder and PATH's folders (for the "system" version).
+// What a shim would decide with, besides PATH: PYENV_VERSION, PYENV_DIR (where .python-version is
+// looked for first) and the working folder.
 struct PyenvSettings {
   std::optional<std::string> version;  // PYENV_VERSION when set and not empty
   std::filesystem::path dir;           // PYENV_DIR, else the working folder
   std::filesystem::path cwd;
-  std::vector<std::filesystem::path> path_dirs;
 };
 
 // The PYENV_ROOT written into the pyenv shim at `path`; nullopt when it is not one (or not a
@@ -41,9 +40,11 @@ struct ShimResolution {
   std::filesystem::path path;
 };
 
-// What `root`'s shim for `command` runs under `settings`: pyenv's own order (PYENV_VERSION, the
-// nearest .python-version, $PYENV_ROOT/version, then "system"). pyenv's hooks are not run.
+// What `root`'s shim for `command` runs under `settings` with PATH's folders `path_dirs` (where
+// "system" looks): pyenv's own order (PYENV_VERSION, the nearest .python-version,
+// $PYENV_ROOT/version, then "system"). pyenv's hooks are not run.
 ShimResolution resolve_pyenv_shim(const std::filesystem::path& root, const std::string& command,
-                                  const PyenvSettings& settings);
+                                  const PyenvSettings& settings,
+                                  const std::vector<std::filesystem::path>& path_dirs);
 
 }  // namespace relforge::builders

@@ -70,13 +70,12 @@ struct Candidate {
 // that does not change with the working folder); one that would run a copy on PATH (a candidate of
 // its own) or nothing is dropped; only a shim whose choice the settings leave open is still asked.
 void see_through_pyenv_shims(std::vector<Candidate>& candidates, const DetectOptions& options) {
-  PyenvSettings settings = options.pyenv;
-  settings.path_dirs = options.search_dirs;
   std::vector<Candidate> kept;
   std::set<std::filesystem::path> paths;
   for (auto& candidate : candidates) {
     if (const auto root = pyenv_shim_root(candidate.path)) {
-      const auto resolved = resolve_pyenv_shim(*root, candidate.path.filename().string(), settings);
+      const auto resolved =
+          resolve_pyenv_shim(*root, candidate.path.filename().string(), options.pyenv, options.search_dirs);
       if (resolved.target == ShimTarget::system || resolved.target == ShimTarget::none) continue;
       if (resolved.target == ShimTarget::interpreter) candidate.path = resolved.path;
     }

@@ -50,7 +50,7 @@ struct DetectOptions {
   std::vector<std::filesystem::path> preferred_dirs{"/usr/bin"};
   int cpus = 1;
   std::filesystem::path dev_dir = "/dev";  // GPUs are counted from its device nodes
-  PyenvSettings pyenv;                     // how pyenv shims on PATH choose (path_dirs: search_dirs)
+  PyenvSettings pyenv;                     // how pyenv shims on PATH choose
 };
 
 // Finds every python3.X[t] (asking each for its version, pyenv shims seen through; per version one

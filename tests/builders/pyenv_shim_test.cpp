@@ -63,12 +63,13 @@ protected:
     return m_root / "versions" / version / "bin" / command;
   }
   ShimResolution resolve(const std::string& command) {
-    return resolve_pyenv_shim(m_root, command, m_settings);
+    return resolve_pyenv_shim(m_root, command, m_settings, m_path_dirs);
   }
 
   fs::path m_dir;
   fs::path m_root;
   PyenvSettings m_settings;
+  std::vector<fs::path> m_path_dirs;
 };
 
 TEST_F(PyenvShimTest, AShimIsKnownByItsRootAndItsHandOverToPyenv) {
@@ -90,7 +91,7 @@ TEST_F(PyenvShimTest, TheGlobalVersionFileChoosesAndOtherVersionsAreNotFound) {
   EXPECT_EQ(resolve("python3.12").target, ShimTarget::none);
   // ...unless PATH has one outside pyenv's shims, which pyenv-which tries last.
   write(m_dir / "usr-bin" / "python3.12", "#!/bin/sh\n");
-  m_settings.path_dirs = {m_root / "shims", m_dir / "usr-bin"};
+  m_path_dirs = {m_root / "shims", m_dir / "usr-bin"};
   EXPECT_EQ(resolve("python3.12").target, ShimTarget::system);
 }
 
@@ -196,7 +197,7 @@ TEST(PyenvShimOracle, AgreesWithPyenvWhichOnThisMachine) {
   PyenvSettings pyenv;
   pyenv.cwd = fs::temp_directory_path();
   pyenv.dir = pyenv.cwd;
-  pyenv.path_dirs = {"/usr/local/bin", "/usr/bin", "/bin"};
+  const std::vector<fs::path> path_dirs = {"/usr/local/bin", "/usr/bin", "/bin"};
   int compared = 0;
   for (const auto& version : settings) {
     pyenv.version = version;
@@ -208,7 +209,7 @@ TEST(PyenvShimOracle, AgreesWithPyenvWhichOnThisMachine) {
           minor.find_first_not_of("0123456789") < minor.size() - (minor.ends_with('t') ? 1 : 0))
         continue;
       ASSERT_EQ(pyenv_shim_root(entry.path()), root) << entry.path();
-      const auto resolved = resolve_pyenv_shim(root, command, pyenv);
+      const auto resolved = resolve_pyenv_shim(root, command, pyenv, path_dirs);
       if (resolved.target == ShimTarget::unsure) continue;
       const std::string env =
           "cd " + relforge::test::shell_quote(pyenv.cwd.string()) + " && PATH=" +
