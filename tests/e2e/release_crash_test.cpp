@@ -92,7 +92,7 @@ std::vector<Scenario> scenarios() {
        [](const TempRepo& temp) { temp.seed_project(); },
        "release cut 2.7",
        {"journal-written", "ref-1", "ref-2", "ref-3", "ledger-written"}},
-      {"pick apply",
+      {"pick_apply",
        [](const TempRepo& temp) {
          cut(temp);
          fix_requested(temp, "regression");
@@ -127,57 +127,67 @@ std::vector<Scenario> scenarios() {
   };
 }
 
-TEST(ReleaseCrash, EveryStepOfEveryCommandResumesAndAbortsSlow) {
-  for (const auto& scenario : scenarios()) {
-    // What an uninterrupted run gives.
-    TempRepo reference;
-    scenario.setup(reference);
-    const Json plan =
-        Json::parse(relforge_in(reference, scenario.command + " --dry-run --json").out, nullptr, false);
-    ASSERT_TRUE(plan.is_object()) << scenario.name;
-    // The steps named above are the plan's: one per ref it moves.
-    const std::size_t refs = plan.contains("plan") ? plan["plan"]["refs"].size() : 0;
-    EXPECT_EQ(refs + 2, scenario.steps.size()) << scenario.name;
-    ok(reference, scenario.command);
-    const std::string expected = shape(reference);
+// One test per command, so that ctest runs them side by side. The scenario's set-up is made once
+// and copied for every crash.
+class ReleaseCrashAt : public ::testing::TestWithParam<Scenario> {};
 
-    for (const auto& step : scenario.steps) {
-      const std::string where = scenario.name + " killed after " + step;
-      for (const bool abort : {false, true}) {
-        TempRepo temp;
-        scenario.setup(temp);
-        const std::string before = exact(temp);
-        const RunResult crashed = relforge_in(temp, scenario.command, "RELFORGE_TEST_CRASH_AT=" + step);
-        EXPECT_NE(crashed.exit_code, 0) << where;
-        expect_fsck_clean(temp, where);
-        const RunResult status = relforge_in(temp, "release status");
-        EXPECT_NE((status.out + status.err).find("unfinished"), std::string::npos) << where << "\n"
-                                                                                   << status.out;
-        // Another mutating command refuses while this one is unfinished.
-        const RunResult other = relforge_in(temp, "release patch 9.9.9");
-        EXPECT_EQ(other.exit_code, 5) << where << "\n" << other.err;
-        EXPECT_NE(other.err.find("interrupted 'relforge release " + scenario.command.substr(8)),
-                  std::string::npos)
-            << where << "\n"
-            << other.err;
-        if (abort) {
-          const RunResult aborted = relforge_in(temp, scenario.command + " --abort");
-          EXPECT_EQ(aborted.exit_code, 0) << where << "\n" << aborted.err;
-          EXPECT_EQ(exact(temp), before) << where << " then --abort";
-          EXPECT_EQ(relforge_in(temp, scenario.command + " --abort").exit_code, 4) << where;
-        } else {
-          const RunResult resumed = relforge_in(temp, scenario.command);
-          EXPECT_EQ(resumed.exit_code, 0) << where << "\n" << resumed.err;
-          EXPECT_EQ(resumed.err, "") << where;
-          EXPECT_EQ(shape(temp), expected) << where << " then re-run";
-          const RunResult after = relforge_in(temp, "release status");
-          EXPECT_EQ(after.out.find("unfinished"), std::string::npos) << where << "\n" << after.out;
-        }
-        expect_fsck_clean(temp, where);
+TEST_P(ReleaseCrashAt, EveryStepResumesAndAbortsSlow) {
+  const Scenario& scenario = GetParam();
+  TempRepo start;
+  scenario.setup(start);
+  // What an uninterrupted run gives.
+  const TempRepo reference(TempRepo::CopyOf{start});
+  const Json plan =
+      Json::parse(relforge_in(reference, scenario.command + " --dry-run --json").out, nullptr, false);
+  ASSERT_TRUE(plan.is_object()) << scenario.name;
+  // The steps named above are the plan's: one per ref it moves.
+  const std::size_t refs = plan.contains("plan") ? plan["plan"]["refs"].size() : 0;
+  EXPECT_EQ(refs + 2, scenario.steps.size()) << scenario.name;
+  ok(reference, scenario.command);
+  const std::string expected = shape(reference);
+  const std::string before = exact(start);
+
+  for (const auto& step : scenario.steps) {
+    const std::string where = scenario.name + " killed after " + step;
+    for (const bool abort : {false, true}) {
+      const TempRepo temp(TempRepo::CopyOf{start});
+      const RunResult crashed = relforge_in(temp, scenario.command, "RELFORGE_TEST_CRASH_AT=" + step);
+      EXPECT_NE(crashed.exit_code, 0) << where;
+      expect_fsck_clean(temp, where);
+      const RunResult status = relforge_in(temp, "release status");
+      EXPECT_NE((status.out + status.err).find("unfinished"), std::string::npos) << where << "\n"
+                                                                                 << status.out;
+      // Another mutating command refuses while this one is unfinished.
+      const RunResult other = relforge_in(temp, "release patch 9.9.9");
+      EXPECT_EQ(other.exit_code, 5) << where << "\n" << other.err;
+      EXPECT_NE(other.err.find("interrupted 'relforge release " + scenario.command.substr(8)),
+                std::string::npos)
+          << where << "\n"
+          << other.err;
+      if (abort) {
+        const RunResult aborted = relforge_in(temp, scenario.command + " --abort");
+        EXPECT_EQ(aborted.exit_code, 0) << where << "\n" << aborted.err;
+        EXPECT_EQ(exact(temp), before) << where << " then --abort";
+        EXPECT_EQ(relforge_in(temp, scenario.command + " --abort").exit_code, 4) << where;
+      } else {
+        const RunResult resumed = relforge_in(temp, scenario.command);
+        EXPECT_EQ(resumed.exit_code, 0) << where << "\n" << resumed.err;
+        EXPECT_EQ(resumed.err, "") << where;
+        EXPECT_EQ(shape(temp), expected) << where << " then re-run";
+        const RunResult after = relforge_in(temp, "release status");
+        EXPECT_EQ(after.out.find("unfinished"), std::string::npos) << where << "\n" << after.out;
       }
+      expect_fsck_clean(temp, where);
     }
   }
 }
+
+// ctest names each test by what this prints: Commands/ReleaseCrashAt.EveryStepResumesAndAbortsSlow/rc.
+void PrintTo(const Scenario& scenario, std::ostream* out) {
+  *out << scenario.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Commands, ReleaseCrashAt, ::testing::ValuesIn(scenarios()));
 
 TEST(ReleaseCrash, DryRunShowsThePlanAndChangesNothing) {
   TempRepo temp;

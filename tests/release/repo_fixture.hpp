@@ -26,6 +26,19 @@ public:
     git("config commit.gpgsign false");
     git("config tag.gpgsign false");
   }
+  // A copy of `from`'s folder (work tree and history) of its own, so a set-up made once serves every
+  // run that starts from it; a remote `from` configured still names `from`'s bare repository.
+  struct CopyOf {
+    const TempRepo& from;
+  };
+  explicit TempRepo(CopyOf copy) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "relforge-release-XXXXXX").string();
+    root = ::mkdtemp(pattern.data());
+    work = root / "work";
+    std::filesystem::copy(
+        copy.from.root, root,
+        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  }
   ~TempRepo() { std::filesystem::remove_all(root); }
   TempRepo(const TempRepo&) = delete;
   TempRepo& operator=(const TempRepo&) = delete;
