@@ -179,7 +179,8 @@ TEST_F(PyenvShimTest, DetectionAsksTheResolvedInterpreterAndRunsNoShim) {
 }
 
 // The machine's own pyenv, when it has one, is the oracle: for each python3.X shim and a few
-// settings, the resolution agrees with `pyenv which` (a path, or failure for "none").
+// settings, the resolution agrees with `pyenv which` (a path, or failure for "none"). Every `pyenv
+// which` costs ~0.5 s of CPU, so of the commands no version has, two per setting are asked.
 TEST(PyenvShimOracle, AgreesWithPyenvWhichOnThisMachine) {
   const char* home = std::getenv("HOME");
   const fs::path root = std::getenv("PYENV_ROOT") ? fs::path(std::getenv("PYENV_ROOT"))
@@ -201,6 +202,7 @@ TEST(PyenvShimOracle, AgreesWithPyenvWhichOnThisMachine) {
   int compared = 0;
   for (const auto& version : settings) {
     pyenv.version = version;
+    int nones = 0;
     for (const auto& entry : fs::directory_iterator(root / "shims")) {
       const std::string command = entry.path().filename().string();
       // The names detection asks: python3.X and python3.Xt.
@@ -210,7 +212,8 @@ TEST(PyenvShimOracle, AgreesWithPyenvWhichOnThisMachine) {
         continue;
       ASSERT_EQ(pyenv_shim_root(entry.path()), root) << entry.path();
       const auto resolved = resolve_pyenv_shim(root, command, pyenv, path_dirs);
-      if (resolved.target == ShimTarget::unsure) continue;
+      if (resolved.target == ShimTarget::unsure || (resolved.target == ShimTarget::none && ++nones > 2))
+        continue;
       const std::string env =
           "cd " + relforge::test::shell_quote(pyenv.cwd.string()) + " && PATH=" +
           relforge::test::shell_quote((root / "bin").string() + ":/usr/local/bin:/usr/bin:/bin") +
