@@ -208,6 +208,14 @@ namespace {
 
 enum class Order { version, any };
 
+// The listing cache under `key`; nullopt when it is absent or not a complete listing.
+Result<std::optional<CachedListing>> read_cached_listing(ObjectStore& store, const std::string& key) {
+  auto text = store.get(key);
+  if (!text) return tl::unexpected(text.error());
+  if (!text->has_value()) return std::optional<CachedListing>();
+  return parse_listing(**text);
+}
+
 // The folders' files from their sidecars, each folder in version order (or in any, for a listing
 // the renderer sorts anyway): every sidecar is fetched in one get_many (a folder store reads them
 // on every core) and parsed where it arrives.

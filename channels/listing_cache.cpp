@@ -151,13 +151,6 @@ std::optional<CachedListing> parse_listing(std::string_view text) {
   return listing;
 }
 
-Result<std::optional<CachedListing>> read_cached_listing(ObjectStore& store, const std::string& key) {
-  auto text = store.get(key);
-  if (!text) return tl::unexpected(text.error());
-  if (!text->has_value()) return std::optional<CachedListing>();
-  return parse_listing(**text);
-}
-
 std::optional<std::vector<FileInfo>> take_section(CachedListing& cached, const std::string& variant,
                                                   const std::vector<std::string>& wheels) {
   const auto found = cached.find(variant);

@@ -10,9 +10,7 @@
 #include <vector>
 
 #include "channels/index.hpp"
-#include "channels/object_store.hpp"
 #include "channels/store.hpp"
-#include "core/error.hpp"
 
 namespace relforge::channels {
 
@@ -30,8 +28,6 @@ std::string render_listing(const std::vector<std::string>& sections);
 // The sections, or nullopt when `text` is not a complete listing (or names a variant twice).
 std::optional<CachedListing> parse_listing(std::string_view text);
 
-// The cache under `key`; nullopt when it is absent or not a complete listing.
-Result<std::optional<CachedListing>> read_cached_listing(ObjectStore& store, const std::string& key);
 // The variant's files while they name exactly `wheels` (sorted); else nullopt.
 std::optional<std::vector<FileInfo>> take_section(CachedListing& cached, const std::string& variant,
                                                   const std::vector<std::string>& wheels);
