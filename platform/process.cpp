@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/text.hpp"
+#include "platform/fs.hpp"
 #include "platform/unique_fd.hpp"
 
 extern char** environ;
@@ -36,9 +37,7 @@ bool make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
 std::optional<std::filesystem::path> search_path(const std::string& program, const std::string& path_value) {
   for (const auto& dir : core::split(path_value, ':')) {
     const std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : dir) / program;
-    if (::access(candidate.c_str(), X_OK) == 0 && !std::filesystem::is_directory(candidate)) {
-      return candidate;
-    }
+    if (is_executable_file(candidate)) return candidate;
   }
   return std::nullopt;
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -185,6 +186,24 @@ TEST_F(ProcessTest, InheritedEnvironmentAddsAndOverrides) {
   ASSERT_TRUE(result);
   EXPECT_EQ(result->out, "child added\n");
   ::unsetenv("RELFORGE_PROCESS_TEST_VAR");
+}
+
+// As a shell does, PATH lookup takes the first regular executable file: an executable FIFO (or
+// device) of the same name in an earlier folder is passed over, not run into EACCES.
+TEST_F(ProcessTest, PathLookupSkipsExecutableNonFiles) {
+  const auto fifo_dir = m_dir / "a";
+  const auto real_dir = m_dir / "b";
+  std::filesystem::create_directories(fifo_dir);
+  std::filesystem::create_directories(real_dir);
+  ASSERT_EQ(::mkfifo((fifo_dir / "relforge-probe").c_str(), 0755), 0);
+  ASSERT_EQ(::chmod((fifo_dir / "relforge-probe").c_str(), 0755), 0);
+  std::ofstream(real_dir / "relforge-probe") << "#!/bin/sh\necho found\n";
+  std::filesystem::permissions(real_dir / "relforge-probe", std::filesystem::perms::owner_all);
+  auto spec = ProcessSpec{.argv = {"relforge-probe"}};
+  spec.environment = {{"PATH", fifo_dir.string() + ":" + real_dir.string()}};
+  auto result = run_process(spec);
+  ASSERT_TRUE(result) << result.error().describe();
+  EXPECT_EQ(result->out, "found\n");
 }
 
 TEST_F(ProcessTest, OutputFileReceivesBothStreamsAppended) {
