@@ -15,10 +15,7 @@ namespace relforge::test {
 
 class TempRepo {
 public:
-  TempRepo() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "relforge-release-XXXXXX").string();
-    root = ::mkdtemp(pattern.data());
-    work = root / "work";
+  TempRepo() : root(new_root()), work(root / "work") {
     std::filesystem::create_directories(work);
     git("init -q -b main");
     git("config user.name 'Release Tester'");
@@ -31,10 +28,7 @@ public:
   struct CopyOf {
     const TempRepo& from;
   };
-  explicit TempRepo(CopyOf copy) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "relforge-release-XXXXXX").string();
-    root = ::mkdtemp(pattern.data());
-    work = root / "work";
+  explicit TempRepo(CopyOf copy) : root(new_root()), work(root / "work") {
     std::filesystem::copy(
         copy.from.root, root,
         std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
@@ -91,6 +85,13 @@ public:
 
   std::filesystem::path root;
   std::filesystem::path work;
+
+private:
+  // A new empty folder under the temp directory.
+  static std::filesystem::path new_root() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "relforge-release-XXXXXX").string();
+    return ::mkdtemp(pattern.data());
+  }
 };
 
 // The relforge binary run on `temp`'s work tree (`--repo`), with `env` assignments before it and
