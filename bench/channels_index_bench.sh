@@ -64,7 +64,7 @@ record "{\"name\": \"index rebuild, $files files\", \"input\": \"$files wheels o
 floor_probe=${BUILD_DIR:-$(dirname "$relforge")}/bench/sidecar_floor_probe
 sync
 floor=$(measure "$floor_probe" "$tmp/store")
-record "{\"name\": \"index rebuild floor: read every sidecar\", \"input\": \"the same store, every FILE.info.json opened and read on every core (bench/sidecar_floor_probe.cpp), nothing parsed or written\",
+record "{\"name\": \"index rebuild floor: read every sidecar\", \"input\": \"the same store, every FILE.info.json opened and read on every core as the rebuild reads them (bench/sidecar_floor_probe.cpp), nothing parsed or written\",
   \"ours\": $(side "sidecar_floor_probe" "$floor"),
   \"target\": {\"op\": \"report\", \"text\": \"reported\"}}"
 

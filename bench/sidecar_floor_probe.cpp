@@ -1,20 +1,20 @@
 // The floor under `relforge index rebuild`: opening and reading every FILE.info.json of a store on
-// every core with the fewest system calls (one directory handle per folder; openat, read, close per
-// file), parsing nothing and writing nothing. bench/channels_index_bench.sh reports it beside the
+// every core the way the rebuild does (one directory handle per folder, Directory::read_each: an
+// io_uring chain of open, read and close per file where the kernel allows it), parsing nothing and
+// writing nothing. bench/channels_index_bench.sh reports it beside the
 // rebuild, so the rebuild's figure can be read against what the kernel alone costs.
 // usage: sidecar_floor_probe ROOT   prints "<folders> <files> <bytes>".
 #include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "platform/fs.hpp"
 
 namespace {
 
@@ -41,25 +41,21 @@ int main(int argc, char** argv) {
   folders_below(argv[1], folders);
   std::atomic<std::size_t> next{0}, files{0}, bytes{0};
   auto work = [&] {
-    std::vector<char> buffer(1 << 16);
     for (std::size_t i; (i = next++) < folders.size();) {
-      const int dir = ::open(folders[i].c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (dir < 0) continue;
-      DIR* handle = ::fdopendir(::dup(dir));
+      auto dir = relforge::platform::Directory::open(folders[i]);
+      if (!dir) continue;
+      auto listed = dir->names();
+      if (!listed) continue;
       std::vector<std::string> names;
-      while (const dirent* entry = handle ? ::readdir(handle) : nullptr) {
-        if (std::string_view(entry->d_name).ends_with(".whl.info.json")) names.emplace_back(entry->d_name);
+      for (auto& name : *listed) {
+        if (std::string_view(name).ends_with(".whl.info.json")) names.push_back(std::move(name));
       }
-      if (handle) ::closedir(handle);
-      for (const auto& name : names) {
-        const int fd = ::openat(dir, name.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue;
-        for (ssize_t n; (n = ::read(fd, buffer.data(), buffer.size())) > 0;)
-          bytes += static_cast<std::size_t>(n);
-        ::close(fd);
+      (void)dir->read_each(names, [&](std::size_t, relforge::Result<std::string> text) -> relforge::Status {
+        if (!text) return {};
+        bytes += text->size();
         ++files;
-      }
-      ::close(dir);
+        return {};
+      });
     }
   };
   std::vector<std::thread> pool;

@@ -200,21 +200,21 @@ Status FilesystemObjectStore::get_many(const std::vector<std::string>& keys, con
     }
     const std::string folder(folder_of(keys[first]));
     auto dir = platform::Directory::open(folder.empty() ? m_root : m_root / folder);
-    for (std::size_t i = first; i < last; ++i) {
-      std::optional<std::string> bytes;
-      if (dir) {
-        auto text = dir->read(keys[i].substr(folder.empty() ? 0 : folder.size() + 1));
-        if (text) {
-          bytes = std::move(*text);
-        } else if (text.error().category() != ErrorCategory::not_found) {
-          return tl::unexpected(text.error());
-        }
-      } else if (dir.error().category() != ErrorCategory::not_found) {
-        return tl::unexpected(dir.error());
+    if (!dir) {
+      if (dir.error().category() != ErrorCategory::not_found) return tl::unexpected(dir.error());
+      for (std::size_t i = first; i < last; ++i) {
+        if (auto status = visit(i, std::nullopt); !status) return status;
       }
-      if (auto status = visit(i, std::move(bytes)); !status) return status;
+      return {};
     }
-    return {};
+    std::vector<std::string> names;
+    names.reserve(last - first);
+    for (std::size_t i = first; i < last; ++i)
+      names.push_back(keys[i].substr(folder.empty() ? 0 : folder.size() + 1));
+    return dir->read_each(names, [&](std::size_t n, Result<std::string> text) -> Status {
+      if (!text && text.error().category() != ErrorCategory::not_found) return tl::unexpected(text.error());
+      return visit(first + n, text ? std::optional(std::move(*text)) : std::nullopt);
+    });
   });
 }
 

@@ -21,6 +21,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/release_matrix.hpp"
 #include "packaging/wheel_name.hpp"
+#include "platform/allocator.hpp"
 #include "platform/fs.hpp"
 
 namespace relforge::cli {
@@ -252,6 +253,7 @@ void register_index(CLI::App& command, Runtime& runtime) {
   add_store_options(*rebuild, *store, rebuild->get_option("--root"));
   add_json_flag(*rebuild, runtime);
   rebuild->callback([&runtime, root, store] {
+    platform::keep_freed_memory_for_reuse();
     auto opened = open_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
     auto summary = channels::rebuild_store(**opened);

@@ -24,6 +24,7 @@ if(NOT RELFORGE_STATIC)
   pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)     # PkgConfig::LIBELF
   pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)  # PkgConfig::HTTPLIB
   pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)           # PkgConfig::RE2
+  pkg_check_modules(LIBURING REQUIRED IMPORTED_TARGET liburing) # PkgConfig::LIBURING
   # Hyperscan (x86-64 only): triage's multi-pattern prefilter; elsewhere triage uses RE2::Set alone.
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
     pkg_check_modules(LIBHS REQUIRED IMPORTED_TARGET libhs)     # PkgConfig::LIBHS

@@ -66,6 +66,7 @@ relforge_static_target(PkgConfig::LIBGIT2
        OpenSSL::Crypto RelforgeStatic::zlib -lrt Threads::Threads)
 relforge_static_target(PkgConfig::LIBELF LIBS elf RelforgeStatic::zlib)
 relforge_static_target(PkgConfig::RE2 LIBS re2 Threads::Threads)
+relforge_static_target(PkgConfig::LIBURING LIBS uring)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   relforge_static_target(PkgConfig::LIBHS LIBS hs -lm)
 endif()

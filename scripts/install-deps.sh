@@ -13,7 +13,7 @@ packages=(
   # libraries (cmake/Dependencies.cmake)
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libexpected-dev
   libcurl4-openssl-dev libsqlite3-dev libssl-dev libgit2-dev libzip-dev libelf-dev
-  libcpp-httplib-dev libre2-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcpp-httplib-dev libre2-dev liburing-dev libgtest-dev libgmock-dev libbenchmark-dev
   # oracles and real clients the tests drive
   python3 python3-packaging python3-wheel python3-pip python3-venv
   twine python3-build python3-dev sqlite3 openssl curl ripgrep chromium wrk
