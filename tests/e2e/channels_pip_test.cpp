@@ -3,6 +3,7 @@
 // concurrent publishes leave every index page pointing only at complete files.
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <string>
 #include <thread>
@@ -186,6 +187,44 @@ TEST_F(ChannelsE2e, PromotePruneYankAndRebuildThroughTheCli) {
   EXPECT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
   EXPECT_NE(slurp(root() / "whl/test/cpu/mini/index.html").find("data-yanked=\"bad build\""),
             std::string::npos);
+  expect_consistent_index();
+}
+
+// Where the kernel refuses io_uring (seccomp, kernel.io_uring_disabled), the rebuild reads each
+// sidecar the ordinary way and writes the same pages: strace makes io_uring_setup fail with EPERM.
+TEST_F(ChannelsE2e, IndexRebuildWithoutIoUringWritesTheSamePages) {
+  if (run_shell("strace -o /dev/null true").exit_code != 0) GTEST_SKIP() << "strace cannot run here";
+  for (const char* version : {"1.0+cpu", "1.1+cpu", "2.0rc1+cpu"})
+    ASSERT_EQ(publish(wheel("mini", version)).exit_code, 0);
+  ASSERT_EQ(publish(wheel("other", "0.1+cpu")).exit_code, 0);
+  const std::string store = " --root " + shell_quote(root());
+  const auto pages = [&] {
+    std::map<std::string, std::string> out;
+    for (const auto& entry : fs::recursive_directory_iterator(root())) {
+      if (entry.path().filename().string().starts_with("index."))
+        out[entry.path().string()] = slurp(entry.path());
+    }
+    return out;
+  };
+  const auto remove_pages = [&] {
+    for (const auto& [path, bytes] : pages()) fs::remove(path);
+  };
+  remove_pages();
+  const auto rebuilt = run_shell(shell_quote(relforge::test::relforge_binary()) + " index rebuild" + store);
+  ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
+  const auto expected = pages();
+  ASSERT_GE(expected.size(), 8u);
+
+  remove_pages();
+  const auto trace = m_dir.path() / "trace";
+  const auto refused = run_shell("strace -f -o " + shell_quote(trace) +
+                                 " -e trace=io_uring_setup -e inject=io_uring_setup:error=EPERM " +
+                                 shell_quote(relforge::test::relforge_binary()) + " index rebuild" + store);
+  ASSERT_EQ(refused.exit_code, 0) << refused.err;
+  EXPECT_EQ(refused.out, rebuilt.out);
+  EXPECT_NE(slurp(trace).find("EPERM (Operation not permitted) (INJECTED)"), std::string::npos)
+      << slurp(trace);
+  EXPECT_EQ(pages(), expected);
   expect_consistent_index();
 }
 
