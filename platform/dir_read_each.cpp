@@ -35,11 +35,12 @@ public:
   }
 
   // Reads names[first, first + count) relative to dir_fd: opened[k] and got[k] are the open's and
-  // the read's results (-errno on failure), slot(k) the bytes read. False when the ring failed: it
-  // is not used again on this thread.
+  // the read's results (-errno on failure), slot(k) the bytes read. False when the ring failed: no
+  // thread uses a ring again (what failed here would fail there).
   bool read_batch(int dir_fd, const std::vector<std::string>& names, std::size_t first, unsigned count,
                   int* opened, int* got) {
     m_broken = !submit_and_reap(dir_fd, names, first, count, opened, got);
+    if (m_broken) g_ring_refused = true;
     return !m_broken;
   }
 
@@ -65,7 +66,9 @@ private:
       io_uring_prep_close_direct(close, k);
       close->user_data = k * k_ops_per_file + 2;
     }
-    if (io_uring_submit(&m_ring) < 0) return false;
+    // Fewer taken than queued: the kernel refused an operation (an older kernel's prep), and
+    // waiting for the rest would never end.
+    if (io_uring_submit(&m_ring) != static_cast<int>(count * k_ops_per_file)) return false;
     for (unsigned seen = 0; seen < count * k_ops_per_file;) {
       io_uring_cqe* cqe = nullptr;
       const int waited = io_uring_wait_cqe(&m_ring, &cqe);

@@ -190,8 +190,8 @@ TEST_F(ChannelsE2e, PromotePruneYankAndRebuildThroughTheCli) {
   expect_consistent_index();
 }
 
-// Where the kernel refuses io_uring (seccomp, kernel.io_uring_disabled), the rebuild reads each
-// sidecar the ordinary way and writes the same pages: strace makes io_uring_setup fail with EPERM.
+// Where the kernel refuses io_uring (seccomp, kernel.io_uring_disabled) or a submission fails, the
+// rebuild reads each sidecar the ordinary way and writes the same pages: strace injects the errors.
 TEST_F(ChannelsE2e, IndexRebuildWithoutIoUringWritesTheSamePages) {
   if (run_shell("strace -o /dev/null true").exit_code != 0) GTEST_SKIP() << "strace cannot run here";
   for (const char* version : {"1.0+cpu", "1.1+cpu", "2.0rc1+cpu"})
@@ -224,6 +224,15 @@ TEST_F(ChannelsE2e, IndexRebuildWithoutIoUringWritesTheSamePages) {
   EXPECT_EQ(refused.out, rebuilt.out);
   EXPECT_NE(slurp(trace).find("EPERM (Operation not permitted) (INJECTED)"), std::string::npos)
       << slurp(trace);
+  EXPECT_EQ(pages(), expected);
+
+  // A ring that is made but fails its first submission: the batch and the rest are read one by one.
+  remove_pages();
+  const auto failing = run_shell("strace -f -o " + shell_quote(trace) +
+                                 " -e trace=io_uring_enter -e inject=io_uring_enter:error=EIO " +
+                                 shell_quote(relforge::test::relforge_binary()) + " index rebuild" + store);
+  ASSERT_EQ(failing.exit_code, 0) << failing.err;
+  EXPECT_EQ(failing.out, rebuilt.out);
   EXPECT_EQ(pages(), expected);
   expect_consistent_index();
 }
