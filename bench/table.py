@@ -56,7 +56,8 @@ def table(results):
     m = results["machine"]
     s = results["summary"]
     lines = [
-        f"Run of {results['started']} on {m['cores']} cores ({m['cpu']}, {m['memory_gib']} GiB), commit "
+        f"Run of {results['started']} on {m['cores']} cores ({m['cpu']}, {m['memory_gib']} GiB, "
+        f"{m.get('system', 'Linux')} {m.get('kernel', 'kernel unknown')}), commit "
         f"`{(results.get('commit') or 'unknown')[:12]}`, load average {results.get('load_before')} before and "
         f"{results.get('load_after')} after: {s['pass']} of {s['judged']} targets met. "
         "Speedups are the peer's time over relforge's (above 1: relforge is faster).",

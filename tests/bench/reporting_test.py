@@ -91,6 +91,8 @@ class Record(unittest.TestCase):
         self.assertIn("| a | in | r: 1.00 s (1.00 s CPU) | p: 3.00 s (3.00 s CPU) | 3.00× wall, 3.00× CPU | >= 2x | PASS |",
                       text)
         self.assertIn("| b | in | 1.00 ms |  |  | < 0.5 ms | **FAIL** |", text)
+        # The kernel names the machine: two hosts with the same CPU model can differ several-fold.
+        self.assertIn(f"GiB, Linux {results['machine']['kernel']})", text)
         self.assertEqual(len(os.listdir(saved)), 1)
         self.assertTrue(os.listdir(saved)[0].startswith("2026-11-30T"), os.listdir(saved))
         # Named by the start time and commit too: a second run on the same day is a second file.
