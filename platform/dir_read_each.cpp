@@ -26,7 +26,7 @@ public:
   static ReadRing* for_this_thread() {
     if (g_ring_refused.load(std::memory_order_relaxed)) return nullptr;
     thread_local ReadRing ring;
-    return ring.m_ready && !ring.m_broken ? &ring : nullptr;
+    return ring.m_ready ? &ring : nullptr;
   }
   ReadRing(const ReadRing&) = delete;
   ReadRing& operator=(const ReadRing&) = delete;
@@ -39,9 +39,9 @@ public:
   // thread uses a ring again (what failed here would fail there).
   bool read_batch(int dir_fd, const std::vector<std::string>& names, std::size_t first, unsigned count,
                   int* opened, int* got) {
-    m_broken = !submit_and_reap(dir_fd, names, first, count, opened, got);
-    if (m_broken) g_ring_refused = true;
-    return !m_broken;
+    if (submit_and_reap(dir_fd, names, first, count, opened, got)) return true;
+    g_ring_refused = true;
+    return false;
   }
 
   const char* slot(unsigned k) const { return m_buffer.data() + k * k_ring_slot; }
@@ -102,7 +102,6 @@ private:
   io_uring m_ring{};
   std::vector<char> m_buffer;
   bool m_ready = false;
-  bool m_broken = false;
 };
 
 std::string ring_errno_text(int negative_errno) {
