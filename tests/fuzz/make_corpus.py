@@ -306,6 +306,24 @@ def pyenv_files():
     put("pyenv_shim", "3" * 1100 + "\n")
 
 
+def triage_logs():
+    """CI logs as triage reads them: the triage fixtures (their first 8 KiB, the fuzzer's -max_len),
+    and coloured copies with escapes inside words, cut short, and as OSC titles, with CRLF endings."""
+    folder = os.path.join(ROOT, "tests", "fixtures", "triage")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".log"):
+            continue
+        with open(os.path.join(folder, name), "rb") as f:
+            data = f.read()[:8192]
+        put("triage_log", data)
+        if name in ("compile_error.log", "gtest_failure.log", "pytest_failure.log", "context_xtrace.log"):
+            coloured = re.sub(rb"([A-Za-z]{3})([A-Za-z]+)",
+                              lambda m: b"\x1b[1;31m" + m[1] + b"\x1b[K" + m[2] + b"\x1b[0m", data)
+            put("triage_log", coloured)
+            put("triage_log", coloured.replace(b"\n", b"\x1b]0;title\x07\r\n"))
+            put("triage_log", coloured.replace(b"[0m", b"[").replace(b"\n", b"\x1b\n"))
+
+
 def main():
     only = sys.argv[1:]
     if only:
@@ -314,7 +332,7 @@ def main():
                 shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
                 {"pe": pes, "macho": machos, "sidecar": lambda _: sidecars(),
                  "listing_cache": lambda _: listings(), "upstream_listing": lambda _: listings(),
-                 "pyenv_shim": lambda _: pyenv_files()}[target](work)
+                 "pyenv_shim": lambda _: pyenv_files(), "triage_log": lambda _: triage_logs()}[target](work)
         return
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
@@ -332,6 +350,7 @@ def main():
     sidecars()
     listings()
     pyenv_files()
+    triage_logs()
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     print(f"make_corpus: {total // 1024} KiB in {CORPUS}", file=sys.stderr)
 
