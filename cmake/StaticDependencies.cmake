@@ -81,3 +81,6 @@ set_target_properties(tomlplusplus::tomlplusplus PROPERTIES IMPORTED_LOCATION "$
 # of the binary: 110 M instructions, ~10 ms. static-pie finds FDEs through .eh_frame_hdr's table,
 # as a dynamic binary does (and gets ASLR); the loader-free start is the same.
 add_link_options(-static-pie)
+# Relative relocations packed as DT_RELR (binutils >= 2.38; the linked-in glibc 2.36 applies them):
+# 34,000 RELA entries, 800 KB the start read page by page, become a 9 KB bitmap (0.4 ms a start).
+add_link_options(-Wl,-z,pack-relative-relocs)
