@@ -167,7 +167,7 @@ std::span<const CommandEntry> command_table() {
 int run_cli(int argc, const char* const* argv, Runtime& runtime) {
   // `relforge --version` is how scripts and CI probe the binary. Through CLI11 it built the whole
   // command tree and ended by throwing, and a process's first throw pays for the unwinder's set-up:
-  // together 40% of its start-up. The output is the same either way.
+  // together a third of its start-up. The output is the same either way.
   if (argc == 2 && std::string_view(argv[1]) == "--version") {
     runtime.out << version_text() << '\n';
     return k_exit_ok;
