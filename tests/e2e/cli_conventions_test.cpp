@@ -352,6 +352,11 @@ TEST(CliConventions, VersionNamesTheCommitAndBuildType) {
   const std::regex shape(
       "relforge [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit ([0-9a-f]{12}|unknown), [A-Za-z]+ build\\)\n");
   EXPECT_TRUE(std::regex_match(result.out, shape)) << result.out;
+  // `--version` alone is answered before the command tree is built; with more words CLI11's flag
+  // answers: the same line.
+  const auto through_cli11 = relforge("--version matrix");
+  EXPECT_EQ(through_cli11.exit_code, 0);
+  EXPECT_EQ(through_cli11.out, result.out);
 }
 
 // ---- start-up without a temp folder ----
