@@ -150,7 +150,8 @@ build_httplib() {
   # the binary loaded OpenSSL's error strings and read openssl.cnf, 58% of the instructions of
   # `relforge version compare`. OpenSSL 3 initialises itself on first use, with the same defaults.
   grep -qx 'static SSLInit sslinit_;' "$work/out/httplib.cc" ||
-    { echo "build-static-deps: cpp-httplib $version has no 'static SSLInit sslinit_;' line to drop" >&2; exit 1; }
+    { echo "build-static-deps: cpp-httplib $version's httplib.cc has no 'static SSLInit sslinit_;' line" \
+        "to drop; check how this version initialises OpenSSL and update build_httplib" >&2; exit 1; }
   sed -i '/^static SSLInit sslinit_;$/d' "$work/out/httplib.cc"
   # shellcheck disable=SC2086
   g++ -std=c++17 -O2 -fPIC $flags -I"$work/out" -c "$work/out/httplib.cc" -o "$work/httplib.o"
