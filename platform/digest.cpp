@@ -12,6 +12,8 @@
 #include <memory>
 #include <vector>
 
+#include "platform/file_errors.hpp"
+
 namespace relforge::platform {
 
 struct Sha256::Impl {
@@ -61,10 +63,7 @@ Sha256Digest sha256(std::string_view bytes) {
 
 Result<Sha256Digest> sha256_file(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const auto category = errno == ENOENT ? ErrorCategory::not_found : ErrorCategory::io;
-    return fail(category, "cannot open " + path.string() + ": " + std::strerror(errno));
-  }
+  if (fd < 0) return detail::open_failed(path, errno);
   Sha256 hasher;
   // Not zero-filled: clearing 1 MiB cost more than hashing a small wheel; only the pages a read
   // fills are ever touched.

@@ -6,8 +6,8 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstring>
 
+#include "platform/file_errors.hpp"
 #include "platform/fs.hpp"
 
 namespace relforge::platform {
@@ -104,10 +104,6 @@ private:
   bool m_ready = false;
 };
 
-std::string ring_errno_text(int negative_errno) {
-  return std::strerror(-negative_errno);
-}
-
 }  // namespace
 
 Status Directory::read_each(const std::vector<std::string>& names, const ReadVisitor& visit,
@@ -122,12 +118,9 @@ Status Directory::read_each(const std::vector<std::string>& names, const ReadVis
     for (unsigned k = 0; k < count; ++k, ++i) {
       Result<std::string> content;
       if (opened[k] < 0) {
-        const auto category = opened[k] == -ENOENT ? ErrorCategory::not_found : ErrorCategory::io;
-        content =
-            fail(category, "cannot open " + (m_path / names[i]).string() + ": " + ring_errno_text(opened[k]));
+        content = detail::open_failed(m_path / names[i], -opened[k]);
       } else if (got[k] < 0) {
-        content = fail(ErrorCategory::io,
-                       "cannot read " + (m_path / names[i]).string() + ": " + ring_errno_text(got[k]));
+        content = detail::read_failed(m_path / names[i], -got[k]);
       } else if (static_cast<std::size_t>(got[k]) == k_ring_slot) {
         content = read(names[i]);  // larger than a slot, or exactly its size: read whole
       } else {

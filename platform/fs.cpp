@@ -10,6 +10,8 @@
 #include <cstring>
 #include <random>
 
+#include "platform/file_errors.hpp"
+
 namespace relforge::platform {
 namespace {
 
@@ -39,19 +41,16 @@ std::string temp_suffix() {
 
 Result<std::string> read_file(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const auto category = errno == ENOENT ? ErrorCategory::not_found : ErrorCategory::io;
-    return fail(category, "cannot open " + path.string() + ": " + errno_text());
-  }
+  if (fd < 0) return detail::open_failed(path, errno);
   std::string content;
   char buffer[1 << 16];
   while (true) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const std::string message = "cannot read " + path.string() + ": " + errno_text();
+      const int err = errno;
       ::close(fd);
-      return fail(ErrorCategory::io, message);
+      return detail::read_failed(path, err);
     }
     if (n == 0) break;
     content.append(buffer, static_cast<std::size_t>(n));
@@ -195,10 +194,7 @@ Result<std::vector<std::string>> Directory::names() const {
 
 Result<std::string> Directory::read(const std::string& name) const {
   const int fd = ::openat(m_fd, name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const auto category = errno == ENOENT ? ErrorCategory::not_found : ErrorCategory::io;
-    return fail(category, "cannot open " + (m_path / name).string() + ": " + errno_text());
-  }
+  if (fd < 0) return detail::open_failed(m_path / name, errno);
   // Small files (a sidecar is ~600 bytes) land in a stack buffer and are copied out at their size:
   // growing a string first allocated 8 KiB for each.
   char first[4096];
@@ -207,9 +203,9 @@ Result<std::string> Directory::read(const std::string& name) const {
     n = ::read(fd, first, sizeof first);
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
-    const std::string message = "cannot read " + (m_path / name).string() + ": " + errno_text();
+    const int err = errno;
     ::close(fd);
-    return fail(ErrorCategory::io, message);
+    return detail::read_failed(m_path / name, err);
   }
   if (static_cast<std::size_t>(n) < sizeof first) {
     ::close(fd);

@@ -9,16 +9,15 @@
 #include <cstring>
 #include <utility>
 
+#include "platform/file_errors.hpp"
+
 namespace relforge::platform {
 
 Result<MappedWindows> MappedWindows::open(const std::filesystem::path& path, std::size_t window) {
   MappedWindows out;
   out.m_path = path;
   out.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (out.m_fd < 0) {
-    const auto category = errno == ENOENT ? ErrorCategory::not_found : ErrorCategory::io;
-    return fail(category, "cannot open " + path.string() + ": " + std::strerror(errno));
-  }
+  if (out.m_fd < 0) return detail::open_failed(path, errno);
   struct stat info {};
   if (::fstat(out.m_fd, &info) != 0)
     return fail(ErrorCategory::io, "cannot stat " + path.string() + ": " + std::strerror(errno));
