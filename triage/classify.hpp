@@ -23,6 +23,7 @@ struct RuleMatch {
   std::uint64_t line_num = 0;         // 1-based line number in the original log
   std::vector<std::string> captures;  // the regex groups that took part (else the whole match)
   std::vector<std::string> context;   // up to 12 earlier lines starting with '+', oldest first
+  bool operator==(const RuleMatch&) const = default;
 };
 
 struct Classification {
@@ -31,6 +32,7 @@ struct Classification {
   std::uint64_t bytes = 0;
   std::uint64_t long_lines_cut = 0;  // lines longer than k_max_line_bytes, matched on their prefix
   bool ends_mid_line = false;        // no final newline: the log may be truncated
+  bool operator==(const Classification&) const = default;
 };
 
 inline constexpr std::size_t k_max_line_bytes = 16 * 1024;
