@@ -3,8 +3,9 @@
 // fsync'd transaction before each is acknowledged), the read API and dashboard, and a background
 // worker that normalises stored deliveries, fetches and classifies failed jobs' logs, sweeps
 // zombies and drains the outbox. Handlers are plain functions of a request (testable without sockets).
-// Threads: the server's request threads, one committer (intake batches), one worker; every use of
-// the Relay holds m_db_mutex. Which lock guards what is declared below and checked by clang.
+// Threads: the server's request threads, one committer (intake batches), one worker, one WAL
+// checkpointer (its own connection); every use of the Relay holds m_db_mutex. Which lock guards
+// what is declared below and checked by clang.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include "ci_relay/relay.hpp"
 #include "platform/http_server.hpp"
 #include "platform/sync.hpp"
+#include "platform/wal_checkpointer.hpp"
 
 namespace relforge::ci_relay {
 
@@ -76,6 +78,8 @@ private:
   // One connection: request threads, the committer and the worker take turns.
   platform::Mutex m_db_mutex;
   Relay* const m_relay PT_GUARDED_BY(m_db_mutex);
+  // Copies the log into the database file off the commit path (nullptr: in-memory database).
+  std::unique_ptr<platform::WalCheckpointer> m_checkpointer GUARDED_BY(m_db_mutex);
   std::int64_t m_last_sweep GUARDED_BY(m_db_mutex) = std::numeric_limits<std::int64_t>::min() / 2;
   const RelayConfig& m_config;  // fixed once the relay is open: read without the lock
   Clock m_clock;

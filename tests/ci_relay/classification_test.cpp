@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -321,6 +323,50 @@ TEST(GroupCommit, ConcurrentWebhooksAreAllStoredAndAcknowledged) {
   auto count = relay.db().prepare("SELECT COUNT(DISTINCT delivery_id) FROM deliveries");
   ASSERT_TRUE(count && *count->step());
   EXPECT_EQ(count->column_int(0), 64);
+  std::filesystem::remove_all(dir);
+}
+
+// 1,200 deliveries of ~4 KB put over 1,000 pages in the log: the service's checkpointer thread copies
+// them into the database file while intake keeps committing (under TSan: its connection and the
+// commit hook race with nothing).
+TEST(GroupCommit, ABurstPastAThousandLogPagesIsCheckpointedOffTheCommitPath) {
+  const auto dir = temp_dir("checkpointed");
+  auto opened = Relay::open(scenario_config(), dir / "relay.db");
+  ASSERT_TRUE(opened) << opened.error().describe();
+  Relay relay = std::move(*opened);
+  const std::string padding(3500, 'x');
+  std::atomic<int> accepted{0};
+  {
+    RelayService service(relay, [] { return k_t0; });
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 150; ++i) {
+          const int n = t * 150 + i;
+          auto body =
+              nlohmann::json::parse(job_payload("v/accel", "ci", "test", 100 + n, 1, sha_of(1), "queued"));
+          body["padding"] = padding;
+          if (service.webhook(signed_job(relay.config(), "c-" + std::to_string(n), body.dump())).status ==
+              202)
+            ++accepted;
+        }
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    std::string metrics;
+    while (std::chrono::steady_clock::now() < deadline) {
+      metrics = service.metrics({}).body;
+      if (metrics.find("relforge_relay_wal_checkpoints_total 0\n") == std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_NE(metrics.find("relforge_relay_wal_checkpoints_total "), std::string::npos) << metrics;
+    EXPECT_EQ(metrics.find("relforge_relay_wal_checkpoints_total 0\n"), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("relforge_relay_wal_checkpoint_failing 0\n"), std::string::npos) << metrics;
+  }
+  EXPECT_EQ(accepted.load(), 1200);
+  EXPECT_GT(std::filesystem::file_size(dir / "relay.db"), 4'000'000U);  // copied out of the log
+  EXPECT_EQ(count(relay.db(), "SELECT COUNT(DISTINCT delivery_id) FROM deliveries"), 1200);
   std::filesystem::remove_all(dir);
 }
 

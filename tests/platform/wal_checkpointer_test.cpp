@@ -1,0 +1,75 @@
+#include "platform/wal_checkpointer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+namespace relforge::platform {
+namespace {
+
+class WalCheckpointerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_dir = std::filesystem::temp_directory_path() /
+            ("relforge-checkpointer-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(m_dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(m_dir); }
+  std::filesystem::path m_dir;
+};
+
+std::int64_t single_int(Database& db, const char* sql) {
+  auto stmt = db.prepare(sql);
+  EXPECT_TRUE(stmt) << stmt.error().describe();
+  auto row = stmt->step();
+  EXPECT_TRUE(row && *row) << sql;
+  return stmt->column_int(0);
+}
+
+TEST_F(WalCheckpointerTest, TheThreadCopiesTheLogIntoTheDatabaseAndTheWriterNeverStopsToDoIt) {
+  const auto path = m_dir / "relay.db";
+  auto writer = Database::open(path);
+  ASSERT_TRUE(writer) << writer.error().describe();
+  ASSERT_TRUE(writer->execute("CREATE TABLE blobs (data BLOB NOT NULL)"));
+  ASSERT_TRUE(writer->execute("PRAGMA wal_checkpoint(TRUNCATE)"));
+  const auto before = std::filesystem::file_size(path);
+  auto checkpointer = WalCheckpointer::start(*writer, 20);
+  ASSERT_TRUE(checkpointer) << checkpointer.error().describe();
+  ASSERT_NE(*checkpointer, nullptr);
+  // SQLite reports 0 while the commit hook is another than its own automatic checkpoint.
+  EXPECT_EQ(single_int(*writer, "PRAGMA wal_autocheckpoint"), 0);
+  // 10 commits of 8 rows of 4 KiB: ~90 pages in the log, far below SQLite's own 1,000-page
+  // threshold, so only the thread can have copied them.
+  for (int commit = 0; commit < 10; ++commit) {
+    auto tx = Transaction::begin(*writer);
+    ASSERT_TRUE(tx);
+    for (int row = 0; row < 8; ++row)
+      ASSERT_TRUE(writer->execute("INSERT INTO blobs VALUES (randomblob(4096))"));
+    ASSERT_TRUE(tx->commit());
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while ((*checkpointer)->checkpoints() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_GE((*checkpointer)->checkpoints(), 1);
+  EXPECT_EQ((*checkpointer)->last_error(), "");
+  EXPECT_GT(std::filesystem::file_size(path), before + 20 * 4096);
+  auto reader = Database::open(path);
+  ASSERT_TRUE(reader);
+  EXPECT_EQ(single_int(*reader, "SELECT COUNT(*) FROM blobs"), 80);
+  checkpointer->reset();
+  EXPECT_EQ(single_int(*writer, "PRAGMA wal_autocheckpoint"), 1000);  // the writer's own, back
+}
+
+TEST_F(WalCheckpointerTest, AnInMemoryDatabaseHasNoLogAndGetsNoThread) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db);
+  auto checkpointer = WalCheckpointer::start(*db);
+  ASSERT_TRUE(checkpointer) << checkpointer.error().describe();
+  EXPECT_EQ(*checkpointer, nullptr);
+}
+
+}  // namespace
+}  // namespace relforge::platform
