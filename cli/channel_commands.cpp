@@ -21,6 +21,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/release_matrix.hpp"
 #include "core/time.hpp"
+#include "platform/allocator.hpp"
 #include "platform/fs.hpp"
 
 namespace relforge::cli {
@@ -92,6 +93,7 @@ void register_publish(CLI::App& command, Runtime& runtime) {
   add_signature_flags(command, *flags, options->public_key);
   add_json_flag(command, runtime);
   command.callback([&runtime, options, channel, root, flags, store] {
+    platform::tune_heap_for_batch_command();
     auto parsed = channels::parse_channel(*channel);
     if (!parsed) return report_error(runtime, parsed.error());
     options->channel = *parsed;
@@ -193,6 +195,7 @@ void register_promote(CLI::App& command, Runtime& runtime) {
   add_signature_flags(command, *flags, options->public_key);
   add_json_flag(command, runtime);
   command.callback([&runtime, options, from, to, root, dry_run, flags, pypi_variants, store, completeness] {
+    platform::tune_heap_for_batch_command();
     auto source = channels::parse_channel(*from);
     if (!source) return report_error(runtime, source.error());
     auto target = channels::parse_channel(*to);
@@ -262,6 +265,7 @@ void register_prune(CLI::App& command, Runtime& runtime) {
   add_store_options(command, *store, command.get_option("--root"));
   add_json_flag(command, runtime);
   command.callback([&runtime, options, channel, root, dry_run, allow_test, store] {
+    platform::tune_heap_for_batch_command();
     auto parsed = channels::parse_channel(*channel);
     if (!parsed) return report_error(runtime, parsed.error());
     options->channel = *parsed;
@@ -310,6 +314,7 @@ void register_yank(CLI::App& command, Runtime& runtime) {
   add_store_options(command, *store, command.get_option("--root"));
   add_json_flag(command, runtime);
   command.callback([&runtime, options, channel, root, undo, store] {
+    platform::tune_heap_for_batch_command();
     auto parsed = channels::parse_channel(*channel);
     if (!parsed) return report_error(runtime, parsed.error());
     options->channel = *parsed;

@@ -253,7 +253,7 @@ void register_index(CLI::App& command, Runtime& runtime) {
   add_store_options(*rebuild, *store, rebuild->get_option("--root"));
   add_json_flag(*rebuild, runtime);
   rebuild->callback([&runtime, root, store] {
-    platform::keep_freed_memory_for_reuse();
+    platform::tune_heap_for_batch_command();
     auto opened = open_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
     auto summary = channels::rebuild_store(**opened);
