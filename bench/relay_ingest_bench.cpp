@@ -190,7 +190,9 @@ int main(int argc, char** argv) {
   std::cout << "  acknowledged durably: " << static_cast<long>(rate) << " deliveries/s, latency p50 "
             << bench::percentile(latencies, 50) << " ms, p99 " << bench::percentile(latencies, 99) << " ms\n";
   std::cout << "  durability: journal_mode=" << journal << ", synchronous=" << sync
-            << " (2 = FULL: fsync per commit, one commit per group of concurrent deliveries); stored "
+            << " (1: the committer fdatasyncs the log after each commit, outside the lock, before "
+               "answering; 2: each commit fsyncs itself; one commit per group of concurrent "
+               "deliveries either way); stored "
             << stored << "/" << deliveries << ", non-202 answers " << bad << "\n";
   const double client_cpu = static_cast<double>(client_cpu_us.load()) / 1e6;
   std::cout << "  CPU: " << cpu_seconds << " s (user+sys) during the run: load generator " << client_cpu

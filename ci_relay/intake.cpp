@@ -22,15 +22,17 @@ Intake DeliveryIntake::intake(const Delivery& delivery) {
 }
 
 std::vector<Intake> DeliveryIntake::intake_batch(const std::vector<Delivery>& deliveries,
-                                                 std::vector<std::optional<IntakeScan>> scans) {
+                                                 std::vector<std::optional<IntakeScan>> scans,
+                                                 CommitSync sync) {
   std::vector<std::pair<std::int64_t, std::size_t>> kept;  // row id → index into scans
   std::vector<Intake> out;
   out.reserve(deliveries.size());
   auto unavailable = [&](const std::string& why) {
     return std::vector<Intake>(deliveries.size(), Intake{IntakeOutcome::unavailable, why});
   };
-  // Nothing is acknowledged unless its commit is fsync'd.
-  if (auto ok = m_store.require_full_sync(); !ok) return unavailable(ok.error().describe());
+  // Nothing is acknowledged unless its commit is fsync'd: by the commit, or by the caller after it.
+  auto level = sync == CommitSync::in_commit ? m_store.require_full_sync() : m_store.relax_sync();
+  if (!level) return unavailable(level.error().describe());
   auto tx = platform::Transaction::begin(m_store.db());
   if (!tx) return unavailable(tx.error().describe());
   for (std::size_t i = 0; i < deliveries.size(); ++i) {

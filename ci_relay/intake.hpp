@@ -28,6 +28,10 @@ struct Delivery {
   std::int64_t received_at = 0;
 };
 
+// Who makes a group commit durable: the commit itself (synchronous=FULL), or the caller, which
+// syncs the log (platform::WalSync) after releasing its lock and before answering anyone.
+enum class CommitSync { in_commit, by_caller };
+
 class DeliveryIntake {
 public:
   DeliveryIntake(RelayStore& store, Normaliser& normaliser) : m_store(store), m_normaliser(normaliser) {}
@@ -39,7 +43,8 @@ public:
   // `scans` are each body's scan_delivery(), done beforehand (outside any lock); the workflow_job
   // fields a scan read are handed to the normaliser, which then skips its own pass.
   std::vector<Intake> intake_batch(const std::vector<Delivery>& deliveries,
-                                   std::vector<std::optional<IntakeScan>> scans);
+                                   std::vector<std::optional<IntakeScan>> scans,
+                                   CommitSync sync = CommitSync::in_commit);
 
 private:
   Intake store(const Delivery& delivery, const std::optional<IntakeScan>& scan);

@@ -59,8 +59,9 @@ public:
   Intake intake(const Delivery& delivery) { return m_parts->intake.intake(delivery); }
   std::vector<Intake> intake_batch(const std::vector<Delivery>& deliveries);
   std::vector<Intake> intake_batch(const std::vector<Delivery>& deliveries,
-                                   std::vector<std::optional<IntakeScan>> scans) {
-    return m_parts->intake.intake_batch(deliveries, std::move(scans));
+                                   std::vector<std::optional<IntakeScan>> scans,
+                                   CommitSync sync = CommitSync::in_commit) {
+    return m_parts->intake.intake_batch(deliveries, std::move(scans), sync);
   }
   // See Normaliser.
   Result<int> process_pending(int limit = std::numeric_limits<int>::max()) {

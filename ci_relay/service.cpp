@@ -43,6 +43,8 @@ RelayService::RelayService(Relay& relay, Clock clock)
     // inside commits as before.
     if (auto started = platform::WalCheckpointer::start(m_relay->db()); started)
       m_checkpointer = std::move(*started);
+    // Without it (the log could not be opened) the commits fsync as before.
+    if (auto opened = platform::WalSync::open(m_relay->db()); opened) m_wal_sync = std::move(*opened);
   }
   m_committer = std::thread([this] { commit_loop(); });
 }
@@ -93,11 +95,19 @@ void RelayService::commit_loop() {
       scans.push_back(std::move(p->scan));
     }
     std::vector<Intake> answers;
+    // The fsync happens after the lock is released, so the normaliser and the next batch's
+    // statements run meanwhile; nobody is answered before it returns.
+    const auto sync = m_wal_sync ? CommitSync::by_caller : CommitSync::in_commit;
     {
       ++m_intake_waiting;
       platform::MutexLock lock(m_db_mutex);
       --m_intake_waiting;
-      answers = m_relay->intake_batch(deliveries, std::move(scans));
+      answers = m_relay->intake_batch(deliveries, std::move(scans), sync);
+    }
+    if (sync == CommitSync::by_caller) {
+      if (auto durable = m_wal_sync->sync(); !durable) {
+        for (auto& answer : answers) answer = {IntakeOutcome::unavailable, durable.error().describe()};
+      }
     }
     bool stored = false;
     for (std::size_t i = 0; i < batch.size(); ++i) {

@@ -21,6 +21,7 @@
 #include "platform/http_server.hpp"
 #include "platform/sync.hpp"
 #include "platform/wal_checkpointer.hpp"
+#include "platform/wal_sync.hpp"
 
 namespace relforge::ci_relay {
 
@@ -80,6 +81,9 @@ private:
   Relay* const m_relay PT_GUARDED_BY(m_db_mutex);
   // Copies the log into the database file off the commit path (nullptr: in-memory database).
   std::unique_ptr<platform::WalCheckpointer> m_checkpointer GUARDED_BY(m_db_mutex);
+  // The committer syncs the log after releasing m_db_mutex, then answers (nullptr: each intake
+  // commit fsyncs inside the lock). Set before the committer starts; used by it alone.
+  std::unique_ptr<platform::WalSync> m_wal_sync;
   std::int64_t m_last_sweep GUARDED_BY(m_db_mutex) = std::numeric_limits<std::int64_t>::min() / 2;
   const RelayConfig& m_config;  // fixed once the relay is open: read without the lock
   Clock m_clock;

@@ -62,8 +62,9 @@ public:
 
   // Before a commit that acknowledges something: back to synchronous=FULL if it was relaxed.
   Status require_full_sync();
-  // synchronous=NORMAL for a commit of derived rows (a no-op for an in-memory database); intake
-  // calls require_full_sync before its next commit.
+  // synchronous=NORMAL for a commit of derived rows, or of deliveries whose caller syncs the log
+  // itself before acknowledging (a no-op for an in-memory database); intake that relies on the
+  // commit calls require_full_sync before it.
   Status relax_sync();
 
   Status settle(const DeliveryOutcome& outcome);

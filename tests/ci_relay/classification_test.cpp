@@ -365,7 +365,8 @@ TEST(GroupCommit, ABurstPastAThousandLogPagesIsCheckpointedOffTheCommitPath) {
     EXPECT_NE(metrics.find("relforge_relay_wal_checkpoint_failing 0\n"), std::string::npos) << metrics;
   }
   EXPECT_EQ(accepted.load(), 1200);
-  EXPECT_GT(std::filesystem::file_size(dir / "relay.db"), 4'000'000U);  // copied out of the log
+  // Without a checkpoint every delivery would still be in the log, the file holding the schema.
+  EXPECT_GT(std::filesystem::file_size(dir / "relay.db"), 1'000'000U);
   EXPECT_EQ(count(relay.db(), "SELECT COUNT(DISTINCT delivery_id) FROM deliveries"), 1200);
   std::filesystem::remove_all(dir);
 }

@@ -44,11 +44,12 @@ public:
     std::filesystem::remove_all(m_dir);
   }
 
-  // Starts the binary on port 0 and waits (bounded) for it to write its port.
-  int start() {
+  // Starts the binary on port 0 and waits (bounded) for it to write its port. `wrapper` runs it
+  // (strace with its options, say); its pid is then the one stopped.
+  int start(const std::string& wrapper = "") {
     std::filesystem::remove(m_dir / "port");
     const auto started =
-        run_shell("RELAY_SECRET=" + shell_quote(k_webhook_secret) + " " +
+        run_shell("RELAY_SECRET=" + shell_quote(k_webhook_secret) + " " + wrapper + " " +
                   shell_quote(relforge::test::relforge_binary()) + " relay serve --config " +
                   shell_quote((m_dir / "relay.toml").string()) + " --db " + shell_quote(db()) +
                   " --port 0 --port-file " + shell_quote((m_dir / "port").string()) + " >>" +
@@ -65,6 +66,9 @@ public:
   }
   void stop(int signal) {
     if (m_pid <= 0) return;
+    // Under a wrapper the relay is its child (strace holds fatal signals back while it traces).
+    run_shell("kill -" + std::to_string(signal) + " $(cat /proc/" + std::to_string(m_pid) + "/task/" +
+              std::to_string(m_pid) + "/children 2>/dev/null) 2>/dev/null");
     ::kill(m_pid, signal);
     run_shell("while kill -0 " + std::to_string(m_pid) + " 2>/dev/null; do sleep 0.05; done");
     m_pid = -1;
@@ -206,6 +210,72 @@ TEST(RelayServe, KillNineDuringABurstLosesNoAcknowledgedDeliverySlow) {
   EXPECT_EQ(server.sqlite("SELECT COUNT(*) FROM deliveries WHERE state != 'processed'"), "0");
   EXPECT_EQ(server.sqlite("SELECT COUNT(*) FROM jobs"), server.sqlite("SELECT COUNT(*) FROM deliveries"));
   server.stop(SIGTERM);
+}
+
+// The fsync that makes a delivery durable runs after the database lock is released, before the
+// answer. The first fdatasync after the start is SQLite's, of the log's new header inside the
+// commit; strace fails every later one with EIO, so the commit succeeds and the relay's own sync of
+// the log fails: no 2xx, the answer says why, and GitHub's redelivery is told the delivery is
+// stored (it was committed, only not acknowledged).
+TEST(RelayServe, NoDeliveryIsAcknowledgedWhenItsLogCannotBeSyncedSlow) {
+  RelayServer server("nosync");
+  ASSERT_GT(server.start(), 0) << server.log();  // creates and migrates the database
+  server.stop(SIGTERM);
+  ASSERT_GT(
+      server.start("strace -f -o /dev/null -e trace=fdatasync,fsync -e inject=fdatasync:error=EIO:when=2+"),
+      0)
+      << server.log();
+  const auto push = fixtures() / "push" / "with-new-branch.payload.json";
+  const std::string signature = signature_of(push, k_webhook_secret);
+  auto answer = run_shell(
+      "curl -s -w ' %{http_code}' -X POST -H 'X-GitHub-Event: push' -H "
+      "'X-GitHub-Delivery: nosync-1' -H " +
+      shell_quote("X-Hub-Signature-256: " + signature) + " --data-binary @" + shell_quote(push.string()) +
+      " " + shell_quote(server.url("/webhook")));
+  EXPECT_TRUE(answer.out.ends_with(" 503")) << answer.out;
+  EXPECT_NE(answer.out.find("cannot make the log"), std::string::npos) << answer.out;
+  EXPECT_NE(answer.out.find("nothing was acknowledged"), std::string::npos) << answer.out;
+  server.stop(SIGTERM);
+  ASSERT_GT(server.start(), 0) << server.log();
+  EXPECT_EQ(curl_post(server.url("/webhook"), push, "push", "nosync-1", signature), 200);  // stored
+  server.stop(SIGTERM);
+}
+
+// The order of the system calls behind one acknowledged delivery: its row is written to the log,
+// the log is fdatasync'd, and only then does the 202 go out.
+TEST(RelayServe, TheAnswerFollowsTheFsyncOfTheLogSlow) {
+  RelayServer server("order");
+  ASSERT_GT(server.start(), 0) << server.log();
+  server.stop(SIGTERM);
+  const auto trace = server.dir() / "trace";
+  ASSERT_GT(server.start("strace -f -y -s 16 -o " + shell_quote(trace.string()) +
+                         " -e trace=pwrite64,fdatasync,fsync,sendto,write,writev"),
+            0)
+      << server.log();
+  const auto push = fixtures() / "push" / "with-new-branch.payload.json";
+  EXPECT_EQ(curl_post(server.url("/webhook"), push, "push", "order-1", signature_of(push, k_webhook_secret)),
+            202);
+  server.stop(SIGTERM);
+  // strace prints a call when it returns, or "<unfinished ...>" and later "<... NAME resumed>".
+  std::ifstream in(trace);
+  std::string line;
+  long last_log_write = -1, last_log_sync = -1, answered = -1;
+  for (long n = 0; std::getline(in, line); ++n) {
+    const bool finished = line.find("<unfinished") == std::string::npos;
+    if (!finished) continue;
+    if (line.find("relay.db-wal>") != std::string::npos && line.find("pwrite64") != std::string::npos &&
+        answered < 0)
+      last_log_write = n;
+    if ((line.find("fdatasync") != std::string::npos || line.find("fsync") != std::string::npos) &&
+        answered < 0 &&
+        (line.find("relay.db-wal>") != std::string::npos || line.find("resumed>") != std::string::npos))
+      last_log_sync = n;
+    if (line.find("HTTP/1.1 202") != std::string::npos && answered < 0) answered = n;
+  }
+  ASSERT_GE(answered, 0) << slurp(trace);
+  ASSERT_GE(last_log_write, 0) << slurp(trace);
+  EXPECT_GT(last_log_sync, last_log_write) << slurp(trace);
+  EXPECT_LT(last_log_sync, answered) << slurp(trace);
 }
 
 }  // namespace
