@@ -98,15 +98,24 @@ void RelayService::commit_loop() {
     // The fsync happens after the lock is released, so the normaliser and the next batch's
     // statements run meanwhile; nobody is answered before it returns.
     const auto sync = m_wal_sync ? CommitSync::by_caller : CommitSync::in_commit;
-    {
-      ++m_intake_waiting;
-      platform::MutexLock lock(m_db_mutex);
-      --m_intake_waiting;
-      answers = m_relay->intake_batch(deliveries, std::move(scans), sync);
-    }
-    if (sync == CommitSync::by_caller) {
-      if (auto durable = m_wal_sync->sync(); !durable) {
-        for (auto& answer : answers) answer = {IntakeOutcome::unavailable, durable.error().describe()};
+    if (!m_log_sync_failure.empty()) {
+      answers.assign(batch.size(), {IntakeOutcome::unavailable, m_log_sync_failure});
+    } else {
+      {
+        ++m_intake_waiting;
+        platform::MutexLock lock(m_db_mutex);
+        --m_intake_waiting;
+        answers = m_relay->intake_batch(deliveries, std::move(scans), sync);
+      }
+      if (sync == CommitSync::by_caller) {
+        if (auto durable = m_wal_sync->sync(); !durable) {
+          for (auto& answer : answers) answer = {IntakeOutcome::unavailable, durable.error().describe()};
+          // After a failed fsync the kernel may drop the unwritten pages and report the next fsync
+          // as a success: a later sync proves nothing about what the log held, so nothing more
+          // is acknowledged by this process.
+          m_log_sync_failure = "the database log could not be synced earlier (" + durable.error().describe() +
+                               "); the relay acknowledges nothing until it is restarted on a healthy disk";
+        }
       }
     }
     bool stored = false;

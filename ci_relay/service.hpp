@@ -84,6 +84,7 @@ private:
   // The committer syncs the log after releasing m_db_mutex, then answers (nullptr: each intake
   // commit fsyncs inside the lock). Set before the committer starts; used by it alone.
   std::unique_ptr<platform::WalSync> m_wal_sync;
+  std::string m_log_sync_failure;  // set by the committer when a sync failed: 503 from then on
   std::int64_t m_last_sweep GUARDED_BY(m_db_mutex) = std::numeric_limits<std::int64_t>::min() / 2;
   const RelayConfig& m_config;  // fixed once the relay is open: read without the lock
   Clock m_clock;
