@@ -1,25 +1,31 @@
-#include "platform/wal_checkpointer.hpp"
-
+// The two helpers a writer uses to keep its lock short on a WAL database: checkpoints on a thread
+// of their own (WalCheckpointer), and the log's fsync from outside the connection (WalSync).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
 #include <thread>
 
+#include "platform/wal_checkpointer.hpp"
+#include "platform/wal_sync.hpp"
+
 namespace relforge::platform {
 namespace {
 
-class WalCheckpointerTest : public ::testing::Test {
+// A fresh folder per test for the database and its log.
+class DatabaseFolder : public ::testing::Test {
 protected:
   void SetUp() override {
     m_dir = std::filesystem::temp_directory_path() /
-            ("relforge-checkpointer-" + std::to_string(::getpid()) + "-" +
+            ("relforge-wal-" + std::to_string(::getpid()) + "-" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(m_dir);
   }
   void TearDown() override { std::filesystem::remove_all(m_dir); }
   std::filesystem::path m_dir;
 };
+class WalCheckpointerTest : public DatabaseFolder {};
+class WalSyncTest : public DatabaseFolder {};
 
 std::int64_t single_int(Database& db, const char* sql) {
   auto stmt = db.prepare(sql);
@@ -69,6 +75,37 @@ TEST_F(WalCheckpointerTest, AnInMemoryDatabaseHasNoLogAndGetsNoThread) {
   auto checkpointer = WalCheckpointer::start(*db);
   ASSERT_TRUE(checkpointer) << checkpointer.error().describe();
   EXPECT_EQ(*checkpointer, nullptr);
+}
+
+TEST_F(WalSyncTest, SyncsTheLogOfAnOpenDatabase) {
+  auto db = Database::open(m_dir / "relay.db");
+  ASSERT_TRUE(db) << db.error().describe();
+  ASSERT_TRUE(db->execute("CREATE TABLE t (x); INSERT INTO t VALUES (1)"));
+  auto wal = WalSync::open(*db);
+  ASSERT_TRUE(wal) << wal.error().describe();
+  ASSERT_NE(*wal, nullptr);
+  EXPECT_TRUE((*wal)->sync());
+}
+
+TEST_F(WalSyncTest, AnInMemoryDatabaseHasNoLog) {
+  auto db = Database::open(":memory:");
+  ASSERT_TRUE(db);
+  auto wal = WalSync::open(*db);
+  ASSERT_TRUE(wal) << wal.error().describe();
+  EXPECT_EQ(*wal, nullptr);
+}
+
+// The caller then keeps fsyncing inside its commits: a missing log is an error, not a sync that
+// silently goes nowhere.
+TEST_F(WalSyncTest, AMissingLogIsNamedNotFound) {
+  auto db = Database::open(m_dir / "relay.db");
+  ASSERT_TRUE(db);
+  ASSERT_TRUE(db->execute("CREATE TABLE t (x)"));
+  std::filesystem::remove(m_dir / "relay.db-wal");
+  auto wal = WalSync::open(*db);
+  ASSERT_FALSE(wal);
+  EXPECT_EQ(wal.error().category(), ErrorCategory::not_found);
+  EXPECT_NE(wal.error().describe().find("relay.db-wal"), std::string::npos) << wal.error().describe();
 }
 
 }  // namespace
