@@ -80,6 +80,12 @@ Database& Database::operator=(Database&& other) noexcept {
   return *this;
 }
 
+std::optional<std::filesystem::path> Database::file() const {
+  const char* name = sqlite3_db_filename(m_db, "main");
+  if (name == nullptr || *name == '\0') return std::nullopt;
+  return std::filesystem::path(name);
+}
+
 Database::~Database() {
   if (m_db != nullptr) sqlite3_close_v2(m_db);
 }

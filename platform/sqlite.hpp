@@ -38,6 +38,8 @@ public:
   // bumping user_version; refuses a database newer than the code (conflict).
   Status migrate(const std::vector<std::string>& migrations);
 
+  // The file behind the main database; nullopt for an in-memory one.
+  std::optional<std::filesystem::path> file() const;
   sqlite3* handle() const { return m_db; }
 
 private:

@@ -15,9 +15,9 @@ constexpr int k_restart_factor = 16;
 }  // namespace
 
 Result<std::unique_ptr<WalCheckpointer>> WalCheckpointer::start(Database& writer, int pages) {
-  const char* file = sqlite3_db_filename(writer.handle(), "main");
-  if (file == nullptr || *file == '\0') return std::unique_ptr<WalCheckpointer>();
-  auto own = Database::open(file);
+  const auto file = writer.file();
+  if (!file) return std::unique_ptr<WalCheckpointer>();
+  auto own = Database::open(*file);
   if (!own) return tl::unexpected(Error(own.error()).with_context("starting the WAL checkpointer"));
   return std::unique_ptr<WalCheckpointer>(new WalCheckpointer(writer, std::move(*own), pages));
 }
@@ -72,8 +72,8 @@ Status WalCheckpointer::checkpoint_once() {
     if (code == SQLITE_BUSY) code = SQLITE_OK;  // the writer held on past the busy timeout: next time
   }
   if (code == SQLITE_OK) return {};
-  return fail(ErrorCategory::io, std::string("checkpointing ") + sqlite3_db_filename(m_own.handle(), "main") +
-                                     ": " + sqlite3_errmsg(m_own.handle()));
+  return fail(ErrorCategory::io,
+              "checkpointing " + m_own.file().value_or("").string() + ": " + sqlite3_errmsg(m_own.handle()));
 }
 
 std::int64_t WalCheckpointer::checkpoints() const {

@@ -1,7 +1,6 @@
 #include "platform/wal_sync.hpp"
 
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,9 +11,9 @@
 namespace relforge::platform {
 
 Result<std::unique_ptr<WalSync>> WalSync::open(Database& db) {
-  const char* file = sqlite3_db_filename(db.handle(), "main");
-  if (file == nullptr || *file == '\0') return std::unique_ptr<WalSync>();
-  std::string path = std::string(file) + "-wal";
+  const auto file = db.file();
+  if (!file) return std::unique_ptr<WalSync>();
+  std::string path = file->string() + "-wal";
   // fsync applies to the file, whichever descriptor names it: a read-only one of our own will do.
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return detail::open_failed(path, errno);
