@@ -15,6 +15,7 @@
 #include "matrix/expand.hpp"
 #include "matrix/names.hpp"
 #include "matrix/select.hpp"
+#include "platform/allocator.hpp"
 #include "platform/fs.hpp"
 #include "runner_images/assign.hpp"
 
@@ -200,6 +201,7 @@ void register_matrix(CLI::App& group, Runtime& runtime) {
                       "Append matrix=<json> (or matrix-N=, shard-count=, shards=) to $GITHUB_OUTPUT");
     add_json_flag(*command, runtime);
     command->callback([&runtime, options, github_output, shard_size, format, shard] {
+      platform::tune_heap_for_batch_command();
       MatrixExpandOptions resolved = *options;
       if (runtime.json) {
         if (format->count() > 0 && resolved.format != "json") {

@@ -23,6 +23,7 @@
 #include "packaging/supported_tags.hpp"
 #include "packaging/version.hpp"
 #include "packaging/version_key.hpp"
+#include "platform/allocator.hpp"
 
 namespace relforge::cli {
 namespace {
@@ -311,6 +312,7 @@ void register_sort(CLI::App& group, Runtime& runtime) {
   command->add_flag("--reverse,-r", *reverse, "Newest first");
   add_json_flag(*command, runtime);
   command->callback([&runtime, reverse] {
+    platform::tune_heap_for_batch_command();
     VersionSortOptions options;
     options.input = read_all(runtime.in);
     options.direction = *reverse ? SortDirection::descending : SortDirection::ascending;

@@ -1,5 +1,6 @@
 #pragma once
-// For a command that builds a large result in memory and then exits (`index rebuild`, `publish`):
+// For a command that builds a large result in memory and then exits (`index rebuild`, `publish`,
+// `matrix expand`, `version sort`):
 // memory it frees stays in the process for its next allocation instead of going back to the
 // kernel and being faulted in again, every thread allocates from the one heap, and the first
 // `huge_bytes` of that heap are backed by 2 MiB pages where the kernel offers them (one page fault
