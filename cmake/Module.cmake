@@ -26,8 +26,10 @@ function(relforge_pch target)
   endif()
 endfunction()
 
-# Unity builds (RELFORGE_UNITY: the ci, tsan and fuzz presets): each target's sources are compiled
-# 8 to a unit, so json, gtest and CLI11 are parsed once per unit instead of once per file. The units
+# Unity builds (RELFORGE_UNITY: the ci, tsan, fuzz and dist presets): each target's sources are
+# compiled 8 to a unit, so json, gtest and CLI11 are parsed once per unit instead of once per file.
+# In the dist binary it also means fewer copies of what headers construct at every start (CLI11
+# defines its validators per file: 24 sets become 5, ~0.3 ms of each start). The units
 # #include the sources by their path from the checkout root (found through the -I of the root), so
 # a unit's text is the same in every clone and ccache hits across clones (CMake's own unity files
 # hold absolute paths). Sources with their own COMPILE_DEFINITIONS are compiled alone.

@@ -47,6 +47,21 @@ if readelf -dW "$root/relforge" | grep -q 'NEEDED'; then fail "the binary has DT
 
 step() { echo "dist.chroot: $*"; }
 
+# The entry point (cli/static_pie_entry.cpp) maps the writable segment in one madvise before the
+# start code relocates it page by page: the first system call, over the segment's every page.
+step "start-up: the writable segment is mapped in one call, before anything else"
+writable_bytes=$(readelf -lW "$bin" | python3 -c '
+import sys
+for line in sys.stdin:
+    f = line.split()
+    if f[:1] == ["LOAD"] and "W" in f[6]:
+        v, m = int(f[2], 16), int(f[5], 16)
+        print(((v + m + 4095) // 4096 - v // 4096) * 4096)')
+first=$(strace "$bin" --version 2>&1 >/dev/null | sed -n 2p)
+[[ $first =~ ^madvise\(0x[0-9a-f]+,\ $writable_bytes,\ MADV_POPULATE_WRITE\)\ =\ 0$ ]] ||
+  fail "the first system call is '$first', not madvise(..., $writable_bytes, MADV_POPULATE_WRITE) = 0" \
+    "(the entry point is not relforge_static_pie_entry, or the kernel is older than 5.14)"
+
 step "--version"
 out=$(in_root /relforge --version 2>&1) ||
   fail "the binary does not run alone in an empty root (exit $?): $out (is it static? file: $(file -b "$bin"))"
