@@ -1,10 +1,9 @@
 #pragma once
 // For a command that builds a large result in memory and then exits (`index rebuild`, `publish`,
-// `matrix expand`, `version sort`):
-// memory it frees stays in the process for its next allocation instead of going back to the
-// kernel and being faulted in again, every thread allocates from the one heap, and the first
-// `huge_bytes` of that heap are backed by 2 MiB pages where the kernel offers them (one page fault
-// per 2 MiB instead of one per 4 KiB). Not for servers, whose resident size should fall after a peak.
+// `matrix expand`, `version sort`): memory it frees stays in the process for its next allocation
+// instead of going back to the kernel and being faulted in again, and the first `huge_bytes` of the
+// main heap are backed by 2 MiB pages where the kernel offers them (one page fault per 2 MiB
+// instead of one per 4 KiB). Not for servers, whose resident size should fall after a peak.
 #include <cstddef>
 
 namespace relforge::platform {
