@@ -5,7 +5,7 @@
 #include <cstring>
 #include <optional>
 
-#include "platform/mapped_windows.hpp"
+#include "platform/file_chunks.hpp"
 #include "triage/compiled_rules.hpp"
 #include "triage/preprocess.hpp"
 
@@ -347,12 +347,12 @@ Result<Classification> classify_file(const std::filesystem::path& path,
   if (!std::filesystem::is_regular_file(path, code)) {
     return fail(ErrorCategory::not_found, path.string() + ": no such log file");
   }
-  auto windows = platform::MappedWindows::open(path);
-  if (!windows) return tl::unexpected(windows.error());
+  auto chunks = platform::FileChunks::open(path);
+  if (!chunks) return tl::unexpected(chunks.error());
   LogScanner scanner(std::move(rules), options);
   bool first = true;
   while (true) {
-    auto piece = windows->next();
+    auto piece = chunks->next();
     if (!piece) return tl::unexpected(piece.error());
     if (piece->empty()) break;
     if (first) {
