@@ -49,10 +49,11 @@ protected:
     return " --store s3://relforge-integrity/" + m_prefix + " --s3-endpoint " + s_server->endpoint() +
            " --s3-region us-east-1";
   }
+  // TMPDIR inside the test's folder: a promote killed mid-way leaves its download folder there.
   RunResult cli(const std::string& args, const std::string& env = "") const {
     return run_shell("env AWS_ACCESS_KEY_ID=" + std::string(k_s3rver_key) +
-                     " AWS_SECRET_ACCESS_KEY=" + k_s3rver_secret + " " + env + " " +
-                     shell_quote(relforge::test::relforge_binary()) + " " + args + store());
+                     " AWS_SECRET_ACCESS_KEY=" + k_s3rver_secret + " TMPDIR=" + shell_quote(m_dir.path()) +
+                     " " + env + " " + shell_quote(relforge::test::relforge_binary()) + " " + args + store());
   }
   fs::path wheel(const std::string& name, const std::string& version, const std::string& extra = "") {
     return make_wheel(m_dir.path() / ("in" + std::to_string(++m_wheels)), name, version, extra);

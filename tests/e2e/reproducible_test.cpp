@@ -149,9 +149,11 @@ protected:
            "whl/nightly/cpu/minitensor/"
            "minitensor-0.3.0.dev20260102+cpu-cp311-cp311-manylinux_2_28_x86_64.whl";
   }
+  // TMPDIR inside the test's folder: a rebuild that does not reproduce keeps its folder there.
   RunResult verify(const fs::path& wheel, const std::string& extra = "") {
-    return relforge("verify " + shell_quote(wheel) + " --key " + shell_quote(m_dir / "keys/signing.pub") +
-                    " --rebuild --config " + shell_quote(source() / "relforge.toml") + " " + extra);
+    return run_shell("TMPDIR=" + shell_quote(m_dir) + " " + shell_quote(relforge_binary()) + " verify " +
+                     shell_quote(wheel) + " --key " + shell_quote(m_dir / "keys/signing.pub") +
+                     " --rebuild --config " + shell_quote(source() / "relforge.toml") + " " + extra);
   }
   // The store and the checkout, listed with every file's hash: a verification changes neither.
   std::string snapshot() {
