@@ -6,23 +6,17 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include "tests/support/e2e.hpp"
 
 namespace relforge::platform {
 namespace {
 
 class FileChunksTest : public ::testing::Test {
 protected:
-  void SetUp() override {
-    m_dir = std::filesystem::temp_directory_path() /
-            ("relforge-chunks-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(m_dir);
-    std::filesystem::create_directories(m_dir);
-  }
-  void TearDown() override { std::filesystem::remove_all(m_dir); }
-
   std::filesystem::path write(const std::string& name, const std::string& bytes) {
-    const auto path = m_dir / name;
+    const auto path = m_dir.path / name;
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
   }
@@ -43,7 +37,7 @@ protected:
     return joined;
   }
 
-  std::filesystem::path m_dir;
+  test::TempDir m_dir;
 };
 
 TEST_F(FileChunksTest, TheChunksJoinToTheFileAndEachButTheLastIsFull) {
@@ -81,11 +75,11 @@ TEST_F(FileChunksTest, WhatIsAppendedWhileReadingIsRead) {
 }
 
 TEST_F(FileChunksTest, AMissingFileIsNotFoundAndAFolderIsNoFile) {
-  auto missing = FileChunks::open(m_dir / "absent.log");
+  auto missing = FileChunks::open(m_dir.path / "absent.log");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
   EXPECT_NE(missing.error().describe().find("absent.log"), std::string::npos) << missing.error().describe();
-  auto folder = FileChunks::open(m_dir);
+  auto folder = FileChunks::open(m_dir.path);
   ASSERT_FALSE(folder);
   EXPECT_EQ(folder.error().category(), ErrorCategory::invalid_input);
   EXPECT_NE(folder.error().describe().find("not a regular file"), std::string::npos);
