@@ -8,6 +8,7 @@
 
 #include "platform/wal_checkpointer.hpp"
 #include "platform/wal_sync.hpp"
+#include "tests/support/e2e.hpp"
 
 namespace relforge::platform {
 namespace {
@@ -15,14 +16,8 @@ namespace {
 // A fresh folder per test for the database and its log.
 class DatabaseFolder : public ::testing::Test {
 protected:
-  void SetUp() override {
-    m_dir = std::filesystem::temp_directory_path() /
-            ("relforge-wal-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(m_dir);
-  }
-  void TearDown() override { std::filesystem::remove_all(m_dir); }
-  std::filesystem::path m_dir;
+  test::TempDir m_temp;
+  const std::filesystem::path& m_dir = m_temp.path;
 };
 class WalCheckpointerTest : public DatabaseFolder {};
 class WalSyncTest : public DatabaseFolder {};
