@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -61,6 +62,24 @@ Result<std::string> read_file(const std::filesystem::path& path) {
 
 namespace {
 
+// Moves `temp` over `name` as renameat does, for an unsynced file. ext4 (auto_da_alloc) starts
+// writing a file's data back when a rename replaces another file with it, which made replacing a
+// page cost ~0.8 ms against ~0.4; exchanging the two names and unlinking the old file reads the
+// same to readers (the old file or the new) and leaves the write-back to the kernel's schedule.
+// false with errno set, as renameat.
+bool replace_by_exchange(int dir, const char* temp, const char* name) {
+  if (::renameat2(dir, temp, dir, name, RENAME_EXCHANGE) != 0) {
+    // No file to replace (ENOENT), or a file system without exchange (EINVAL): a plain rename.
+    return ::renameat(dir, temp, dir, name) == 0;
+  }
+  if (::unlinkat(dir, temp, 0) == 0) return true;
+  // `name` was a directory (rename refuses to replace one): put it back where it was.
+  const int err = errno;
+  ::renameat2(dir, temp, dir, name, RENAME_EXCHANGE);
+  errno = err == EISDIR || err == EPERM ? EISDIR : err;
+  return false;
+}
+
 // `name` relative to the directory `dir` (AT_FDCWD: the working directory); `path` names it in messages.
 Status write_atomic_at(int dir, const std::string& name, const std::filesystem::path& path,
                        std::string_view content, Durability durability, unsigned mode) {
@@ -80,9 +99,14 @@ Status write_atomic_at(int dir, const std::string& name, const std::filesystem::
   if (::close(fd) != 0 && written) {
     written = fail(ErrorCategory::io, "cannot close " + temp_path() + ": " + errno_text());
   }
-  if (written && ::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
-    written = fail(ErrorCategory::io,
-                   "cannot rename " + temp_path() + " to " + path.string() + ": " + errno_text());
+  if (written) {
+    const bool moved = durability == Durability::no_fsync
+                           ? replace_by_exchange(dir, temp.c_str(), name.c_str())
+                           : ::renameat(dir, temp.c_str(), dir, name.c_str()) == 0;
+    if (!moved) {
+      written = fail(ErrorCategory::io,
+                     "cannot rename " + temp_path() + " to " + path.string() + ": " + errno_text());
+    }
   }
   if (!written) {
     ::unlinkat(dir, temp.c_str(), 0);

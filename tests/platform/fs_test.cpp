@@ -36,6 +36,47 @@ TEST_F(FsTest, AtomicWriteReplacesContentAndLeavesNoTemp) {
   EXPECT_EQ(entries, 1u);
 }
 
+// A file that can be re-created (no_fsync) replaces the old one by exchanging the two names; what
+// is left must be what a rename leaves: the new file alone, under its name.
+TEST_F(FsTest, AnUnsyncedReplaceLeavesOnlyTheNewFile) {
+  const auto path = m_dir / "index.html";
+  ASSERT_TRUE(write_file_atomic(path, "first", Durability::no_fsync));
+  for (int n = 0; n < 3; ++n)
+    ASSERT_TRUE(write_file_atomic(path, "next " + std::to_string(n), Durability::no_fsync));
+  EXPECT_EQ(*read_file(path), "next 2");
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(m_dir))
+    names.push_back(entry.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{"index.html"});
+}
+
+// A folder where the file should go is refused, as rename refuses it, and is left as it was: the
+// exchange must not leave the folder under a temp name or the new file in its place.
+TEST_F(FsTest, AFolderInTheWayOfAnUnsyncedReplaceIsRefusedAndLeftAsItWas) {
+  const auto path = m_dir / "index.html";
+  std::filesystem::create_directories(path / "inner");
+  for (const auto durability : {Durability::no_fsync, Durability::fsync}) {
+    auto status = write_file_atomic(path, "page", durability);
+    ASSERT_FALSE(status);
+    EXPECT_NE(status.error().message().find("cannot rename"), std::string::npos) << status.error().message();
+    EXPECT_TRUE(std::filesystem::is_directory(path / "inner"));
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(m_dir)) ++entries;
+    EXPECT_EQ(entries, 1u);
+  }
+}
+
+// A link in the place of the file is replaced, never written through: the file it points to keeps
+// its content.
+TEST_F(FsTest, AnUnsyncedReplaceOfALinkReplacesTheLinkNotItsTarget) {
+  ASSERT_TRUE(write_file_atomic(m_dir / "elsewhere", "keep", Durability::no_fsync));
+  std::filesystem::create_symlink(m_dir / "elsewhere", m_dir / "index.html");
+  ASSERT_TRUE(write_file_atomic(m_dir / "index.html", "page", Durability::no_fsync));
+  EXPECT_FALSE(std::filesystem::is_symlink(m_dir / "index.html"));
+  EXPECT_EQ(*read_file(m_dir / "index.html"), "page");
+  EXPECT_EQ(*read_file(m_dir / "elsewhere"), "keep");
+}
+
 // Sets the umask for one test, so that modes come out exactly as requested.
 class Umask {
 public:
