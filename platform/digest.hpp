@@ -1,5 +1,5 @@
 #pragma once
-// SHA-256 through OpenSSL EVP, streaming (bounded memory for any file size), and the
+// SHA-256 through OpenSSL, streaming (bounded memory for any file size), and the
 // base64url-without-padding encoding that wheel RECORD files and DSSE use.
 #include <array>
 #include <cstdint>
