@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
+#include <string_view>
 #include <utility>
 
 #include "channels/info_scan.hpp"
@@ -256,6 +258,20 @@ Result<std::vector<std::vector<FileInfo>>> read_folders(ObjectStore& store, cons
   return out;
 }
 
+// `wheels` (sorted) less the names of `added`; nullopt when one of those is not among them.
+std::optional<std::vector<std::string>> without(const std::vector<std::string>& wheels,
+                                                const std::vector<FileInfo>& added) {
+  std::set<std::string_view> names;
+  for (const auto& info : added) names.insert(info.filename);
+  std::vector<std::string> out;
+  out.reserve(wheels.size());
+  for (const auto& wheel : wheels) {
+    if (names.erase(wheel) == 0) out.push_back(wheel);
+  }
+  if (!names.empty()) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
 Result<std::vector<FileInfo>> read_folder(ObjectStore& store, const ChannelScan& scan,
@@ -266,8 +282,8 @@ Result<std::vector<FileInfo>> read_folder(ObjectStore& store, const ChannelScan&
 }
 
 Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
-                                    const std::set<std::string>* projects,
-                                    const std::set<ProjectRef>* fresh) {
+                                    const std::set<std::string>* projects, const std::set<ProjectRef>* fresh,
+                                    const AddedFiles* added) {
   ChannelListing listing;
   for (const auto& variant : scan.variants) listing[variant];
   std::map<std::string, std::optional<CachedListing>> caches;  // project -> its cache, read once
@@ -283,9 +299,19 @@ Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
         if (!cached) return tl::unexpected(cached.error());
         cache = caches.emplace(ref.second, std::move(*cached)).first;
       }
-      if (cache->second) {
+      const auto new_files = added ? added->find(ref) : AddedFiles::const_iterator();
+      if (cache->second && (!added || new_files == added->end())) {
         if (auto section = take_section(*cache->second, ref.first, wheels)) {
           files = std::move(*section);
+          continue;
+        }
+      } else if (cache->second) {
+        // A publish into the folder: the cache names what was there before it, and the files it
+        // added need not be read back from the sidecars it has just written.
+        const auto before = without(wheels, new_files->second);
+        if (auto section = before ? take_section(*cache->second, ref.first, *before) : std::nullopt) {
+          files = std::move(*section);
+          files.insert(files.end(), new_files->second.begin(), new_files->second.end());
           continue;
         }
       }

@@ -56,12 +56,16 @@ void add_keys(ChannelScan& scan, const std::vector<std::string>& relative);
 // One folder's files from their sidecars, in version order.
 Result<std::vector<FileInfo>> read_folder(ObjectStore& store, const ChannelScan& scan, const ProjectRef& ref);
 
+// Files a writer has just added to a folder, as their sidecars say; nothing else in it changed.
+using AddedFiles = std::map<ProjectRef, std::vector<FileInfo>>;
+
 // The listing pages are rendered from. Folders of `projects` (every folder when null) are read;
 // others get empty lists (their names still reach the root pages). Folders in `fresh`, or every
 // folder when `fresh` is null, come from their sidecars; the rest from their project's listing
-// cache while its section names exactly the folder's complete files.
+// cache while its section names exactly the folder's complete files, less those in `added`.
 Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
-                                    const std::set<std::string>* projects, const std::set<ProjectRef>* fresh);
+                                    const std::set<std::string>* projects, const std::set<ProjectRef>* fresh,
+                                    const AddedFiles* added = nullptr);
 
 // Writes the pages (and the listing caches beside combined project pages) that `touched` changes,
 // or every page when `touched` is null; `on_stage("page-written")` after each folder's pages.

@@ -377,6 +377,7 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
 
   std::vector<PublishedFile> out;
   std::set<ProjectRef> touched;
+  AddedFiles added;                  // what the folders' listing caches do not name yet
   std::vector<std::string> written;  // relative to scan->base
   for (auto& item : prepared) {
     const std::string marker = scan->key(item.variant + "/" + std::string(k_variant_marker));
@@ -393,6 +394,7 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
                                               " (no index page was changed)"));
     }
     touched.insert({item.variant, item.info.project});
+    if (state == PublishState::added) added[{item.variant, item.info.project}].push_back(item.info);
     const std::string stored = item.variant + "/" + item.info.project + "/" + item.info.filename;
     written.push_back(item.variant + "/" + std::string(k_variant_marker));
     written.push_back(stored);
@@ -407,7 +409,10 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
   // The pages are rendered from what the store now holds, so a rerun after a crash repairs them: the
   // first scan plus what was just written, as the lock keeps every other writer out.
   add_keys(*scan, written);
-  auto listing = read_listing(store, *scan, &projects, &touched);
+  // Every folder's cache is good while it names the folder's files less those just added: a file
+  // whose sidecar was rewritten in place (store_one, yank) had the cache removed.
+  const std::set<ProjectRef> from_caches;
+  auto listing = read_listing(store, *scan, &projects, &from_caches, &added);
   if (!listing) return tl::unexpected(listing.error());
   auto pages = write_pages(store, *scan, std::move(*listing), &touched, options.on_stage);
   if (!pages) return tl::unexpected(pages.error());

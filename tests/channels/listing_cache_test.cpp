@@ -148,6 +148,51 @@ TEST_F(CachedFilesTest, ServesASectionOnlyWhileItNamesTheFolderExactly) {
   EXPECT_EQ(nlohmann::json::parse(combined_json())["files"].size(), 5u);
 }
 
+// A publish reads the folder it adds to from the cache too, plus what it added: a sidecar changed
+// behind the cache's back shows only once the folder holds a file that neither names.
+TEST_F(CachedFilesTest, APublishTakesItsOwnFolderFromTheCacheAndTheFilesItAdded) {
+  publish("1.0+cpu");
+  publish("1.1+cpu");
+  const std::string published =
+      info_from_json(platform::read_file(sidecar("cpu", "1.0+cpu")).value(), "t").value().requires_python;
+  set_requires_python(sidecar("cpu", "1.0+cpu"), ">=3.99");
+  publish("1.2+cpu");
+  auto page = nlohmann::json::parse(combined_json());
+  ASSERT_EQ(page["files"].size(), 3u);
+  EXPECT_EQ(combined_json().find(">=3.99"), std::string::npos);
+  EXPECT_NE(combined_json().find(published), std::string::npos);
+  EXPECT_NE(combined_json().find("mini-1.2%2Bcpu-py3-none-any.whl"), std::string::npos);
+  // The variant's own page and the cache agree with what a rebuild from the sidecars would give
+  // for every file but the one changed behind their back.
+  auto cached = parse_listing(platform::read_file(cache()).value());
+  ASSERT_TRUE(cached);
+  ASSERT_EQ(cached->at("cpu").size(), 3u);
+  // A complete file the cache does not name (a publish that crashed before its pages): the whole
+  // folder is read from its sidecars, the changed one included.
+  const auto extra = test::make_wheel(m_dir.path() / "in-extra", "mini", "2.0+cpu");
+  fs::copy_file(extra, project_dir("cpu") / extra.filename());
+  auto info = info_from_json(platform::read_file(sidecar("cpu", "1.0+cpu")).value(), "t").value();
+  info.filename = extra.filename().string();
+  info.version = "2.0+cpu";
+  ASSERT_TRUE(
+      platform::write_file_atomic(project_dir("cpu") / (info.filename + ".info.json"), info_to_json(info)));
+  publish("1.3+cpu");
+  page = nlohmann::json::parse(combined_json());
+  EXPECT_EQ(page["files"].size(), 5u);
+  EXPECT_NE(combined_json().find(">=3.99"), std::string::npos);
+  EXPECT_NE(combined_json().find("mini-2.0%2Bcpu-py3-none-any.whl"), std::string::npos);
+}
+
+// Republishing a file already listed adds nothing: the cache still names the folder exactly.
+TEST_F(CachedFilesTest, RepublishingTheSameFileKeepsThePagesAsTheyWere) {
+  publish("1.0+cpu");
+  const std::string before = combined_json();
+  const std::string cached = platform::read_file(cache()).value();
+  publish("1.0+cpu");
+  EXPECT_EQ(combined_json(), before);
+  EXPECT_EQ(platform::read_file(cache()).value(), cached);
+}
+
 TEST_F(CachedFilesTest, AnOlderStoresPerFolderCachesAreNeverRead) {
   publish("1.0+cpu");
   publish("1.0+cu126");
