@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sha256 of a 1 GiB file: `relforge wheel hash` (platform/digest, streamed through OpenSSL EVP)
+# sha256 of a 1 GiB file: `relforge wheel hash` (platform/digest, streamed through OpenSSL's SHA256_* functions)
 # against `openssl dgst -sha256`, both as whole processes on the same cached file, best of 3.
 # Target: relforge's throughput >= 95 % of openssl's (speedup >= 0.95 by wall clock).
 set -euo pipefail
