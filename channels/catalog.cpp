@@ -258,6 +258,13 @@ Result<std::vector<std::vector<FileInfo>>> read_folders(ObjectStore& store, cons
   return out;
 }
 
+// The files `added` names for the folder `ref`; null when none.
+const std::vector<FileInfo>* added_to(const AddedFiles* added, const ProjectRef& ref) {
+  if (added == nullptr) return nullptr;
+  const auto found = added->find(ref);
+  return found == added->end() ? nullptr : &found->second;
+}
+
 // `wheels` (sorted) less the names of `added`; nullopt when one of those is not among them.
 std::optional<std::vector<std::string>> without(const std::vector<std::string>& wheels,
                                                 const std::vector<FileInfo>& added) {
@@ -299,19 +306,15 @@ Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
         if (!cached) return tl::unexpected(cached.error());
         cache = caches.emplace(ref.second, std::move(*cached)).first;
       }
-      const auto new_files = added ? added->find(ref) : AddedFiles::const_iterator();
-      if (cache->second && (!added || new_files == added->end())) {
-        if (auto section = take_section(*cache->second, ref.first, wheels)) {
+      if (cache->second) {
+        // A folder a publish added to: the cache names what was there before, and the files added
+        // need not be read back from the sidecars just written.
+        const std::vector<FileInfo>* new_files = added_to(added, ref);
+        const auto before = new_files ? without(wheels, *new_files) : std::nullopt;
+        const std::vector<std::string>* names = new_files ? (before ? &*before : nullptr) : &wheels;
+        if (auto section = names ? take_section(*cache->second, ref.first, *names) : std::nullopt) {
           files = std::move(*section);
-          continue;
-        }
-      } else if (cache->second) {
-        // A publish into the folder: the cache names what was there before it, and the files it
-        // added need not be read back from the sidecars it has just written.
-        const auto before = without(wheels, new_files->second);
-        if (auto section = before ? take_section(*cache->second, ref.first, *before) : std::nullopt) {
-          files = std::move(*section);
-          files.insert(files.end(), new_files->second.begin(), new_files->second.end());
+          if (new_files) files.insert(files.end(), new_files->begin(), new_files->end());
           continue;
         }
       }

@@ -73,10 +73,11 @@ bool replace_by_exchange(int dir, const char* temp, const char* name) {
     return ::renameat(dir, temp, dir, name) == 0;
   }
   if (::unlinkat(dir, temp, 0) == 0) return true;
-  // `name` was a directory (rename refuses to replace one): put it back where it was.
+  // `name` was a directory (rename refuses to replace one): put it back where it was, and the new
+  // file under its temp name, which the caller removes.
   const int err = errno;
   ::renameat2(dir, temp, dir, name, RENAME_EXCHANGE);
-  errno = err == EISDIR || err == EPERM ? EISDIR : err;
+  errno = err;
   return false;
 }
 
