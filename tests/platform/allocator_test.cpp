@@ -45,6 +45,23 @@ TEST(Allocator, ABatchCommandsHeapIsMarkedForHugePagesAndNotTouched) {
   std::free(block);
 }
 
+// The allocations that follow come from the marked range, not from the unmarked up to 2 MiB below
+// its first 2 MiB boundary. In a process of its own: the heap must be as a command finds it.
+TEST(Allocator, TheNextAllocationsStartInsideTheMarkedRange) {
+  if (std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").fail())
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        tune_heap_for_batch_command(64 << 20);
+        auto* first = static_cast<char*>(std::malloc(256 << 10));  // past tcache and fast bins
+        const std::string flags = first ? field_of_mapping_at(first, "VmFlags:") : "";
+        std::fprintf(stderr, "flags of the first block's mapping: %s\n", flags.c_str());
+        std::exit(first && flags.find(" hg ") != std::string::npos ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "flags of the first block's mapping");
+}
+
 // In a process of its own even when the whole binary runs at once: a heap the test above marked
 // would still be marked here.
 TEST(Allocator, WithoutHugeBytesNothingIsMarked) {
