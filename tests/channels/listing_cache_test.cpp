@@ -89,6 +89,18 @@ protected:
   fs::path sidecar(const std::string& variant, const std::string& version) const {
     return project_dir(variant) / ("mini-" + version + "-py3-none-any.whl.info.json");
   }
+  // A complete file (wheel and sidecar) the cache does not name, as a publish that crashed before
+  // its pages leaves: mini 2.0+cpu, described by a copy of 1.0+cpu's sidecar. Returns the wheel.
+  fs::path add_complete_file_behind_the_cache() {
+    const auto extra = test::make_wheel(m_dir.path() / "in-extra", "mini", "2.0+cpu");
+    const fs::path stored = project_dir("cpu") / extra.filename();
+    fs::copy_file(extra, stored);
+    auto info = info_from_json(platform::read_file(sidecar("cpu", "1.0+cpu")).value(), "t").value();
+    info.filename = extra.filename().string();
+    info.version = "2.0+cpu";
+    EXPECT_TRUE(platform::write_file_atomic(stored.string() + ".info.json", info_to_json(info)));
+    return stored;
+  }
   // Rewrites a sidecar behind the cache's back; a page that still shows the old value read the cache.
   void set_requires_python(const fs::path& sidecar, const std::string& value) {
     auto info = info_from_json(platform::read_file(sidecar).value(), "test").value();
@@ -131,18 +143,12 @@ TEST_F(CachedFilesTest, ServesASectionOnlyWhileItNamesTheFolderExactly) {
   EXPECT_NE(combined_json().find(published), std::string::npos);
   // A file that appeared behind the cache's back (a publish that crashed before its pages) is seen,
   // and the folder's every file is read from its sidecars.
-  const auto extra = test::make_wheel(m_dir.path() / "in-extra", "mini", "2.0+cpu");
-  fs::copy_file(extra, project_dir("cpu") / extra.filename());
-  auto info = info_from_json(platform::read_file(sidecar("cpu", "1.0+cpu")).value(), "t").value();
-  info.filename = extra.filename().string();
-  info.version = "2.0+cpu";
-  ASSERT_TRUE(
-      platform::write_file_atomic(project_dir("cpu") / (info.filename + ".info.json"), info_to_json(info)));
+  const fs::path extra = add_complete_file_behind_the_cache();
   publish("1.2+cu126");
   EXPECT_NE(combined_json().find("../cpu/mini/mini-2.0%2Bcpu-py3-none-any.whl"), std::string::npos);
   EXPECT_NE(combined_json().find(">=3.99"), std::string::npos);
   // A removed file (a prune that crashed before its pages) is noticed too.
-  fs::remove(project_dir("cpu") / info.filename);
+  fs::remove(extra);
   publish("1.3+cu126");
   EXPECT_EQ(combined_json().find("mini-2.0%2Bcpu"), std::string::npos);
   EXPECT_EQ(nlohmann::json::parse(combined_json())["files"].size(), 5u);
@@ -169,13 +175,7 @@ TEST_F(CachedFilesTest, APublishTakesItsOwnFolderFromTheCacheAndTheFilesItAdded)
   ASSERT_EQ(cached->at("cpu").size(), 3u);
   // A complete file the cache does not name (a publish that crashed before its pages): the whole
   // folder is read from its sidecars, the changed one included.
-  const auto extra = test::make_wheel(m_dir.path() / "in-extra", "mini", "2.0+cpu");
-  fs::copy_file(extra, project_dir("cpu") / extra.filename());
-  auto info = info_from_json(platform::read_file(sidecar("cpu", "1.0+cpu")).value(), "t").value();
-  info.filename = extra.filename().string();
-  info.version = "2.0+cpu";
-  ASSERT_TRUE(
-      platform::write_file_atomic(project_dir("cpu") / (info.filename + ".info.json"), info_to_json(info)));
+  add_complete_file_behind_the_cache();
   publish("1.3+cpu");
   page = nlohmann::json::parse(combined_json());
   EXPECT_EQ(page["files"].size(), 5u);
