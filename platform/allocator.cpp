@@ -37,7 +37,7 @@ void tune_heap_for_batch_command(std::size_t huge_bytes) {
   if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
   std::free(block);
   // What the command allocates next would start at `block`, up to 2 MiB below `begin`, where pages
-  // are still faulted in 4 KiB at a time (150 of a publish's 224 faults). That head is taken and
+  // are still faulted in 4 KiB at a time (150 of a publish's 220 faults). That head is taken and
   // kept (reachable from here, never touched past its first bytes): glibc's chunk for a request of
   // n bytes spans n + 8, from 16 bytes before the pointer, so the heap's top then starts at `begin`.
   static void* kept_head = nullptr;
