@@ -411,8 +411,8 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
   add_keys(*scan, written);
   // Every folder's cache is good while it names the folder's files less those just added: a file
   // whose sidecar was rewritten in place (store_one, yank) had the cache removed.
-  const std::set<ProjectRef> from_caches;
-  auto listing = read_listing(store, *scan, &projects, &from_caches, &added);
+  const std::set<ProjectRef> none_from_sidecars;
+  auto listing = read_listing(store, *scan, &projects, &none_from_sidecars, &added);
   if (!listing) return tl::unexpected(listing.error());
   auto pages = write_pages(store, *scan, std::move(*listing), &touched, options.on_stage);
   if (!pages) return tl::unexpected(pages.error());
