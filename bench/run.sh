@@ -17,11 +17,12 @@ export BENCH_RESULTS=$build/$results.jsonl
 failed=()
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-# Before each bench: the previous one's dirty pages are flushed and the machine gets up to 30 s
+# Before each bench: the previous one's dirty pages are flushed and the machine gets up to 90 s
 # to settle, so one bench's writeback and builds do not land in the next one's figures. Settled:
 # the last second's CPU use (/proc/stat: user, nice, system, irq, softirq) under a tenth of one
 # core, and the 1-minute load below 1.5 (the load average alone lags what the cores are doing by
-# about a minute). Each line still records the load it ran at.
+# about a minute: after `make bench`'s builds it needs ~60 s of idle cores to fall from 4 to 1.5,
+# and with 30 s the first bench ran at 4.3). Each line still records the load it ran at.
 busy_cores() {
   local a b
   a=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
@@ -33,7 +34,7 @@ busy_cores() {
 settle() {
   sync
   local waited=0
-  while [ "$waited" -lt 30 ]; do
+  while [ "$waited" -lt 90 ]; do
     if awk -v busy="$(busy_cores)" '{ exit !($1 < 1.5 && busy < 0.1) }' /proc/loadavg; then return; fi
     waited=$((waited + 1))
   done
