@@ -1,6 +1,7 @@
 #include "channels/serve.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "core/text.hpp"
@@ -27,16 +28,28 @@ constexpr Offer k_offers[] = {
     {"text/html", PageFormat::html, "text/html"},
 };
 
+// RFC 9110 §12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ), and the
+// parameter name is case-insensitive. A weight that is no qvalue (2, nan, inf) makes the range
+// unacceptable rather than preferred.
+std::optional<double> qvalue(std::string_view text) {
+  if (text.empty() || (text[0] != '0' && text[0] != '1')) return std::nullopt;
+  if (text.size() == 1) return text[0] == '1' ? 1.0 : 0.0;
+  if (text[1] != '.' || text.size() > 5) return std::nullopt;
+  double value = text[0] == '1' ? 1.0 : 0.0;
+  double scale = 0.1;
+  for (const char c : text.substr(2)) {
+    if (c < '0' || c > '9' || (text[0] == '1' && c != '0')) return std::nullopt;
+    value += (c - '0') * scale;
+    scale /= 10;
+  }
+  return value;
+}
+
 double parse_q(std::string_view params) {
   for (auto param : core::split(params, ';')) {
     param = core::trim(param);
-    if (param.starts_with("q=")) {
-      try {
-        return std::stod(std::string(param.substr(2)));
-      } catch (...) {
-        return 0.0;
-      }
-    }
+    if (param.size() >= 2 && (param[0] == 'q' || param[0] == 'Q') && param[1] == '=')
+      return qvalue(core::trim(param.substr(2))).value_or(0.0);
   }
   return 1.0;
 }
@@ -109,13 +122,22 @@ platform::HttpResponse handle_request(const fs::path& root, const platform::Http
   std::string etag;
   if (entry->kind() == platform::EntryKind::folder) {
     if (!path->trailing_slash) {
-      const std::string raw_path = request.target.substr(0, request.target.find_first_of("?#"));
+      // The query goes along: "?format=..." chooses the page the redirect leads to.
+      const auto end = request.target.find_first_of("?#");
+      const std::string query = end != std::string::npos && request.target[end] == '?'
+                                    ? request.target.substr(end, request.target.find('#', end) - end)
+                                    : "";
       auto redirect = status_page(301, "moved");
-      redirect.headers.push_back({"Location", raw_path + "/"});
+      redirect.headers.push_back({"Location", request.target.substr(0, end) + "/" + query});
       return redirect;
     }
     std::string accept = request.header("accept").value_or("");
-    if (const auto format = request.query_value("format")) accept = *format;
+    if (const auto format = request.query_value("format")) {
+      // The query is form-decoded, '+' into ' '; no media type holds a space, so it was a '+'
+      // ("?format=application/vnd.pypi.simple.v1+json" as PEP 691 writes it).
+      accept = *format;
+      std::replace(accept.begin(), accept.end(), ' ', '+');
+    }
     const auto negotiated = negotiate(accept);
     if (!negotiated) {
       return status_page(406, "none of the accepted types is served; ask for " + std::string(k_json_type) +
@@ -145,10 +167,14 @@ platform::HttpResponse handle_request(const fs::path& root, const platform::Http
     for (auto candidate : core::split(*match, ',')) {
       candidate = core::trim(candidate);
       if (candidate == etag || candidate == "W/" + etag || candidate == "*") {
+        // RFC 9110 §15.4.5: the fields a 200 would carry for caches (ETag, Vary, Cache-Control).
         platform::HttpResponse not_modified;
         not_modified.status = 304;
         not_modified.content_type = response.content_type;
-        not_modified.headers = {{"ETag", etag}};
+        not_modified.headers = response.headers;
+        // Left out, httplib would say "Content-Length: 0"; a 304 may only repeat the 200's.
+        const std::uint64_t length = response.open_file ? response.open_file->size() : response.body.size();
+        not_modified.headers.push_back({"Content-Length", std::to_string(length)});
         return not_modified;
       }
     }

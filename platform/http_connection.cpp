@@ -1,5 +1,7 @@
 #include "platform/http_connection.hpp"
 
+#include "platform/http_chunked.hpp"
+
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -246,16 +248,48 @@ bool client_closes(const RequestHead& head) {
   return head.version == "HTTP/1.0" && connection.find("keep-alive") == std::string::npos;
 }
 
-std::string rebuild_head(const RequestHead& head) {
+// The head httplib parses: without Range, and a chunked body (decoded here) framed by its length.
+std::string rebuild_head(const RequestHead& head, std::optional<std::size_t> decoded_length) {
   std::string text = head.method + " " + head.target + " " + head.version + "\r\n";
   for (const auto& [name, value] : head.fields) {
-    if (name == "range") continue;
+    if (name == "range" || (decoded_length && name == "transfer-encoding")) continue;
     text += name + ": " + value + "\r\n";
   }
-  // Without framing a request has no body (RFC 9112 §6.3); httplib would read until the client
-  // closes instead.
-  if (!head.content_length && !head.chunked) text += "content-length: 0\r\n";
+  if (decoded_length) {
+    text += "content-length: " + std::to_string(*decoded_length) + "\r\n";
+  } else if (!head.content_length && !head.chunked) {
+    // Without framing a request has no body (RFC 9112 §6.3); httplib would read until the client
+    // closes instead.
+    text += "content-length: 0\r\n";
+  }
   return text + "\r\n";
+}
+
+enum class BodyRead { done, answered };
+
+// Reads a chunked body through ChunkedDecoder and puts it back in front of the stream, after a head
+// that frames it by length; a body that is malformed, too large or too slow is answered and the
+// connection must close.
+BodyRead dechunk(ConnectionStream& stream, int fd, const RequestHead& head, const HttpLimits& limits,
+                 std::size_t max_body) {
+  ChunkedDecoder decoder(max_body, limits.max_request_line);
+  stream.consume(head.size);
+  const auto deadline = Clock::now() + limits.body_timeout;
+  for (;;) {
+    stream.consume(decoder.feed(stream.buffered()));
+    if (decoder.scan() == ChunkedScan::complete) break;
+    if (decoder.scan() == ChunkedScan::rejected) {
+      answer(fd, head.method, decoder.status(), decoder.message(), "", true);
+      return BodyRead::answered;
+    }
+    Wait why = Wait::ready;
+    if (!stream.fill(deadline, &why)) {
+      if (why == Wait::timeout) answer(fd, head.method, 408, "request body not received in time", "", true);
+      return BodyRead::answered;
+    }
+  }
+  stream.replace_front(0, rebuild_head(head, decoder.body().size()) + decoder.body());
+  return BodyRead::done;
 }
 
 }  // namespace
@@ -352,7 +386,14 @@ void serve_connection(int fd, int wake_fd, const HttpLimits& limits, const Conne
     // httplib answers a malformed Range with 416 and mishandles ranges past the end: take Range
     // away from it and hand it to our handlers through `setup` instead.
     state.range = head.field("range");
-    stream.replace_front(head.size, rebuild_head(head));
+    if (head.chunked) {
+      if (dechunk(stream, fd, head, limits, hooks.max_body) == BodyRead::answered) {
+        linger = true;
+        break;
+      }
+    } else {
+      stream.replace_front(head.size, rebuild_head(head, std::nullopt));
+    }
     stream.set_deadline(Clock::now() + limits.body_timeout);
     const bool close = check.close_after || count + 1 == limits.max_requests_per_connection;
     bool closed = false;

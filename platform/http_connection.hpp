@@ -21,6 +21,8 @@ struct Precheck {
 
 struct ConnectionHooks {
   std::function<Precheck(const RequestHead&)> precheck;
+  // A chunked body is decoded here, strictly, before httplib sees the request: beyond this, 413.
+  std::size_t max_body = static_cast<std::size_t>(-1);
   // httplib's process_request over `stream`.
   std::function<bool(httplib::Stream& stream, bool close_connection, bool& connection_closed,
                      const std::function<void(httplib::Request&)>& setup)>

@@ -82,9 +82,21 @@ HttpRequest convert(const httplib::Request& in, std::string body) {
   return out;
 }
 
+// Bodies go out as they are (identity): httplib would compress a text body by a substring match on
+// Accept-Encoding ("br;q=0" included), under the same ETag and without Vary, which misleads caches.
+// A body with a known length is one it never compresses.
+void set_identity_body(httplib::Response& out, std::string body, const std::string& content_type) {
+  if (body.empty()) return out.set_content("", content_type);
+  auto shared = std::make_shared<const std::string>(std::move(body));
+  out.set_content_provider(shared->size(), content_type,
+                           [shared](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                             return sink.write(shared->data() + offset, length);
+                           });
+}
+
 void plain(httplib::Response& out, int status, const std::string& text) {
   out.status = status;
-  out.set_content(text + "\n", "text/plain; charset=utf-8");
+  set_identity_body(out, text + "\n", "text/plain; charset=utf-8");
 }
 
 std::string response_header(const HttpResponse& response, const std::string& name) {
@@ -212,11 +224,20 @@ struct HttpServer::Impl {
       return check;
     }
     const std::string path = httplib::detail::decode_url(raw_path, false);
+    // A decoded CR, LF or other control byte is in no route (and RE2's '.' would not match a
+    // newline anyway): the path is bad, and it is never echoed back.
+    if (std::any_of(path.begin(), path.end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) == 0x7f;
+        })) {
+      check.status = 400;
+      check.message = "bad path: a control byte (encoded or not) in the request path";
+      return check;
+    }
     const auto methods = methods_for(path);
     if (std::find(methods.begin(), methods.end(), head.method) == methods.end()) {
       if (methods.empty()) {
         check.status = 404;
-        check.message = "not found: " + path;
+        check.message = "not found";
       } else {
         check.status = 405;
         check.message = "method " + head.method + " not allowed here";
@@ -261,7 +282,10 @@ struct HttpServer::Impl {
       if ((response.open_file || response.file) && response.status == 200) {
         set_file_body(in, response, out);
       } else {
-        out.set_content(response.body, response.content_type);
+        // Only files take ranges; saying so keeps HEAD's fields those of GET (httplib adds
+        // "Accept-Ranges: bytes" to a HEAD answer that names none).
+        if (!out.has_header("Accept-Ranges")) out.set_header("Accept-Ranges", "none");
+        set_identity_body(out, std::move(response.body), response.content_type);
       }
       return;
     }
@@ -295,6 +319,7 @@ struct HttpServer::Impl {
   void serve_connection(int fd) {
     detail::ConnectionHooks hooks;
     hooks.precheck = [this](const RequestHead& head) { return precheck(head); };
+    hooks.max_body = max_body;
     hooks.process = [this](httplib::Stream& stream, bool close, bool& closed,
                            const std::function<void(httplib::Request&)>& setup) {
       return server.process(stream, close, closed, setup);
@@ -331,8 +356,8 @@ HttpServer::HttpServer() : m_impl(std::make_unique<Impl>()) {
   // Error statuses produced by httplib itself get a readable body.
   impl->server.set_error_handler([](const httplib::Request&, httplib::Response& out) {
     if (out.body.empty() && !out.content_provider_) {
-      out.set_content(std::to_string(out.status) + " " + detail::status_text(out.status) + "\n",
-                      "text/plain; charset=utf-8");
+      set_identity_body(out, std::to_string(out.status) + " " + detail::status_text(out.status) + "\n",
+                        "text/plain; charset=utf-8");
     }
   });
 }

@@ -31,6 +31,20 @@ TEST(Negotiate, PicksWhatTheClientPrefers) {
   EXPECT_FALSE(negotiate("application/vnd.pypi.simple.v1+json;q=0"));
 }
 
+// RFC 9110 qvalues: the name in any case; a weight that is no qvalue makes the range unacceptable.
+TEST(Negotiate, WeightsAreRfcQvalues) {
+  EXPECT_EQ(negotiate("text/html;Q=0, application/vnd.pypi.simple.v1+json;q=0.5")->format, PageFormat::json);
+  EXPECT_EQ(negotiate("text/html;q=nan, application/vnd.pypi.simple.v1+json;q=0.1")->format,
+            PageFormat::json);
+  EXPECT_EQ(negotiate("text/html;q=2, application/vnd.pypi.simple.v1+json;q=0.001")->format,
+            PageFormat::json);
+  EXPECT_EQ(negotiate("text/html;q=inf, application/vnd.pypi.simple.v1+json;q=1.000")->format,
+            PageFormat::json);
+  EXPECT_FALSE(negotiate("text/html;q=1.5"));
+  EXPECT_FALSE(negotiate("text/html;q=0.0001"));
+  EXPECT_EQ(negotiate("text/html;q=0.999")->format, PageFormat::html);
+}
+
 class ServeTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -75,6 +89,9 @@ TEST_F(ServeTest, NegotiatesProjectPages) {
   const auto redirect = get("/whl/nightly/cpu/mini");
   EXPECT_EQ(redirect.status, 301);
   EXPECT_EQ(header(redirect, "Location"), "/whl/nightly/cpu/mini/");
+  // A form-decoded query turned PEP 691's '+' into a space.
+  const auto plus = get("/whl/nightly/cpu/mini/", "text/html", "", "application/vnd.pypi.simple.v1 json");
+  EXPECT_EQ(plus.content_type, "application/vnd.pypi.simple.v1+json");
 }
 
 TEST_F(ServeTest, AnswersIfNoneMatchWith304) {
@@ -169,8 +186,9 @@ TEST_F(ServeTest, OnlyGetAndHeadWith405AndAllow) {
     EXPECT_EQ(response.status, 405) << method;
     EXPECT_EQ(header(response, "Allow"), "GET, HEAD");
   }
+  // The query goes along: it chooses the page at the end of the redirect.
   const auto redirect = get("/whl/nightly/cpu/mini?format=x");
-  EXPECT_EQ(header(redirect, "Location"), "/whl/nightly/cpu/mini/");
+  EXPECT_EQ(header(redirect, "Location"), "/whl/nightly/cpu/mini/?format=x");
 }
 
 }  // namespace

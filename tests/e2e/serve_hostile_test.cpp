@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/text.hpp"
 #include "tests/support/paths.hpp"
 #include "tests/support/run.hpp"
 
@@ -174,6 +175,50 @@ TEST_F(ServeHostile, TraversalInEveryEncodingIsRefusedOverCurl) {
   EXPECT_EQ(page.status, 200);
   EXPECT_EQ(page.body, "<html>mini</html>");
   EXPECT_EQ(curl("/whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl").body, m_wheel);
+}
+
+// Control bytes in the decoded path are 400 and nothing of the path comes back; pages go out as
+// they are whatever Accept-Encoding says, so no cache can hand one coding to a client that asked
+// for another; a 304 carries the 200's caching fields; a redirect keeps its query.
+TEST_F(ServeHostile, ControlBytesCodingsRevalidationAndRedirectsOverCurl) {
+  for (const std::string path : {"/%0a%3Cscript%3Ealert(1)%3C/script%3E", "/whl/%0A/../../../etc/passwd",
+                                 "/%0d", "/whl/%09x", "/%7f"}) {
+    const auto answer = curl(path);
+    EXPECT_EQ(answer.status, 400) << path;
+    EXPECT_EQ(answer.body.find("script"), std::string::npos) << answer.body;
+    EXPECT_EQ(answer.body.find("passwd"), std::string::npos) << answer.body;
+  }
+  EXPECT_EQ(curl("/not-here").body, "not found\n");
+  for (const std::string coding : {"gzip", "br", "gzip;q=0, br;q=0", "gzip, deflate, br"}) {
+    const auto page =
+        curl("/whl/nightly/cpu/mini/", "-H 'Accept: text/html' -H 'Accept-Encoding: " + coding + "'");
+    EXPECT_EQ(page.status, 200);
+    EXPECT_EQ(page.body, "<html>mini</html>") << coding;
+    EXPECT_EQ(relforge::core::to_lower(page.headers).find("content-encoding"), std::string::npos) << page.headers;
+  }
+  const auto page = curl("/whl/nightly/cpu/mini/", "-H 'Accept: text/html'");
+  const auto etag_at = page.headers.find("ETag: ");
+  ASSERT_NE(etag_at, std::string::npos) << page.headers;
+  const std::string etag = page.headers.substr(etag_at + 6, page.headers.find('\r', etag_at) - etag_at - 6);
+  const auto again =
+      curl("/whl/nightly/cpu/mini/", "-H 'Accept: text/html' -H 'If-None-Match: " + etag + "'");
+  EXPECT_EQ(again.status, 304);
+  EXPECT_NE(again.headers.find("Vary: Accept\r\n"), std::string::npos) << again.headers;
+  EXPECT_NE(again.headers.find("Cache-Control: max-age=60\r\n"), std::string::npos) << again.headers;
+  EXPECT_NE(again.headers.find("Content-Length: 17\r\n"), std::string::npos) << again.headers;
+  // PEP 691's own spelling of the format query, '+' and all, and the same through a redirect.
+  const auto json = curl("/whl/nightly/cpu/mini/?format=application/vnd.pypi.simple.v1+json");
+  EXPECT_EQ(json.status, 200);
+  EXPECT_NE(json.headers.find("Content-Type: application/vnd.pypi.simple.v1+json"), std::string::npos)
+      << json.headers;
+  const auto moved = curl("/whl/nightly/cpu/mini?format=application/vnd.pypi.simple.v1+json");
+  EXPECT_EQ(moved.status, 301);
+  EXPECT_NE(moved.headers.find("Location: /whl/nightly/cpu/mini/?format=application/vnd.pypi.simple.v1+json"),
+            std::string::npos)
+      << moved.headers;
+  // HEAD answers with GET's fields: a page takes no ranges either way.
+  EXPECT_NE(curl("/whl/nightly/cpu/mini/", "-I").headers.find("Accept-Ranges: none"), std::string::npos);
+  EXPECT_NE(curl("/whl/nightly/cpu/mini/").headers.find("Accept-Ranges: none"), std::string::npos);
 }
 
 TEST_F(ServeHostile, TraversalInRawRequestLinesIsRefused) {

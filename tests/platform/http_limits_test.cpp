@@ -166,6 +166,23 @@ TEST_F(HttpLimitsTest, BadChunkedFramingIs400AndCloses) {
   EXPECT_EQ(m_calls.load(), 0);
 }
 
+// A second request hidden after junk in a chunk ("38zz", data not followed by CRLF) is never run:
+// the first is refused with 400 and the connection closed, so nothing after it is read as a request.
+TEST_F(HttpLimitsTest, ARequestHiddenInAMalformedChunkedBodyIsNeverRun) {
+  start();
+  const std::string head = "POST /upload HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string hidden = "POST /upload HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc";
+  for (const std::string& body :
+       {"3\r\nabcjunk\r\n" + hidden + "\r\n0\r\n\r\n", "3zz\r\nabc\r\n0\r\n\r\n" + hidden,
+        "0x3\r\nabc\r\n0\r\n\r\n" + hidden, "-5\r\n" + hidden, "3\nabc\r\n0\r\n\r\n" + hidden}) {
+    const auto answer = exchange(head + body);
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << answer;
+    EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+    EXPECT_EQ(answer.find("HTTP/1.1 200"), std::string::npos) << answer;
+  }
+  EXPECT_EQ(m_calls.load(), 0);
+}
+
 TEST_F(HttpLimitsTest, LengthOverTheLimitIs413BeforeTheBodyIsSent) {
   start();
   RawClient client(m_port);
