@@ -12,6 +12,7 @@
 #include "channels/index.hpp"
 #include "channels/listing_cache.hpp"
 #include "channels/tombstones.hpp"
+#include "core/text.hpp"
 #include "platform/digest.hpp"
 
 namespace relforge::channels {
@@ -83,6 +84,7 @@ public:
       listing[ref.first][ref.second] = std::move(*files);
     }
     duplicates(scan, listing);
+    clashes(scan, listing);
     return pages(scan, listing);
   }
 
@@ -255,6 +257,30 @@ private:
               "keep one: yank the other (relforge yank), or remove it and run 'relforge index rebuild'");
         }
       }
+    }
+  }
+
+  // A variant named like a project of the channel (or, in stable, a project named like another
+  // channel) shares its folder: one of the two pages there is always wrong. Publish refuses this;
+  // a store written before that check, or by hand, shows it here.
+  void clashes(const ChannelScan& scan, const ChannelListing& listing) {
+    std::set<std::string> projects;
+    for (const auto& [variant, folder_projects] : listing)
+      for (const auto& [project, files] : folder_projects) projects.insert(project);
+    for (const auto& [variant, folder_projects] : listing) {
+      if (projects.count(core::to_lower(variant)) == 0) continue;
+      add("folder-clash", scan.key(variant),
+          "the variant " + variant + " and the project " + core::to_lower(variant) +
+              " share this folder, so one of their index pages is always wrong",
+          "remove the variant's folder (its wheels can be published again under another --variant), then run "
+          "'relforge index rebuild'");
+    }
+    if (scan.channel != Channel::stable) return;
+    for (const std::string other : {"nightly", "test"}) {
+      if (projects.count(other) == 0) continue;
+      add("folder-clash", scan.key(other),
+          "the stable project " + other + " shares this folder with the " + other + " channel",
+          "remove the stable project's files and run 'relforge index rebuild'");
     }
   }
 

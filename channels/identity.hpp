@@ -20,7 +20,8 @@ struct FileIdentity {
 
   std::string key() const;       // one string that compares equal exactly when identities do
   std::string describe() const;  // "demo 1.0+cpu py3-none-any" (+ " build 1" when there is one)
-  bool operator==(const FileIdentity&) const = default;
+  // Equal exactly when key() is: 1.0 and 1.0.0 are one identity, whatever the spelling.
+  bool operator==(const FileIdentity& other) const { return key() == other.key(); }
 };
 
 // `version` without trailing zeros in its release ("1.0.0+cpu" -> "1+cpu"), as packaging's

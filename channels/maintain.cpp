@@ -81,14 +81,14 @@ private:
 
 }  // namespace
 
-Result<std::vector<std::string>> run_yank(const YankOptions& options, ObjectStore& store) {
+Result<std::vector<YankedFile>> run_yank(const YankOptions& options, ObjectStore& store) {
   const std::string filename = fs::path(options.filename).filename().string();
   const auto wanted = identity_of(filename);
   auto lock = store.lock();
   if (!lock) return tl::unexpected(lock.error());
   auto files = list_channel(store, options.channel);
   if (!files) return tl::unexpected(files.error());
-  std::vector<std::string> variants;
+  std::vector<YankedFile> yanked;
   std::set<ProjectRef> touched;
   for (auto& file : *files) {
     const auto identity = identity_of(file.info.filename);
@@ -105,9 +105,9 @@ Result<std::vector<std::string>> run_yank(const YankOptions& options, ObjectStor
         !status)
       return tl::unexpected(status.error());
     touched.insert({file.variant, file.info.project});
-    variants.push_back(file.variant);
+    yanked.push_back({file.variant, file.info.filename});
   }
-  if (variants.empty()) {
+  if (yanked.empty()) {
     return fail(ErrorCategory::not_found, filename + " is not published in the " +
                                               std::string(channel_name(options.channel)) + " channel of " +
                                               store.describe(channel_key(options.channel)));
@@ -115,10 +115,10 @@ Result<std::vector<std::string>> run_yank(const YankOptions& options, ObjectStor
   if (options.on_stage) options.on_stage("info-written");
   if (auto status = refresh_pages(store, options.channel, touched, {}, options.on_stage); !status)
     return tl::unexpected(status.error());
-  return variants;
+  return yanked;
 }
 
-Result<std::vector<std::string>> run_yank(const YankOptions& options) {
+Result<std::vector<YankedFile>> run_yank(const YankOptions& options) {
   FilesystemObjectStore store(options.root);
   return run_yank(options, store);
 }

@@ -33,9 +33,14 @@ struct YankOptions {
   StageHook on_stage{};  // "info-written" (every file marked, no page yet), "page-written"
 };
 
-// The variants in which the file was found and marked.
-Result<std::vector<std::string>> run_yank(const YankOptions& options, ObjectStore& store);
-Result<std::vector<std::string>> run_yank(const YankOptions& options);
+struct YankedFile {
+  std::string variant;
+  std::string filename;  // as stored, whatever spelling the options named it by
+};
+
+// Every stored file of the named identity, found and marked.
+Result<std::vector<YankedFile>> run_yank(const YankOptions& options, ObjectStore& store);
+Result<std::vector<YankedFile>> run_yank(const YankOptions& options);
 
 struct PruneOptions {
   std::filesystem::path root;

@@ -18,6 +18,7 @@
 #include "packaging/wheel_diff.hpp"
 #include "packaging/wheel_metadata.hpp"
 #include "packaging/wheel_name.hpp"
+#include "packaging/wheel_repair.hpp"
 #include "platform/digest.hpp"
 #include "platform/fs.hpp"
 #include "signing/bundle.hpp"
@@ -29,8 +30,13 @@ namespace {
 
 using Prepared = PreparedWheel;
 
+// A variant is a folder beside the channel's own pages (index.html, index.json) and, in the stable
+// channel, beside the nightly and test channels.
 bool valid_variant(const std::string& variant) {
-  if (variant.empty() || variant == "nightly" || variant == "test" || variant.front() == '.') return false;
+  const std::string lower = core::to_lower(variant);
+  if (variant.empty() || lower == "nightly" || lower == "test" || lower == "index.html" ||
+      lower == "index.json" || variant.front() == '.')
+    return false;
   for (const char c : variant) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
   }
@@ -43,7 +49,9 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
   const std::string filename = file.filename().string();
   auto name = packaging::parse_wheel_filename(filename);
   if (!name) return tl::unexpected(name.error());
-  auto metadata = packaging::read_wheel_metadata(file, packaging::RecordCheck::check);
+  // What `wheel verify` refuses is never published: one rule for paths, duplicates and RECORD.
+  if (auto verified = packaging::verify_wheel(file); !verified) return tl::unexpected(verified.error());
+  auto metadata = packaging::read_wheel_metadata(file, packaging::RecordCheck::skip);
   if (!metadata) return tl::unexpected(metadata.error());
   auto meta_version = packaging::parse_version(metadata->version);
   if (packaging::normalize_project_name(metadata->name) != name->normalized_name() || !meta_version ||
@@ -64,7 +72,18 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
                                                   "pass --variant (e.g. --variant cpu)");
   }
   if (!valid_variant(out.variant)) {
-    return fail(ErrorCategory::invalid_input, "variant '" + out.variant + "' is not a valid folder name");
+    return fail(ErrorCategory::invalid_input,
+                "variant '" + out.variant + "' of " + filename +
+                    " is not a valid folder name (letters, digits, '.', '_' and '-'; not 'nightly', 'test', "
+                    "'index.html' or 'index.json'); pass --variant with another name");
+  }
+  if (options.channel == Channel::stable &&
+      (name->normalized_name() == "nightly" || name->normalized_name() == "test")) {
+    // The stable channel's combined page of such a project would be the other channel's root page.
+    return fail(ErrorCategory::invalid_input,
+                filename + ": a project named '" + name->normalized_name() +
+                    "' cannot be published to the stable channel, whose folder whl/" +
+                    name->normalized_name() + "/ is the " + name->normalized_name() + " channel");
   }
   const fs::path bundle_path = file.string() + ".sigstore.json";
   if (fs::exists(bundle_path) && key) {
@@ -221,6 +240,41 @@ std::string differing_entries(ObjectStore& store, const std::string& key, const 
   return "; it differs in: " + packaging::summarize_diff(*diff) + hint;
 }
 
+// A channel's variant folders and its combined project folders share one level (whl/nightly/cpu/
+// beside whl/nightly/demo/): a variant named like a project, or the other way round, would make
+// each one's page overwrite the other's. Checked for every input before anything is written.
+Status check_folder_names(const ChannelScan& scan, const std::vector<Prepared>& prepared) {
+  std::set<std::string> projects;
+  std::set<std::string> variants;  // lower case: project folder names are
+  for (const auto& [ref, files] : scan.folders) projects.insert(ref.second);
+  for (const auto& variant : scan.variants) variants.insert(core::to_lower(variant));
+  for (const auto& item : prepared) {
+    projects.insert(item.info.project);
+    variants.insert(core::to_lower(item.variant));
+  }
+  std::set<std::string> problems;
+  for (const auto& item : prepared) {
+    const std::string input = item.source.filename().string();
+    const std::string variant = core::to_lower(item.variant);
+    if (projects.count(variant) != 0) {
+      problems.insert(input + ": its variant '" + item.variant +
+                      "' is also a project of the channel, and both " + "would be the folder " +
+                      scan.key(variant) + "/; pass --variant with another name");
+    }
+    if (variants.count(item.info.project) != 0) {
+      problems.insert(input + ": its project '" + item.info.project + "' is also a variant of the channel, " +
+                      "and both would be the folder " + scan.key(item.info.project) +
+                      "/; a project of that name cannot be published to this channel");
+    }
+  }
+  if (!problems.empty()) {
+    return fail(ErrorCategory::conflict,
+                "refusing to publish (nothing was changed): " +
+                    core::join(std::vector<std::string>(problems.begin(), problems.end()), "; "));
+  }
+  return {};
+}
+
 // The identity rule, checked for every input before anything is written.
 Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known& known,
                         const std::vector<Prepared>& prepared) {
@@ -337,6 +391,7 @@ Result<std::vector<PreparedWheel>> prepare_publish(const PublishOptions& options
   // Everything is checked before anything is written: one bad wheel publishes nothing.
   std::vector<Prepared> prepared;
   std::vector<std::string> problems;
+  std::set<ErrorCategory> categories;
   if (!options.file_variants.empty() && options.file_variants.size() != options.files.size()) {
     return fail(ErrorCategory::internal, "publish: one variant per file expected");
   }
@@ -347,11 +402,14 @@ Result<std::vector<PreparedWheel>> prepare_publish(const PublishOptions& options
                 key, require);
     if (item)
       prepared.push_back(std::move(*item));
-    else
+    else {
       problems.push_back(item.error().describe());
+      categories.insert(item.error().category());
+    }
   }
   if (!problems.empty()) {
-    return fail(ErrorCategory::integrity,
+    // One kind of problem keeps its exit code (a bad name is 2, a missing signature 9); a mix is 9.
+    return fail(categories.size() == 1 ? *categories.begin() : ErrorCategory::integrity,
                 "refusing to publish (nothing was changed): " + core::join(problems, "; "));
   }
   return prepared;
@@ -372,6 +430,7 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
   for (const auto& item : prepared) version_keys.insert(item.identity.version_key);
   auto known = known_identities(store, *scan, projects, version_keys);
   if (!known) return tl::unexpected(known.error());
+  if (auto status = check_folder_names(*scan, prepared); !status) return tl::unexpected(status.error());
   if (auto status = check_identities(store, *scan, *known, prepared); !status)
     return tl::unexpected(status.error());
 

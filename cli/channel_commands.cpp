@@ -322,15 +322,23 @@ void register_yank(CLI::App& command, Runtime& runtime) {
     options->on_stage = crash_hook(runtime);
     auto opened = open_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
-    auto variants = channels::run_yank(*options, **opened);
-    if (!variants) return report_error(runtime, variants.error());
+    auto yanked = channels::run_yank(*options, **opened);
+    if (!yanked) return report_error(runtime, yanked.error());
     if (runtime.json) {
-      runtime.out << Json{{"filename", options->filename}, {"yanked", !*undo}, {"variants", *variants}}.dump(
-                         2)
+      Json variants = Json::array(), files = Json::array();
+      for (const auto& file : *yanked) {
+        variants.push_back(file.variant);
+        files.push_back({{"variant", file.variant}, {"filename", file.filename}});
+      }
+      runtime.out << Json{{"filename", options->filename},
+                          {"yanked", !*undo},
+                          {"variants", variants},
+                          {"files", files}}
+                         .dump(2)
                   << '\n';
     } else {
-      for (const auto& variant : *variants)
-        runtime.out << (*undo ? "unyanked " : "yanked ") << variant << "/" << options->filename << '\n';
+      for (const auto& file : *yanked)
+        runtime.out << (*undo ? "unyanked " : "yanked ") << file.variant << "/" << file.filename << '\n';
     }
     finish(runtime, {});
   });

@@ -52,6 +52,23 @@ std::string describe(const CheckReport& report) {
   return out;
 }
 
+// A store where a variant and a project share a folder (written before publish refused it, or by
+// hand) is reported as such, not only through the page that is wrong.
+TEST_F(CheckTest, AVariantNamedLikeAProjectIsAFolderClash) {
+  publish("1.0+cpu");
+  PublishOptions other;
+  other.root = m_dir.path() / "other";
+  other.channel = Channel::nightly;
+  other.files = {test::make_wheel(m_dir.path() / "in-evil", "evil", "1.0+mini")};
+  other.upload_time = "2025-01-02T03:04:05Z";
+  ASSERT_TRUE(run_publish(other));
+  fs::copy(m_dir.path() / "other/whl/nightly/mini", root() / "whl/nightly/mini",
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  const auto report = check();
+  EXPECT_TRUE(has(report, "folder-clash", root() / "whl/nightly/mini", "another --variant"))
+      << describe(report);
+}
+
 TEST_F(CheckTest, APublishedStoreIsClean) {
   publish("1.0+cpu");
   publish("1.1+cpu");

@@ -84,6 +84,27 @@ TEST_F(MaintainTest, YankMarksTheFileInItsPages) {
   EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
 }
 
+// Publish takes 1.1 and 1.1.0 for one identity, so yank must too; it reports the stored name.
+TEST_F(MaintainTest, YankFindsTheFileUnderAnEquivalentVersionAndNamesItAsStored) {
+  publish(Channel::nightly, "mini", "1.1.0+cpu");
+  for (const std::string spelling : {"mini-1.1+cpu-py3-none-any.whl", "Mini-1.1.0.0+CPU-py3-none-any.whl"}) {
+    YankOptions options{root(), Channel::nightly, spelling, "bad build", YankAction::yank};
+    const auto yanked = run_yank(options);
+    ASSERT_TRUE(yanked) << spelling << ": " << yanked.error().describe();
+    ASSERT_EQ(yanked->size(), 1U);
+    EXPECT_EQ((*yanked)[0].variant, "cpu");
+    EXPECT_EQ((*yanked)[0].filename, "mini-1.1.0+cpu-py3-none-any.whl");
+    EXPECT_NE(page("whl/nightly/cpu/mini/index.html").find("data-yanked=\"bad build\""), std::string::npos);
+    options.action = YankAction::unyank;
+    ASSERT_TRUE(run_yank(options));
+    EXPECT_EQ(page("whl/nightly/cpu/mini/index.html").find("data-yanked"), std::string::npos);
+  }
+  YankOptions other{root(), Channel::nightly, "mini-1.1.1+cpu-py3-none-any.whl", "", YankAction::yank};
+  const auto missing = run_yank(other);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
+}
+
 TEST_F(MaintainTest, PromoteCopiesExactlyTheFilesOfTheVersion) {
   publish(Channel::test, "mini", "2.7.0+cpu", true);
   publish(Channel::test, "mini", "2.7.0+cu126", true);

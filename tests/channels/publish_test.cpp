@@ -114,6 +114,63 @@ TEST_F(PublishTest, RefusesBadWheelsAndPublishesNothingOfTheBatch) {
   EXPECT_TRUE(run_publish(with_variant));
 }
 
+// A channel's variant folders and combined project folders are one level: whl/nightly/demo/ can be
+// the variant demo or the project demo, never both, and the stable channel's whl/nightly/ is the
+// nightly channel. Every clash is refused before anything is written.
+TEST_F(PublishTest, AVariantAndAProjectNeverShareAFolder) {
+  ASSERT_TRUE(
+      run_publish(options(Channel::nightly, {test::make_wheel(m_dir.path() / "a", "demo", "1.0+cpu")})));
+  const auto combined = page("whl/nightly/demo/index.html");
+  const auto channel_root = page("whl/nightly/index.html");
+  const auto refused = [&](Channel channel, const fs::path& wheel, ErrorCategory category,
+                           const std::string& says) {
+    const auto result = run_publish(options(channel, {wheel}));
+    ASSERT_FALSE(result) << wheel;
+    EXPECT_EQ(result.error().category(), category) << result.error().describe();
+    EXPECT_NE(result.error().message().find(says), std::string::npos) << result.error().describe();
+  };
+  // A variant named like a project already there, a project named like a variant already there,
+  // and a wheel whose variant is its own project.
+  refused(Channel::nightly, test::make_wheel(m_dir.path() / "b", "evil", "1.0+demo"), ErrorCategory::conflict,
+          "its variant 'demo' is also a project of the channel");
+  refused(Channel::nightly, test::make_wheel(m_dir.path() / "c", "cpu", "1.0+cu126"), ErrorCategory::conflict,
+          "its project 'cpu' is also a variant of the channel");
+  refused(Channel::nightly, test::make_wheel(m_dir.path() / "d", "self", "1.0+self"), ErrorCategory::conflict,
+          "its variant 'self' is also a project");
+  // Two inputs of one batch that clash with each other publish nothing.
+  const auto batch =
+      run_publish(options(Channel::nightly, {test::make_wheel(m_dir.path() / "e", "zeta", "1.0+cpu"),
+                                             test::make_wheel(m_dir.path() / "f", "eta", "1.0+zeta")}));
+  ASSERT_FALSE(batch);
+  EXPECT_EQ(batch.error().category(), ErrorCategory::conflict);
+  // Names of the channel's own pages, and of the other channels, are no variant.
+  refused(Channel::nightly, test::make_wheel(m_dir.path() / "g", "demo", "1.1+index.html"),
+          ErrorCategory::invalid_input, "is not a valid folder name");
+  refused(Channel::nightly, test::make_wheel(m_dir.path() / "h", "demo", "1.2+Test"),
+          ErrorCategory::invalid_input, "is not a valid folder name");
+  refused(Channel::stable, test::make_wheel(m_dir.path() / "i", "nightly", "1.0+cpu"),
+          ErrorCategory::invalid_input, "cannot be published to the stable channel");
+  EXPECT_EQ(page("whl/nightly/demo/index.html"), combined);
+  EXPECT_EQ(page("whl/nightly/index.html"), channel_root);
+  for (const char* absent :
+       {"whl/nightly/demo/.relforge-variant", "whl/nightly/evil", "whl/nightly/cu126", "whl/nightly/self",
+        "whl/nightly/zeta", "whl/nightly/eta", "whl/nightly/index.html/", "whl/cpu"})
+    EXPECT_FALSE(fs::exists(m_dir.path() / "store" / absent)) << absent;
+}
+
+// Publish runs `wheel verify`'s checks: an entry that climbs out of the install folder, though
+// listed in RECORD with its right hash, publishes nothing.
+TEST_F(PublishTest, AWheelVerifyRefusesIsNeverPublished) {
+  for (const std::string entry : {"../../evil.py", "/tmp/evil.py"}) {
+    const auto wheel = test::make_wheel(m_dir.path() / ("in" + std::to_string(entry.size())), "demo",
+                                        "1.0+cpu", "--extra-entry " + test::shell_quote(entry));
+    const auto result = run_publish(options(Channel::nightly, {wheel}));
+    ASSERT_FALSE(result) << entry;
+    EXPECT_NE(result.error().message().find(entry), std::string::npos) << result.error().describe();
+    EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/nightly/cpu")) << entry;
+  }
+}
+
 TEST_F(PublishTest, StableRequiresAVerifiedSignatureAndServesProvenance) {
   const auto wheel = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cu126");
   auto unsigned_result = run_publish(options(Channel::stable, {wheel}));
