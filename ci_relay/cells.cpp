@@ -1,5 +1,7 @@
 #include "ci_relay/cells.hpp"
 
+#include <array>
+
 namespace relforge::ci_relay {
 
 char merge_cell(const std::vector<RunOutcome>& runs) {
@@ -34,6 +36,16 @@ char merge_cell(const std::vector<RunOutcome>& runs) {
   if (skipped) return 'S';
   if (cancelled) return 'C';
   return pending ? '?' : '~';
+}
+
+bool is_github_conclusion(std::string_view conclusion) {
+  static constexpr std::array<std::string_view, 9> k_conclusions = {
+      "success",   "failure",         "neutral", "cancelled",      "skipped",
+      "timed_out", "action_required", "stale",   "startup_failure"};
+  for (const auto known : k_conclusions) {
+    if (conclusion == known) return true;
+  }
+  return false;
 }
 
 }  // namespace relforge::ci_relay

@@ -3,6 +3,7 @@
 // order. O success, F flaky, X failure, C cancelled, T timed out, S skipped, ? pending, ~ no job.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace relforge::ci_relay {
@@ -13,6 +14,10 @@ struct RunOutcome {
 };
 
 char merge_cell(const std::vector<RunOutcome>& runs);
+
+// A conclusion GitHub reports for a job or check run (success, failure, neutral, cancelled,
+// skipped, timed_out, action_required, stale, startup_failure); exact and lower-case.
+bool is_github_conclusion(std::string_view conclusion);
 
 inline bool is_good(char glyph) {
   return glyph == 'O' || glyph == 'F';

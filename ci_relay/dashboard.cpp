@@ -19,12 +19,18 @@ std::string escape(std::string_view text) {
   return core::html_escape(text);
 }
 
+// Label values here are event names, states and repository names: ASCII. A byte outside printable
+// ASCII (a row stored before the webhook refused such headers) becomes U+FFFD, so the exposition
+// stays valid UTF-8 and one line per sample.
 std::string label(const std::string& text) {
   std::string out;
   for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n')
+    if (c == '"' || c == '\\')
+      out += {'\\', c};
+    else if (c == '\n')
       out += "\\n";
+    else if (c < 0x20 || c > 0x7e)
+      out += "\xEF\xBF\xBD";
     else
       out += c;
   }
@@ -165,7 +171,7 @@ std::string breakages_fragment(const DashboardView& view, const RelayConfig& con
          << "</td><td class=\"why\">";
     if (b.classification && !b.classification->rule.empty()) {
       html << "<b>" << escape(b.classification->rule) << "</b> (" << escape(b.classification->category)
-           << ")<br><code>" << escape(b.classification->line.substr(0, 200)) << "</code>";
+           << ")<br><code>" << escape(utf8_prefix(b.classification->line, 200)) << "</code>";
     }
     html << "</td></tr>\n";
   }
@@ -187,7 +193,7 @@ std::string grid_fragment(const DashboardView& view, const RelayConfig& config) 
     const GridRow& commit = row.commit;
     html << "<tr class=\"commit\" data-sha=\"" << escape(commit.sha) << "\"><td><a class=\"sha\" href=\""
          << escape(commit_url(config, commit.sha)) << "\"><code>" << escape(short_sha(commit.sha))
-         << "</code></a> " << escape(commit.message.substr(0, 60)) << "</td><td>" << escape(commit.author)
+         << "</code></a> " << escape(utf8_prefix(commit.message, 60)) << "</td><td>" << escape(commit.author)
          << "</td><td><time datetime=\"" << core::rfc3339_utc(commit.committed_at) << "\">"
          << relative_time(commit.committed_at, view.now) << "</time></td><td>";
     if (row.pull_request)
@@ -200,7 +206,8 @@ std::string grid_fragment(const DashboardView& view, const RelayConfig& config) 
       html << "<td class=\"c " << glyph_class(g) << "\"";
       // The cell's tooltip names the rule and the line that explain the failure.
       if (note != commit.classifications.end())
-        html << " title=\"" << escape(note->second.rule + ": " + note->second.line.substr(0, 300)) << "\"";
+        html << " title=\""
+             << escape(note->second.rule + ": " + std::string(utf8_prefix(note->second.line, 300))) << "\"";
       html << ">"
            << link(commit.urls[c], std::string(1, g) + (note != commit.classifications.end() ? "*" : ""))
            << "</td>";

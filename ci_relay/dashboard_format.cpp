@@ -33,6 +33,15 @@ std::string relative_time(std::int64_t then, std::int64_t now) {
   return delta < 0 ? "in " + amount : amount + " ago";
 }
 
+std::string_view utf8_prefix(std::string_view text, std::size_t max_chars) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if ((byte & 0xC0) != 0x80 && chars++ == max_chars) return text.substr(0, i);
+  }
+  return text;
+}
+
 std::string web_base(const RelayConfig& config) {
   std::string_view base = config.api_base;
   while (!base.empty() && base.back() == '/') base.remove_suffix(1);

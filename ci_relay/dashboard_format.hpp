@@ -1,6 +1,7 @@
 #pragma once
 // Pure formatting for the dashboard: durations and ages people read ("3m 12s", "2h ago"), the
 // GitHub web links of commits and pull requests, and which job URLs may become links at all.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +15,10 @@ namespace relforge::ci_relay {
 std::string human_duration(std::int64_t seconds);
 // "just now" under a minute, else the largest unit: "5m ago", "3h ago", "2d ago" ("in 5m" ahead).
 std::string relative_time(std::int64_t then, std::int64_t now);
+
+// The first `max_chars` characters of UTF-8 `text`, never cutting a character in half (a byte
+// that does not start a character stays with the one before it).
+std::string_view utf8_prefix(std::string_view text, std::size_t max_chars);
 
 // The web host that pairs with config.api_base: https://github.com for api.github.com and anything
 // unrecognised, https://HOST for a GitHub Enterprise Server base ending in /api/v3.

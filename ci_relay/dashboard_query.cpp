@@ -25,6 +25,13 @@ Status bad_parameter(const std::string& name, const std::string& what) {
 
 }  // namespace
 
+Result<bool> query_flag(const std::multimap<std::string, std::string>& query, const std::string& name) {
+  const auto it = query.find(name);
+  if (it == query.end() || it->second == "0") return false;
+  if (it->second == "1") return true;
+  return tl::unexpected(bad_parameter(name, "must be 1 or 0").error());
+}
+
 Result<DashboardFilter> parse_dashboard_filter(const std::multimap<std::string, std::string>& query) {
   DashboardFilter filter;
   auto value = [&](const char* name) -> std::optional<std::string> {
@@ -35,11 +42,9 @@ Result<DashboardFilter> parse_dashboard_filter(const std::multimap<std::string, 
   filter.repo = value("repo").value_or("");
   filter.workflow = value("workflow").value_or("");
   filter.job = value("job").value_or("");
-  if (auto text = value("hide_green")) {
-    if (*text != "0" && *text != "1" && *text != "on" && !text->empty())
-      return tl::unexpected(bad_parameter("hide_green", "must be 1 or 0").error());
-    filter.hide_green = *text == "1" || *text == "on";
-  }
+  const auto hide_green = query_flag(query, "hide_green");
+  if (!hide_green) return tl::unexpected(hide_green.error());
+  filter.hide_green = *hide_green;
   if (auto text = value("page")) {
     const auto page = whole_number(*text);
     if (!page || *page < 1 || *page > 1000000)

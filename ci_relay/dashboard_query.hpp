@@ -24,6 +24,9 @@ struct DashboardFilter {
   int refresh_s = 30;
 };
 
+// A yes/no query parameter (`hide_green`, `open`, `failed`): absent or 0 is false, 1 is true, any
+// other value is a usage error naming the parameter (a typo must not quietly read as false).
+Result<bool> query_flag(const std::multimap<std::string, std::string>& query, const std::string& name);
 // Unknown parameters are ignored; a malformed value is a usage error naming the parameter.
 Result<DashboardFilter> parse_dashboard_filter(const std::multimap<std::string, std::string>& query);
 // An RFC 3339 instant (`--now`, `?now=`) as Unix seconds; `what` names the option in the error.

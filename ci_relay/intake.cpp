@@ -16,6 +16,13 @@ bool is_supported(const std::string& event) {
 
 }  // namespace
 
+bool is_header_token(std::string_view value) {
+  for (const char c : value) {
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
 Intake DeliveryIntake::intake(const Delivery& delivery) {
   if (auto ok = m_store.require_full_sync(); !ok) return {IntakeOutcome::unavailable, ok.error().describe()};
   return store(delivery, scan_delivery(delivery.body));

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ci_relay/intake_scan.hpp"
@@ -27,6 +28,10 @@ struct Delivery {
   std::string body;         // raw bytes
   std::int64_t received_at = 0;
 };
+
+// Whether a header value is printable ASCII, as GitHub's event names and delivery ids are; the
+// webhook refuses others before storing anything (they end up in answers, metrics and dispatches).
+bool is_header_token(std::string_view value);
 
 // Who makes a group commit durable: the commit itself (synchronous=FULL), or the caller, which
 // syncs the log (platform::WalSync) after releasing its lock and before answering anyone.

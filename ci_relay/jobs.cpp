@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ci_relay/cells.hpp"
 #include "ci_relay/json_fields.hpp"
 #include "platform/sqlite_rows.hpp"
 
@@ -203,15 +204,28 @@ CallbackOutcome Jobs::report_result(const std::string& repo, const std::string& 
   const std::string sha = text_field(payload, "upstream_sha"), workflow = text_field(payload, "workflow"),
                     job = text_field(payload, "job"), status = text_field(payload, "status");
   const auto run_id = int_field(payload, "run_id");
-  const std::int64_t attempt = int_field(payload, "run_attempt").value_or(1);
+  const bool attempt_given = !field(payload, "run_attempt").is_null();
+  const auto given_attempt = int_field(payload, "run_attempt");
+  const std::int64_t attempt = given_attempt.value_or(1);
   const auto conclusion = optional_text(payload, "conclusion");
   if (sha.empty() || workflow.empty() || job.empty() || !run_id) {
     return {400, "upstream_sha, workflow, job and run_id are required"};
   }
+  // GitHub numbers runs and attempts from 1; anything else names no run and would never merge.
+  if (*run_id < 1) return {400, "run_id must be a positive integer, not " + std::to_string(*run_id)};
+  if ((attempt_given && !given_attempt) || attempt < 1)
+    return {400, "run_attempt must be a positive integer (default 1)"};
   if (status != "in_progress" && status != "completed") {
     return {400, "status must be in_progress or completed, not '" + status + "'"};
   }
   if (status == "completed" && !conclusion) return {400, "a completed result needs a conclusion"};
+  // An unknown conclusion would leave its cell pending for ever: refuse it rather than record it.
+  if (conclusion && !is_github_conclusion(*conclusion)) {
+    return {400,
+            "conclusion must be one of success, failure, neutral, cancelled, skipped, timed_out, "
+            "action_required, stale, startup_failure (lower-case), not '" +
+                *conclusion + "'"};
+  }
   {
     auto known = db.prepare(
         "SELECT 1 FROM commits WHERE sha = ? UNION SELECT 1 FROM pull_requests WHERE head_sha = ?");

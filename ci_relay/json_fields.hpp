@@ -1,5 +1,6 @@
 #pragma once
-// Tolerant field access for GitHub payloads: a missing or mistyped field reads as empty/absent.
+// Tolerant field access for GitHub payloads: a missing or mistyped field reads as empty/absent;
+// and the one serialisation of JSON the relay answers or sends (never throws on encoding).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +31,12 @@ inline std::optional<std::int64_t> int_field(const nlohmann::json& object, const
   const auto& value = field(object, key);
   if (!value.is_number_integer()) return std::nullopt;
   return value.get<std::int64_t>();
+}
+
+// Compact JSON; bytes that are not UTF-8 (header values, log lines, stored rows) become U+FFFD
+// instead of throwing, so no answer fails on what an attacker or a log put into a string.
+inline std::string dump_json(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace relforge::ci_relay

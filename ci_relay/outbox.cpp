@@ -57,8 +57,8 @@ std::string dispatch_body(const std::string& event, const std::string& delivery_
   json parsed = json::parse(payload, nullptr, false);
   if (parsed.is_discarded()) parsed = json::object();
   json client = {{"event_type", event}, {"delivery_id", delivery_id}, {"payload", parsed}};
-  if (client.dump().size() > k_client_payload_limit) client["payload"] = essentials(event, parsed);
-  return json{{"event_type", event}, {"client_payload", client}}.dump();
+  if (dump_json(client).size() > k_client_payload_limit) client["payload"] = essentials(event, parsed);
+  return dump_json(json{{"event_type", event}, {"client_payload", client}});
 }
 
 Status Outbox::enqueue(const OutboxEntry& entry, std::int64_t now) {
@@ -148,7 +148,7 @@ Status Outbox::enqueue_check_run(const JobKey& key, const std::string& sha, std:
   return enqueue({.kind = "check_run",
                   .target_repo = config.upstream,
                   .path = "/repos/" + config.upstream + "/check-runs",
-                  .body = body.dump(),
+                  .body = dump_json(body),
                   .delivery_id = ""},
                  now);
 }
@@ -210,17 +210,16 @@ Result<std::string> Outbox::enqueue_rerun(const std::string& external_id, const 
     entry.path = "/repos/" + d->repo + "/actions/jobs/" + std::to_string(*github_job_id) + "/rerun";
   } else {
     entry.path = "/repos/" + d->repo + "/dispatches";
-    entry.body = json{{"event_type", "relforge-rerun"},
-                      {"client_payload",
-                       {{"event_type", "rerun"},
-                        {"delivery_id", delivery_id},
-                        {"payload",
-                         {{"sha", sha},
-                          {"workflow", workflow},
-                          {"job", job},
-                          {"run_id", run_id},
-                          {"run_attempt", run_attempt}}}}}}
-                     .dump();
+    entry.body = dump_json(json{{"event_type", "relforge-rerun"},
+                                {"client_payload",
+                                 {{"event_type", "rerun"},
+                                  {"delivery_id", delivery_id},
+                                  {"payload",
+                                   {{"sha", sha},
+                                    {"workflow", workflow},
+                                    {"job", job},
+                                    {"run_id", run_id},
+                                    {"run_attempt", run_attempt}}}}}});
   }
   if (auto ok = enqueue(entry, now); !ok) return tl::unexpected(ok.error());
   return std::string();
@@ -316,7 +315,7 @@ Result<std::int64_t> Outbox::request_bisect_run(std::int64_t breakage_id, std::i
   if (auto ok = enqueue({.kind = "dispatch",
                          .target_repo = repo,
                          .path = "/repos/" + repo + "/dispatches",
-                         .body = body.dump(),
+                         .body = dump_json(body),
                          .delivery_id = "bisect-" + std::to_string(breakage_id) + "-" + target.substr(0, 12)},
                         now);
       !ok) {

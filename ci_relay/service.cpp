@@ -7,6 +7,7 @@
 #include "ci_relay/dashboard_page.hpp"
 #include "ci_relay/hmac.hpp"
 #include "ci_relay/intake_scan.hpp"
+#include "ci_relay/json_fields.hpp"
 #include "ci_relay/pr_comment.hpp"
 #include "ci_relay/query.hpp"
 #include "platform/http_client.hpp"
@@ -21,7 +22,7 @@ using platform::HttpResponse;
 HttpResponse answer(int status, const std::string& state, const std::string& message = "") {
   json body = {{"status", state}};
   if (!message.empty()) body["message"] = message;
-  return HttpResponse::json(status, body.dump() + "\n");
+  return HttpResponse::json(status, dump_json(body) + "\n");
 }
 
 std::optional<std::int64_t> to_int(const std::string& text) {
@@ -136,6 +137,10 @@ HttpResponse RelayService::webhook(const HttpRequest& request) {
   if (!event || !delivery || delivery->empty()) {
     return answer(400, "error", "missing X-GitHub-Event or X-GitHub-Delivery header");
   }
+  if (!is_header_token(*event) || !is_header_token(*delivery)) {
+    return answer(400, "error",
+                  "X-GitHub-Event and X-GitHub-Delivery must be printable ASCII, as GitHub sends them");
+  }
   if (!signature_matches(m_config.webhook_secret, request.body, *signature)) {
     return answer(401, "error", "X-Hub-Signature-256 does not match the body: check the webhook secret");
   }
@@ -192,7 +197,9 @@ HttpResponse RelayService::results(const HttpRequest& request) {
 
 HttpResponse RelayService::breakages(const HttpRequest& request) {
   BreakageFilter filter;
-  filter.open_only = request.query_value("open").value_or("0") == "1" ? OpenOnly::yes : OpenOnly::no;
+  const auto open = query_flag(request.query, "open");
+  if (!open) return answer(400, "error", open.error().describe());
+  filter.open_only = *open ? OpenOnly::yes : OpenOnly::no;
   filter.repo = request.query_value("repo").value_or("");
   platform::MutexLock lock(m_db_mutex);
   auto list = list_breakages(m_relay->db(), filter);
@@ -205,7 +212,7 @@ HttpResponse RelayService::breakages(const HttpRequest& request) {
       continue;
     out.push_back(to_json(b));
   }
-  return HttpResponse::json(200, out.dump() + "\n");
+  return HttpResponse::json(200, dump_json(out) + "\n");
 }
 
 HttpResponse RelayService::breakage(const HttpRequest& request) {
@@ -216,7 +223,7 @@ HttpResponse RelayService::breakage(const HttpRequest& request) {
   if (!b)
     return answer(b.error().category() == ErrorCategory::not_found ? 404 : 503, "error",
                   b.error().describe());
-  return HttpResponse::json(200, to_json(*b).dump() + "\n");
+  return HttpResponse::json(200, dump_json(to_json(*b)) + "\n");
 }
 
 HttpResponse RelayService::grid(const HttpRequest& request) {
@@ -229,7 +236,7 @@ HttpResponse RelayService::grid(const HttpRequest& request) {
   platform::MutexLock lock(m_db_mutex);
   auto g = build_grid(m_relay->db(), m_config, query);
   if (!g) return answer(503, "error", g.error().describe());
-  return HttpResponse::json(200, to_json(*g).dump() + "\n");
+  return HttpResponse::json(200, dump_json(to_json(*g)) + "\n");
 }
 
 HttpResponse RelayService::health(const HttpRequest& request) {
@@ -241,7 +248,7 @@ HttpResponse RelayService::health(const HttpRequest& request) {
   if (!h) return answer(503, "error", h.error().describe());
   json out = json::array();
   for (const auto& r : *h) out.push_back(to_json(r));
-  return HttpResponse::json(200, out.dump() + "\n");
+  return HttpResponse::json(200, dump_json(out) + "\n");
 }
 
 HttpResponse RelayService::metrics(const HttpRequest&) {
@@ -292,8 +299,7 @@ HttpResponse RelayService::dashboard_api(const HttpRequest& request) {
     view = build_dashboard(m_relay->db(), m_config, *filter, now);
   }
   if (!view) return answer(503, "error", view.error().describe());
-  HttpResponse response = HttpResponse::json(
-      200, dashboard_document(*view, m_config).dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+  HttpResponse response = HttpResponse::json(200, dump_json(dashboard_document(*view, m_config)) + "\n");
   response.headers.emplace_back("Cache-Control", "no-store");
   return response;
 }
@@ -302,7 +308,9 @@ HttpResponse RelayService::jobs(const HttpRequest& request) {
   JobFilter filter;
   filter.repo = request.query_value("repo").value_or("");
   filter.sha = request.query_value("sha").value_or("");
-  filter.failed_only = request.query_value("failed").value_or("0") == "1" ? FailedOnly::yes : FailedOnly::no;
+  const auto failed = query_flag(request.query, "failed");
+  if (!failed) return answer(400, "error", failed.error().describe());
+  filter.failed_only = *failed ? FailedOnly::yes : FailedOnly::no;
   const auto limit = to_int(request.query_value("limit").value_or("100"));
   if (!limit || *limit < 1 || *limit > 10000)
     return answer(400, "error", "limit must be between 1 and 10000");
@@ -312,7 +320,7 @@ HttpResponse RelayService::jobs(const HttpRequest& request) {
   if (!list) return answer(503, "error", list.error().describe());
   json out = json::array();
   for (const auto& j : *list) out.push_back(to_json(j));
-  return HttpResponse::json(200, out.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+  return HttpResponse::json(200, dump_json(out) + "\n");
 }
 
 HttpResponse RelayService::pr_comment(const HttpRequest& request) {

@@ -51,6 +51,35 @@ TEST(DashboardFormat, LinksAndPullRequestNumbers) {
   EXPECT_EQ(safe_link(""), std::nullopt);
 }
 
+TEST(DashboardFormat, Utf8PrefixNeverCutsACharacterInHalf) {
+  EXPECT_EQ(utf8_prefix("abc", 2), "ab");
+  EXPECT_EQ(utf8_prefix("abc", 3), "abc");
+  EXPECT_EQ(utf8_prefix("abc", 60), "abc");
+  EXPECT_EQ(utf8_prefix("", 0), "");
+  EXPECT_EQ(utf8_prefix("h\xC3\xA9llo", 2), "h\xC3\xA9");                 // é is one character
+  EXPECT_EQ(utf8_prefix("\xE6\x97\xA5\xE6\x9C\xAC", 1), "\xE6\x97\xA5");  // 日本
+  EXPECT_EQ(utf8_prefix("a\xF0\x9F\x94\xA5"
+                        "b",
+                        2),
+            "a\xF0\x9F\x94\xA5");  // a🔥b
+  EXPECT_EQ(utf8_prefix("a\xF0\x9F\x94\xA5"
+                        "b",
+                        1),
+            "a");
+}
+
+TEST(DashboardFilterParse, FlagsAreOneOrZeroAndAnythingElseNamesTheParameter) {
+  EXPECT_EQ(query_flag({}, "open"), false);
+  EXPECT_EQ(query_flag({{"open", "1"}}, "open"), true);
+  EXPECT_EQ(query_flag({{"open", "0"}}, "open"), false);
+  for (const std::string value : {"true", "false", "yes", "on", "", "2", " 1"}) {
+    auto bad = query_flag({{"failed", value}}, "failed");
+    ASSERT_FALSE(bad) << value;
+    EXPECT_EQ(bad.error().category(), ErrorCategory::invalid_input);
+    EXPECT_NE(bad.error().describe().find("`failed`"), std::string::npos) << bad.error().describe();
+  }
+}
+
 TEST(DashboardFilterParse, DefaultsValuesAndErrorsNamingTheParameter) {
   auto defaults = parse_dashboard_filter({});
   ASSERT_TRUE(defaults);
@@ -86,6 +115,7 @@ TEST(DashboardFilterParse, DefaultsValuesAndErrorsNamingTheParameter) {
                                                         {"per_page", "500"},
                                                         {"refresh", "0"},
                                                         {"hide_green", "yes"},
+                                                        {"hide_green", "true"},
                                                         {"now", "yesterday"},
                                                         {"now", "2025-13-01T00:00:00Z"}}) {
     auto bad = parse_dashboard_filter({{name, value}});
@@ -283,6 +313,29 @@ TEST(DashboardEscaping, HostileNamesMessagesAndUrlsNeverBecomeMarkup) {
   }
   // The cell still shows its failure, without a link.
   EXPECT_FALSE(dashboard_document(*v, relay.config())["rows"][0]["cells"][0].contains("url"));
+}
+
+// Multi-byte characters at the cut: the page is served as charset=utf-8, so it must stay UTF-8.
+TEST(DashboardEscaping, LongMessagesAreCutBetweenCharacters) {
+  auto opened = Relay::open(scenario_config(), ":memory:");
+  ASSERT_TRUE(opened) << opened.error().describe();
+  Relay& relay = *opened;
+  nlohmann::json push = nlohmann::json::parse(push_payload(1, 2));
+  const std::string message =
+      std::string(59, 'a') + "\xC3\xA9t\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC";  // été 日本
+  push["commits"][1]["message"] = message;
+  push["head_commit"] = push["commits"][1];
+  ASSERT_EQ(relay.intake({"push", "m-1", push.dump(), commit_time(2)}).outcome, IntakeOutcome::stored);
+  ASSERT_TRUE(relay.process_pending());
+  auto v = build_dashboard(relay.db(), relay.config(), {}, commit_time(3));
+  ASSERT_TRUE(v) << v.error().describe();
+  for (const std::string& html :
+       {render_dashboard(*v, relay.config(), DashboardMode::live),
+        dashboard_document(*v, relay.config())["html"]["grid"].get<std::string>()}) {
+    // The strict serialiser throws on ill-formed UTF-8.
+    EXPECT_NO_THROW((void)nlohmann::json(html).dump());
+    EXPECT_NE(html.find(std::string(59, 'a') + "\xC3\xA9</td>"), std::string::npos);
+  }
 }
 
 }  // namespace

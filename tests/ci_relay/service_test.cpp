@@ -1,6 +1,7 @@
 // The HTTP handlers called directly, and the outbox sending to a loopback fake GitHub.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -69,6 +70,108 @@ TEST_F(Service, WebhookStatusCodes) {
   EXPECT_NE(metrics.body.find("relforge_relay_dead_letters 1"), std::string::npos);
   EXPECT_NE(metrics.body.find("relforge_relay_deliveries{event=\"gollum\",state=\"ignored\"} 1"),
             std::string::npos);
+}
+
+// Header bytes end up in answers, metrics and dispatches: the webhook refuses what GitHub never
+// sends before storing anything, and every answer stays valid JSON whatever bytes it echoes.
+TEST_F(Service, HeaderValuesThatAreNotPrintableAsciiAreRefusedBeforeStoring) {
+  const std::string body = push_payload(1, 1);
+  for (const auto& [event, id] : std::vector<std::pair<std::string, std::string>>{{"push\xFF", "ok-1"},
+                                                                                  {"push", "id-\xC3"},
+                                                                                  {"push", "id-\xC3\xA9"},
+                                                                                  {"pu\tsh", "ok-2"},
+                                                                                  {"push", "a\x01"}}) {
+    auto refused = service->webhook(webhook_request(event, id, body, sign(body)));
+    EXPECT_EQ(refused.status, 400) << refused.body;
+    EXPECT_NE(refused.body.find("printable ASCII"), std::string::npos) << refused.body;
+    EXPECT_FALSE(nlohmann::json::parse(refused.body, nullptr, false).is_discarded());
+  }
+  EXPECT_EQ(count(relay->db(), "SELECT COUNT(*) FROM delivery_log"), 0);
+  EXPECT_EQ(count(relay->db(), "SELECT COUNT(*) FROM dead_letters"), 0);
+  // GitHub's own shapes pass.
+  EXPECT_EQ(
+      service->webhook(webhook_request("push", "72d3162e-cc78-11e3-81ab-4c9367dc0958", body, sign(body)))
+          .status,
+      202);
+}
+
+TEST_F(Service, AnswersAndMetricsStayValidUtf8WhateverBytesTheyEcho) {
+  HttpRequest request;
+  request.query.emplace("now", "\xFF\xFE 2025");
+  auto bad = service->dashboard_api(request);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_FALSE(nlohmann::json::parse(bad.body, nullptr, false).is_discarded()) << bad.body;
+  auto health = service->health(request);
+  EXPECT_EQ(health.status, 400);
+  EXPECT_FALSE(nlohmann::json::parse(health.body, nullptr, false).is_discarded()) << health.body;
+  // A row stored before the webhook refused such headers.
+  ASSERT_TRUE(
+      relay->db().execute("INSERT INTO delivery_log(delivery_id, event, received_at, body) VALUES('old', "
+                          "'ev' || X'FF' || '\"', 1, '{}')"));
+  auto metrics = service->metrics(HttpRequest{});
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_NO_THROW((void)nlohmann::json(metrics.body).dump()) << "ill-formed UTF-8 in /metrics";
+  EXPECT_NE(metrics.body.find("event=\"ev\xEF\xBF\xBD\\\"\""), std::string::npos) << metrics.body;
+}
+
+TEST_F(Service, BooleanQueryParametersAreOneOrZero) {
+  for (const auto& [name, handler] :
+       std::vector<std::pair<std::string, std::function<platform::HttpResponse(const HttpRequest&)>>>{
+           {"open", [&](const HttpRequest& r) { return service->breakages(r); }},
+           {"failed", [&](const HttpRequest& r) { return service->jobs(r); }},
+           {"hide_green", [&](const HttpRequest& r) { return service->dashboard_api(r); }}}) {
+    for (const std::string value : {"1", "0"}) {
+      HttpRequest request;
+      request.query.emplace(name, value);
+      EXPECT_EQ(handler(request).status, 200) << name << "=" << value;
+    }
+    for (const std::string value : {"true", "false", "yes", ""}) {
+      HttpRequest request;
+      request.query.emplace(name, value);
+      auto refused = handler(request);
+      EXPECT_EQ(refused.status, 400) << name << "=" << value;
+      EXPECT_NE(refused.body.find("`" + name + "`"), std::string::npos) << refused.body;
+    }
+  }
+}
+
+TEST_F(Service, ResultsWithAConclusionOrRunGitHubNeverUsesAreRefusedUnstored) {
+  const std::string body = push_payload(1, 1);
+  ASSERT_EQ(service->webhook(webhook_request("push", "1", body, sign(body))).status, 202);
+  ASSERT_TRUE(service->background_pass([](const OutboundCall&) { return OutboundAnswer{204, ""}; }));
+  auto post = [&](nlohmann::json result) {
+    result.emplace("upstream_sha", sha_of(1));
+    result.emplace("workflow", "w");
+    result.emplace("job", "j");
+    result.emplace("run_id", 1);
+    const std::string text = result.dump();
+    HttpRequest request;
+    request.body = text;
+    request.headers.emplace("x-relforge-repository", "v/serve");
+    request.headers.emplace("x-relforge-signature-256", github_signature("serve-callback", text));
+    return service->results(request);
+  };
+  ASSERT_EQ(post({{"status", "in_progress"}}).status, 202);
+  const auto stored = count(relay->db(), "SELECT COUNT(*) FROM delivery_log");
+  for (const nlohmann::json& bad :
+       std::vector<nlohmann::json>{{{"status", "completed"}, {"conclusion", "FAILURE"}},
+                                   {{"status", "completed"}, {"conclusion", "failure "}},
+                                   {{"status", "completed"}, {"conclusion", ""}},
+                                   {{"status", "completed"}, {"conclusion", "passed"}},
+                                   {{"status", "in_progress"}, {"conclusion", "bogus"}, {"run_id", 2}},
+                                   {{"status", "in_progress"}, {"run_id", -1}},
+                                   {{"status", "in_progress"}, {"run_id", 0}},
+                                   {{"status", "in_progress"}, {"run_id", 3}, {"run_attempt", 0}},
+                                   {{"status", "in_progress"}, {"run_id", 3}, {"run_attempt", -5}},
+                                   {{"status", "in_progress"}, {"run_id", 3}, {"run_attempt", "2"}}}) {
+    auto refused = post(bad);
+    EXPECT_EQ(refused.status, 400) << bad.dump() << " -> " << refused.body;
+  }
+  EXPECT_EQ(count(relay->db(), "SELECT COUNT(*) FROM delivery_log"), stored);
+  EXPECT_EQ(count(relay->db(), "SELECT COUNT(*) FROM jobs WHERE run_id <> 1 OR status <> 'in_progress'"), 0);
+  ASSERT_EQ(post({{"status", "completed"}, {"conclusion", "failure"}}).status, 202);
+  EXPECT_EQ(count(relay->db(), "SELECT COUNT(*) FROM jobs WHERE conclusion = 'failure'"), 1);
+  EXPECT_EQ(post({{"status", "in_progress"}, {"run_id", 4}, {"run_attempt", 2}}).status, 202);
 }
 
 TEST_F(Service, ReadOnlyDatabaseAnswers503) {
