@@ -184,6 +184,7 @@ void register_patch(CLI::App& group, Runtime& runtime) {
 }
 
 std::string remote_state(const release::RemoteRefState& ref) {
+  if (ref.local.empty() && ref.remote.empty()) return "missing here and on the remote";
   if (ref.local.empty()) return "missing here (on the remote at " + core::short_sha(ref.remote) + ")";
   if (ref.remote.empty()) return "missing on the remote (here at " + core::short_sha(ref.local) + ")";
   if (ref.local == ref.remote) return "in sync at " + core::short_sha(ref.local);

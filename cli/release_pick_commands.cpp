@@ -24,14 +24,22 @@ void register_pick_request(CLI::App& pick, Runtime& runtime) {
                     "The commit is a backport prepared on a branch off the release branch, not on main");
   command->add_option("--as", options->actor.who,
                       "Who asks, 'Name <email>' (default: git config user.name/email)");
+  auto push = std::make_shared<std::string>();
+  command->add_option("--push", *push, "Then share the ledger with this remote (fetch, merge, push)");
   add_common(*command, *common);
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, options, common] {
+  command->callback([&runtime, options, common, push] {
     options->actor.when = core::rfc3339_utc(runtime.clock.unix_seconds());
     run_with_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
+      if (!push->empty()) {
+        if (auto ok = release::require_no_journal(context.repo, "request a pick of " + options->sha); !ok)
+          return ok;
+        if (auto ok = sync_ledger(runtime, ledger, *push); !ok) return ok;
+      }
       auto result = release::run_pick_request(context.repo, context.config, ledger, *options);
       if (!result) return tl::unexpected(result.error());
+      if (auto ok = sync_ledger(runtime, ledger, *push); !ok) return ok;
       print_picks(runtime, {*result});
       return {};
     });
@@ -55,9 +63,14 @@ void register_pick_decide(CLI::App& pick, Runtime& runtime, release::Decision de
   add_common(*command, *common);
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
-  command->callback([&runtime, id, common, decision, who, reason, push] {
+  command->callback([&runtime, id, common, decision, approve, who, reason, push] {
     run_with_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
       if (!push->empty()) {
+        // Refused before the sync too, so a refused decision shares nothing.
+        if (auto ok = release::require_no_journal(
+                context.repo, std::string(approve ? "approve" : "reject") + " pick #" + std::to_string(*id));
+            !ok)
+          return ok;
         if (auto ok = sync_ledger(runtime, ledger, *push); !ok) return ok;
       }
       auto result = release::run_pick_decide(
@@ -81,7 +94,9 @@ void register_pick_sync(CLI::App& pick, Runtime& runtime) {
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
   command->callback([&runtime, remote, common] {
-    run_with_ledger(runtime, *common, [&](Context&, release::Ledger& ledger) -> Status {
+    run_with_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
+      // A merge may renumber or re-decide the entries an unfinished command writes when it ends.
+      if (auto ok = release::require_no_journal(context.repo, "sync the pick ledger"); !ok) return ok;
       auto report = ledger.sync(*remote);
       if (!report) return tl::unexpected(report.error());
       if (runtime.json) {

@@ -110,6 +110,49 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CutResult, series, branch, orig_ref, from_ref
 
 namespace {
 
+// Whether one full ref name equals the other or is a folder of it: git cannot hold both.
+bool refs_clash(const std::string& a, const std::string& b) {
+  const auto inside = [](const std::string& folder, const std::string& path) {
+    return path.size() > folder.size() && path.starts_with(folder) && path[folder.size()] == '/';
+  };
+  return a == b || inside(a, b) || inside(b, a);
+}
+
+// The names the cut plans, checked before anything is written: a bad name or two planned refs
+// that git cannot hold together (a ref and a ref inside it) would leave a half-done cut.
+Status check_planned_names(const ReleaseConfig& config, const CutOptions& options, const Series& series) {
+  if (options.bump_via) {
+    const std::string& name = *options.bump_via;
+    std::string why;
+    if (name == "HEAD" || name.starts_with("-")) {
+      why = "it is not a branch name git accepts ('HEAD' or a leading '-')";
+    } else if (name.starts_with("refs/")) {
+      why = "give the branch name without refs/heads/";
+    } else if (!is_valid_branch_name(name)) {
+      why = "it is not a branch name git accepts (see 'git check-ref-format --branch')";
+    }
+    if (!why.empty())
+      return fail(ErrorCategory::invalid_input, "--bump-via '" + name + "': " + why + "; nothing was cut");
+  }
+  std::vector<std::pair<std::string, std::string>> planned = {
+      {series.branch_ref(), "the release branch"},
+      {"refs/heads/orig/" + series.branch(), "the release branch's backup"},
+      {"refs/heads/" + config.main_branch, "[release] main_branch"}};
+  if (options.bump_via) planned.emplace_back("refs/heads/" + *options.bump_via, "--bump-via");
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    for (std::size_t j = i + 1; j < planned.size(); ++j) {
+      if (!refs_clash(planned[i].first, planned[j].first)) continue;
+      return fail(ErrorCategory::invalid_input,
+                  planned[j].second + " " + planned[j].first + " clashes with " + planned[i].second + " " +
+                      planned[i].first + " (git cannot hold a ref and a ref inside it): " +
+                      (planned[j].second == "--bump-via" ? "choose another --bump-via branch"
+                                                         : "rename [release] main_branch") +
+                      "; nothing was cut");
+    }
+  }
+  return {};
+}
+
 // Everything the cut checks and computes before a ref moves; objects only when `write_objects`.
 Result<CutResult> plan_cut(const Repository& repo, const ReleaseConfig& config, const CutOptions& options,
                            const Series& series, bool write_objects, Plan& plan) {
@@ -117,6 +160,7 @@ Result<CutResult> plan_cut(const Repository& repo, const ReleaseConfig& config, 
   result.series = series.text();
   result.branch = series.branch();
   result.orig_ref = "refs/heads/orig/" + series.branch();
+  if (auto ok = check_planned_names(config, options, series); !ok) return tl::unexpected(ok.error());
   if (options.dry_run == DryRun::no) {
     if (auto ok = require_clean(repo, "cut " + result.branch); !ok) return tl::unexpected(ok.error());
   }
@@ -133,6 +177,12 @@ Result<CutResult> plan_cut(const Repository& repo, const ReleaseConfig& config, 
               (is_bump ? "choose another --bump-via branch"
                        : "release " + result.series + " was already cut; use 'relforge release status " +
                              result.series + "'"));
+    }
+    if (auto clash = repo.clashing_refs(ref); !clash.empty()) {
+      return fail(ErrorCategory::conflict, "cannot create " + ref + ": the existing ref " + clash.front() +
+                                               " is in the way (git cannot hold a ref and a ref inside "
+                                               "it): rename or delete " +
+                                               clash.front() + "; nothing was cut");
     }
   }
   const std::string main_ref = "refs/heads/" + config.main_branch;
@@ -155,10 +205,11 @@ Result<CutResult> plan_cut(const Repository& repo, const ReleaseConfig& config, 
   result.release_version = result.series + ".0";
   result.main_version = std::to_string(series.major) + "." + std::to_string(series.minor + 1) + ".0a0";
   auto release_version = packaging::parse_version(result.release_version);
-  if (*release_version < *main_version) {
-    return fail(ErrorCategory::invalid_input, "cutting " + result.series +
-                                                  " would take the version backwards: " + config.main_branch +
-                                                  " is already at " + main_version->to_string());
+  // Main must be below X.Y.0 (e.g. X.Y.0a0): at X.Y.0 the cut would only repeat the release.
+  if (!(*main_version < *release_version)) {
+    return fail(ErrorCategory::invalid_input,
+                "cutting " + result.series + " would take the version backwards: " + config.main_branch +
+                    " is already at " + main_version->to_string() + ", not below " + result.release_version);
   }
   if (auto at_from = version_at(repo, config, result.from_sha, result.from_ref); !at_from)
     return tl::unexpected(at_from.error());

@@ -14,6 +14,14 @@ namespace relforge::release {
 
 using namespace libgit2;
 
+bool is_valid_branch_name(const std::string& name) {
+  init_once();
+  int branch_ok = 0, ref_ok = 0;
+  const std::string ref = "refs/heads/" + name;
+  return git_branch_name_is_valid(&branch_ok, name.c_str()) == 0 && branch_ok != 0 &&
+         git_reference_name_is_valid(&ref_ok, ref.c_str()) == 0 && ref_ok != 0;
+}
+
 Result<Repository> Repository::open(const std::filesystem::path& path) {
   init_once();
   git_repository* repo = nullptr;
@@ -91,6 +99,23 @@ std::vector<std::string> Repository::list_refs(const std::string& glob) const {
   if (git_reference_iterator_glob_new(&iterator, m_repo, glob.c_str()) != 0) return names;
   const char* name = nullptr;
   while (git_reference_next_name(&name, iterator) == 0) names.emplace_back(name);
+  git_reference_iterator_free(iterator);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> Repository::clashing_refs(const std::string& ref) const {
+  std::vector<std::string> names;
+  git_reference_iterator* iterator = nullptr;
+  if (git_reference_iterator_new(&iterator, m_repo) != 0) return names;
+  const char* name = nullptr;
+  while (git_reference_next_name(&name, iterator) == 0) {
+    const std::string_view other(name);
+    const auto inside = [](std::string_view folder, std::string_view path) {
+      return path.size() > folder.size() && path.starts_with(folder) && path[folder.size()] == '/';
+    };
+    if (inside(ref, other) || inside(other, ref)) names.emplace_back(other);
+  }
   git_reference_iterator_free(iterator);
   std::sort(names.begin(), names.end());
   return names;

@@ -38,6 +38,10 @@ struct CommitInfo {
   std::vector<std::string> parents;
 };
 
+// Whether git accepts `name` as a branch (refs/heads/<name> is a valid ref name, not "HEAD", no
+// leading '-'), as git_branch_name_is_valid says.
+bool is_valid_branch_name(const std::string& name);
+
 class Repository {
 public:
   // Opens the repository containing `path` (searching upward); not_found when there is none.
@@ -57,6 +61,9 @@ public:
   // The short name of the branch HEAD is on; nullopt when detached or unborn.
   std::optional<std::string> head_branch() const;
   std::vector<std::string> list_refs(const std::string& glob) const;  // full names, sorted
+  // Existing refs that stop `ref` from being created, git's folder/file clash: a ref named like a
+  // folder above it (refs/heads/release for refs/heads/release/2.7) or refs inside it; sorted.
+  std::vector<std::string> clashing_refs(const std::string& ref) const;
 
   Result<std::optional<std::string>> read_file(const std::string& commit, const std::string& path) const;
   // Every regular file (executable or not; no symlinks, no submodules) of a commit's tree, sorted.
@@ -88,6 +95,8 @@ public:
   // Pushes `refspecs` to a remote name or URL in one push; conflict when the remote rejects a ref.
   Status push(const std::string& remote, const std::vector<std::string>& refspecs) const;
   // The same push, reporting per ref what the remote accepted and rejected (no error for a rejection).
+  // conflict: refused as a whole (nothing sent, or all declined); io naming the refs the remote
+  // accepted when a later step failed (the remote-tracking refs here); network otherwise.
   Result<PushReport> push_report(const std::string& remote, const std::vector<std::string>& refspecs) const;
   // What `remote` has now (one connection; refs/heads/*, refs/tags/*, refs/relforge/*): ref → object id.
   Result<std::map<std::string, std::string>> remote_refs(const std::string& remote) const;

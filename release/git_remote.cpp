@@ -45,6 +45,13 @@ Result<PushReport> Repository::push_report(const std::string& remote_name,
   // atomic capability; a pre-receive hook still accepts or refuses the request as a whole).
   if (const int rc = git_remote_push(remote->get(), &array, &options); rc != 0) {
     const std::string why = last_error();
+    if (!report.accepted.empty()) {
+      // The remote took these refs; what failed came after (the remote-tracking refs here).
+      std::string accepted;
+      for (const auto& ref : report.accepted) accepted += (accepted.empty() ? "" : ", ") + ref;
+      return fail(ErrorCategory::io, "pushing to '" + remote_name + "': the remote accepted " + accepted +
+                                         ", then the push failed here: " + why);
+    }
     // The remote has commits we lack (not a fast-forward): a conflict, not a transport failure.
     const bool rejected_ref = rc == GIT_ENONFASTFORWARD || why.find("fast") != std::string::npos ||
                               why.find("not present locally") != std::string::npos ||

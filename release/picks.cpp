@@ -122,6 +122,8 @@ Result<Actor> resolve_actor(const Repository& repo, Actor actor) {
 Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                               const PickRequestOptions& options) {
   if (auto ok = check_reason(options.reason); !ok) return tl::unexpected(ok.error());
+  auto lock = lock_without_journal(repo, "request a pick of " + options.sha);
+  if (!lock) return tl::unexpected(lock.error());
   auto series = series_or_newest(repo, options.series);
   if (!series) return tl::unexpected(series.error());
   auto sha = repo.resolve_commit(options.sha);
@@ -178,9 +180,13 @@ Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& confi
 
 Result<Pick> run_pick_decide(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                              std::int64_t id, Decision decision, Actor actor, const std::string& reason) {
+  const bool approve = decision == Decision::approve;
+  // An unfinished apply writes its recorded entries when it ends, over a decision made meanwhile.
+  auto lock = lock_without_journal(
+      repo, std::string(approve ? "approve" : "reject") + " pick #" + std::to_string(id));
+  if (!lock) return tl::unexpected(lock.error());
   auto pick = ledger.get(id);
   if (!pick) return pick;
-  const bool approve = decision == Decision::approve;
   if (!approve && core::trim(reason).empty()) {
     return fail(ErrorCategory::invalid_input,
                 "rejecting pick #" + std::to_string(id) + " needs a reason: --reason 'why it stays out'");

@@ -49,7 +49,8 @@ Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& confi
                               const PickRequestOptions& options);
 // A request for a commit already on the branch (the same commit, or one with the same patch id)
 // is refused (conflict) naming it: "already on release/X.Y as <sha>".
-// `reason` is required to reject; `actor.who` defaults to git config's identity.
+// `reason` is required to reject; `actor.who` defaults to git config's identity. Request and
+// decision refuse (conflict) while a release command is unfinished (transaction.hpp's journal).
 Result<Pick> run_pick_decide(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                              std::int64_t id, Decision decision, Actor actor = {},
                              const std::string& reason = {});

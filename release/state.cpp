@@ -98,7 +98,17 @@ Result<BranchState> branch_state(const Repository& repo, const ReleaseConfig& co
   state.rcs = std::move(*rcs);
   auto final_tag = repo.ref_target("refs/tags/v" + state.version);
   if (!final_tag) return tl::unexpected(final_tag.error());
-  state.final_tag_commit = *final_tag;
+  if (*final_tag) {
+    // A tag of the same name made elsewhere (on main, by hand) must not end the RC cycle.
+    auto on_branch = repo.is_descendant_or_equal(state.head, **final_tag);
+    if (!on_branch) return tl::unexpected(on_branch.error());
+    bool is_final = *on_branch;
+    if (is_final) {
+      auto tagged = version_at(repo, config, **final_tag, "v" + state.version);
+      is_final = tagged && tagged->to_string() == state.version;
+    }
+    (is_final ? state.final_tag_commit : state.stray_final_commit) = **final_tag;
+  }
   if (!state.rcs.empty() && state.rcs.back().number >= static_cast<std::uint64_t>(config.final_rc_milestone))
     state.phase = Phase::final_rc;
   return state;

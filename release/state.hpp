@@ -31,9 +31,12 @@ enum class Phase { open, final_rc };  // final_rc: only critical picks, each nee
 struct BranchState {
   Series series;
   std::string head;
-  std::string version;                          // the version file at the head, X.Y.Z
-  std::vector<RcTag> rcs;                       // of `version`, ascending
-  std::optional<std::string> final_tag_commit;  // vX.Y.Z when it exists
+  std::string version;     // the version file at the head, X.Y.Z
+  std::vector<RcTag> rcs;  // of `version`, ascending
+  // vX.Y.Z when it is on the branch (reachable from the head) at a commit whose version file says
+  // X.Y.Z, as `release final` tags it; a vX.Y.Z elsewhere is `stray_final_commit` and not final.
+  std::optional<std::string> final_tag_commit;
+  std::optional<std::string> stray_final_commit;
   Phase phase = Phase::open;
 };
 

@@ -76,6 +76,12 @@ Result<StatusResult> run_release_status(const Repository& repo, const ReleaseCon
   const auto& s = result.state;
   result.rc_needed = s.rcs.empty() || s.rcs.back().commit != s.head;
   if (result.unfinished) result.blockers.push_back(unfinished_error(*result.unfinished).message());
+  if (s.stray_final_commit) {
+    result.blockers.push_back("tag v" + s.version + " exists at " + s.stray_final_commit->substr(0, 12) +
+                              " but is not on " + s.series.branch() + " at version " + s.version +
+                              ", so it is not the final: delete it (git tag -d v" + s.version +
+                              ", and on the remote) before 'relforge release final'");
+  }
   if (s.final_tag_commit) {
     result.blockers.push_back("v" + s.version + " is already final");
   } else if (s.rcs.empty()) {
@@ -221,20 +227,23 @@ Result<PatchResult> run_release_patch(const Repository& repo, const ReleaseConfi
   }
   auto series = parse_series(major + "." + minor);
   if (!series) return tl::unexpected(series.error());
+  auto next = packaging::parse_version(options.version);
+  if (!next) return tl::unexpected(next.error());
+  // The normalised spelling (02.7.01 is 2.7.1) names the command, the commit and the version file.
+  const std::string version = next->to_string();
   TxOptions tx;
   tx.mode = options.mode;
   tx.hook = options.hook;
   auto outcome = run_transaction(
-      repo, nullptr, "patch " + options.version, tx, options.push.value_or(""),
+      repo, nullptr, "patch " + version, tx, options.push.value_or(""),
       [&](bool write_objects) -> Result<Plan> {
         auto exists = series_or_newest(repo, series->text());
         if (!exists) return tl::unexpected(exists.error());
         auto state = branch_state(repo, config, *series);
         if (!state) return tl::unexpected(state.error());
-        auto next = packaging::parse_version(options.version);
         auto current = packaging::parse_version(state->version);
         if (!(*current < *next)) {
-          return fail(ErrorCategory::invalid_input, "patch " + options.version + " would not move " +
+          return fail(ErrorCategory::invalid_input, "patch " + version + " would not move " +
                                                         series->branch() + " forward: it is at " +
                                                         state->version);
         }
@@ -245,17 +254,15 @@ Result<PatchResult> run_release_patch(const Repository& repo, const ReleaseConfi
         }
         if (auto head = repo.head_branch();
             head && *head == series->branch() && options.mode == TxMode::run) {
-          if (auto ok = require_clean(repo, "start patch " + options.version); !ok)
-            return tl::unexpected(ok.error());
+          if (auto ok = require_clean(repo, "start patch " + version); !ok) return tl::unexpected(ok.error());
         }
         PatchResult result;
         result.branch = series->branch();
         result.previous_version = state->version;
-        result.version = options.version;
-        const std::string message = "[RELEASE-ONLY CHANGES] Start patch release " + options.version + "\n";
+        result.version = version;
+        const std::string message = "[RELEASE-ONLY CHANGES] Start patch release " + version + "\n";
         if (write_objects) {
-          auto commit =
-              repo.write_commit(state->head, {{config.version_file, options.version + "\n"}}, message);
+          auto commit = repo.write_commit(state->head, {{config.version_file, version + "\n"}}, message);
           if (!commit) return tl::unexpected(commit.error());
           result.commit = *commit;
         }
@@ -264,7 +271,7 @@ Result<PatchResult> run_release_patch(const Repository& repo, const ReleaseConfi
             {series->branch_ref(), state->head, result.commit, result.commit,
              "new commit on " + state->head.substr(0, 12) + ": " + message.substr(0, message.size() - 1)});
         plan.files.push_back(
-            {series->branch() + ":" + config.version_file, state->version + " -> " + options.version});
+            {series->branch() + ":" + config.version_file, state->version + " -> " + version});
         plan.push_refs = {series->branch_ref()};
         plan.result = nlohmann::json(result).dump();
         return plan;

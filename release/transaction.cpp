@@ -89,7 +89,15 @@ Status push_plan(const Repository& repo, Plan& plan, const TxOptions& options) {
   const std::string retry =
       "the local refs are complete; run the same command again to retry the push, or "
       "with --abort to undo it locally";
-  if (!report) return with_context(Status(tl::unexpected(report.error())), "nothing was pushed; " + retry);
+  if (!report) {
+    // Only a refusal of the whole push is known to leave the remote as it was.
+    const bool refused = report.error().category() == ErrorCategory::conflict;
+    return with_context(
+        Status(tl::unexpected(report.error())),
+        (refused ? std::string("nothing was pushed")
+                 : "the remote may have been updated (see 'git ls-remote " + plan.push_remote + "')") +
+            "; " + retry);
+  }
   if (!report->rejected.empty()) {
     std::string rejected, accepted;
     for (const auto& [ref, why] : report->rejected)
@@ -153,6 +161,26 @@ Result<std::optional<Plan>> read_journal(const Repository& repo) {
                             "the refs it names and remove it)");
   }
   return std::optional<Plan>(std::move(*plan));
+}
+
+Status require_no_journal(const Repository& repo, const std::string& action) {
+  auto journal = read_journal(repo);
+  if (!journal) return tl::unexpected(journal.error());
+  if (!*journal) return {};
+  return fail(ErrorCategory::conflict,
+              "refusing to " + action + " while an interrupted 'relforge release " + (*journal)->command +
+                  "' is unfinished (" + journal_path(repo).string() +
+                  "): finish it first (run it again) or undo it (run it again with --abort), then retry");
+}
+
+Result<platform::FileLock> lock_without_journal(const Repository& repo, const std::string& action) {
+  std::error_code error;
+  std::filesystem::create_directories(repo.git_dir() / "relforge", error);
+  if (error) return fail(ErrorCategory::io, "creating " + (repo.git_dir() / "relforge").string());
+  auto lock = platform::FileLock::acquire(repo.git_dir() / "relforge" / "release.lock");
+  if (!lock) return tl::unexpected(lock.error());
+  if (auto ok = require_no_journal(repo, action); !ok) return tl::unexpected(ok.error());
+  return lock;
 }
 
 Result<TxOutcome> run_transaction(const Repository& repo, Ledger* ledger, const std::string& command,

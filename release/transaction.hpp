@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "platform/file_lock.hpp"
 #include "release/git.hpp"
 #include "release/ledger.hpp"
 
@@ -72,6 +73,13 @@ Result<std::optional<Plan>> read_journal(const Repository& repo);
 Result<TxOutcome> run_transaction(const Repository& repo, Ledger* ledger, const std::string& command,
                                   const TxOptions& options, const std::string& push,
                                   const std::function<Result<Plan>(bool write_objects)>& make_plan);
+
+// For a command outside a transaction that writes ledger entries (a pick's request or decision):
+// takes <git dir>/relforge/release.lock and refuses (conflict) while a journal exists, naming the
+// unfinished command (finishing or aborting it writes the ledger entries it recorded).
+Result<platform::FileLock> lock_without_journal(const Repository& repo, const std::string& action);
+// The same refusal without the lock (for a check before other work, such as a ledger sync).
+Status require_no_journal(const Repository& repo, const std::string& action);
 
 std::string plan_to_json(const Plan& plan);
 Result<Plan> plan_from_json(const std::string& text);

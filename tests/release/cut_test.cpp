@@ -124,6 +124,74 @@ TEST(ReleaseCut, Refusals) {
   EXPECT_EQ(temp.git("rev-parse main"), main_after);
 }
 
+TEST(ReleaseCut, MainAlreadyAtTheReleaseVersionIsRefused) {
+  TempRepo temp;
+  temp.seed_project();
+  temp.write("version.txt", "2.7.0\n");
+  temp.commit_all("Main says 2.7.0");
+  const std::string before = temp.git("show-ref");
+  auto [repo, config] = open(temp);
+  CutOptions options;
+  options.series = "2.7";
+  auto same = run_release_cut(repo, config, options);
+  ASSERT_FALSE(same);
+  EXPECT_EQ(same.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(same.error().message().find("already at 2.7.0"), std::string::npos) << same.error().message();
+  EXPECT_EQ(temp.git("show-ref"), before);
+  options.series = "2.8";  // 2.7.0 < 2.8.0: still fine
+  options.dry_run = DryRun::yes;
+  EXPECT_TRUE(run_release_cut(repo, config, options));
+}
+
+// Every ref the cut plans is checked before anything is written: nothing half-done is left.
+TEST(ReleaseCut, RefsThatCannotAllBeCreatedAreRefusedWithNothingWritten) {
+  TempRepo temp;
+  temp.seed_project();
+  auto [repo, config] = open(temp);
+  const auto nothing_written = [&](const std::string& what) {
+    EXPECT_EQ(temp.git("for-each-ref --format='%(refname)' refs/heads"), "refs/heads/main") << what;
+    EXPECT_FALSE(std::filesystem::exists(journal_path(repo))) << what;
+  };
+  for (const std::string bump : {"release/2.7", "orig", "release", "orig/release/2.7/x", "main", "HEAD", "-x",
+                                 "refs/heads/x", "foo bar", "a..b", "x.lock", ""}) {
+    for (const DryRun dry : {DryRun::no, DryRun::yes}) {
+      CutOptions options;
+      options.series = "2.7";
+      options.bump_via = bump;
+      options.dry_run = dry;
+      auto cut = run_release_cut(repo, config, options);
+      ASSERT_FALSE(cut) << "--bump-via '" << bump << "'";
+      EXPECT_EQ(cut.error().category(), ErrorCategory::invalid_input)
+          << "--bump-via '" << bump << "': " << cut.error().describe();
+      EXPECT_NE(cut.error().message().find("nothing was cut"), std::string::npos) << cut.error().message();
+      nothing_written("--bump-via '" + bump + "'");
+    }
+  }
+  // An existing branch named like a folder of a planned ref (or inside one) is in the way.
+  const std::string main = temp.git("rev-parse main");
+  for (const std::string blocker : {"release", "orig", "release/2.7/old", "bump/x"}) {
+    temp.git("branch " + blocker);
+    CutOptions options;
+    options.series = "2.7";
+    options.bump_via = "bump";
+    auto cut = run_release_cut(repo, config, options);
+    ASSERT_FALSE(cut) << blocker;
+    EXPECT_EQ(cut.error().category(), ErrorCategory::conflict) << blocker << ": " << cut.error().describe();
+    EXPECT_NE(cut.error().message().find("refs/heads/" + blocker), std::string::npos)
+        << cut.error().message();
+    temp.git("branch -D " + blocker);
+    nothing_written(blocker);
+    EXPECT_EQ(temp.git("rev-parse main"), main);
+  }
+  CutOptions fine;
+  fine.series = "2.7";
+  fine.bump_via = "bump/2.8.0a0";
+  auto cut = run_release_cut(repo, config, fine);
+  ASSERT_TRUE(cut) << cut.error().describe();
+  EXPECT_EQ(temp.git("rev-parse main"), main);
+  EXPECT_EQ(temp.git("log -1 --format=%s bump/2.8.0a0"), "Bump version to 2.8.0a0");
+}
+
 TEST(ReleaseCut, VersionFileMissingOrUnparsableAndStaleReplacement) {
   TempRepo temp;
   temp.seed_project();

@@ -299,6 +299,51 @@ TEST_F(PickTest, AfterTheFinalRcMilestoneOnlyCriticalPicksAndEachNeedsANewRc) {
   EXPECT_EQ(nothing.error().category(), ErrorCategory::nothing_selected);
 }
 
+// Finishing or aborting an apply writes the ledger entries its journal recorded: a request or a
+// decision made while it is unfinished would be overwritten, so they are refused until it ends.
+TEST_F(PickTest, RequestsAndDecisionsWaitForAnUnfinishedApply) {
+  const Pick first = request(fix, "regression");
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, first.id, Decision::approve));
+  struct Killed {};
+  PickApplyOptions options;
+  options.id = first.id;
+  options.hook = [](std::string_view reached) {
+    if (reached == "journal-written") throw Killed{};
+  };
+  EXPECT_THROW((void)run_pick_apply_tx(*repo, config, *ledger, options), Killed);
+  ASSERT_TRUE(*read_journal(*repo));
+
+  const auto expect_refused = [](const Result<Pick>& refused, const std::string& what) {
+    ASSERT_FALSE(refused) << what;
+    EXPECT_EQ(refused.error().category(), ErrorCategory::conflict) << what;
+    EXPECT_NE(refused.error().message().find("interrupted 'relforge release pick apply 1' is unfinished"),
+              std::string::npos)
+        << refused.error().message();
+    EXPECT_NE(refused.error().message().find("--abort"), std::string::npos) << refused.error().message();
+  };
+  expect_refused(run_pick_decide(*repo, config, *ledger, first.id, Decision::reject, {}, "not needed"),
+                 "reject");
+  expect_refused(run_pick_decide(*repo, config, *ledger, first.id, Decision::approve), "approve");
+  PickRequestOptions another;
+  another.sha = step;
+  another.reason = "regression";
+  expect_refused(run_pick_request(*repo, config, *ledger, another), "request");
+  EXPECT_EQ(ledger->get(first.id)->state, "approved");
+  EXPECT_EQ(ledger->list(std::nullopt)->size(), 1u);
+
+  // Aborted, the apply is gone and the decision is the ledger's last word.
+  options.hook = nullptr;
+  options.mode = TxMode::abort;
+  ASSERT_TRUE(run_pick_apply_tx(*repo, config, *ledger, options));
+  auto rejected = run_pick_decide(*repo, config, *ledger, first.id, Decision::reject, {}, "not needed");
+  ASSERT_TRUE(rejected) << rejected.error().describe();
+  options.mode = TxMode::run;
+  auto again = run_pick_apply_tx(*repo, config, *ledger, options);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(ledger->get(first.id)->state, "rejected");
+  EXPECT_EQ(temp.git("log --format=%s -1 release/2.7"), "[RELEASE-ONLY CHANGES] Branch Cut for Release 2.7");
+}
+
 TEST(CherryPickMessage, AppendsTheOriginLikeGitDashX) {
   EXPECT_EQ(cherry_pick_message("Subject\n", "abc"), "Subject\n\n(cherry picked from commit abc)\n");
   EXPECT_EQ(cherry_pick_message("Subject\n\nBody\n\n", "abc"),

@@ -181,6 +181,76 @@ TEST_F(TagTest, PushToABareRemoteAndARejectedPush) {
 namespace relforge::release {
 namespace {
 
+TEST_F(TagTest, PatchWritesTheNormalisedVersion) {
+  cut();
+  ASSERT_TRUE(run_release_rc(*repo, config, *ledger, TagOptions{}));
+  ASSERT_TRUE(run_release_final(*repo, config, *ledger, TagOptions{}));
+  PatchOptions patch;
+  patch.version = "02.7.01";
+  auto started = run_release_patch(*repo, config, patch);
+  ASSERT_TRUE(started) << started.error().describe();
+  EXPECT_EQ(started->version, "2.7.1");
+  EXPECT_EQ(started->plan.command, "patch 2.7.1");
+  EXPECT_EQ(temp.git("show release/2.7:version.txt"), "2.7.1");
+  EXPECT_EQ(temp.git("log -1 --format=%s release/2.7"), "[RELEASE-ONLY CHANGES] Start patch release 2.7.1");
+  auto rc = run_release_rc(*repo, config, *ledger, TagOptions{});
+  ASSERT_TRUE(rc) << rc.error().describe();
+  EXPECT_EQ(rc->tag, "v2.7.1-rc1");
+}
+
+// Only a vX.Y.Z on release/X.Y, at a commit of version X.Y.Z (where `release final` puts it),
+// makes X.Y.Z final: a stray tag of that name (on main, on the cut's base) does not skip the RCs.
+TEST_F(TagTest, AFinalTagOffTheBranchIsNotFinal) {
+  cut();
+  ASSERT_TRUE(run_release_rc(*repo, config, *ledger, TagOptions{}));
+  for (const std::string where : {"main", "orig/release/2.7"}) {
+    temp.git("tag -a v2.7.0 -m stray " + where);
+    auto status = run_release_status(*repo, config, *ledger, std::string("2.7"));
+    ASSERT_TRUE(status) << status.error().describe();
+    EXPECT_FALSE(status->state.final_tag_commit) << where;
+    EXPECT_EQ(status->state.stray_final_commit, temp.git("rev-parse " + where)) << where;
+    ASSERT_FALSE(status->blockers.empty());
+    EXPECT_NE(status->blockers.front().find("is not on release/2.7"), std::string::npos)
+        << status->blockers.front();
+    PatchOptions patch;
+    patch.version = "2.7.1";
+    auto early = run_release_patch(*repo, config, patch);
+    ASSERT_FALSE(early) << where;
+    EXPECT_EQ(early.error().category(), ErrorCategory::conflict);
+    EXPECT_NE(early.error().message().find("not final yet"), std::string::npos) << early.error().message();
+    EXPECT_EQ(temp.git("show release/2.7:version.txt"), "2.7.0");
+    temp.git("tag -d v2.7.0");
+  }
+  auto final_tag = run_release_final(*repo, config, *ledger, TagOptions{});
+  ASSERT_TRUE(final_tag) << final_tag.error().describe();
+  auto status = run_release_status(*repo, config, *ledger, std::string("2.7"));
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->state.final_tag_commit, temp.git("rev-parse v2.7.0-rc1^{commit}"));
+  EXPECT_FALSE(status->state.stray_final_commit);
+}
+
+// The remote took the refs, then updating the remote-tracking refs here failed: the error must not
+// say that nothing was pushed.
+TEST_F(TagTest, APushTheRemoteTookIsNotReportedAsNothingPushed) {
+  temp.make_bare("remote.git");
+  temp.git("remote add origin " + test::shell_quote((temp.root / "remote.git").string()));
+  // refs/remotes/origin/release (a ref) blocks refs/remotes/origin/release/2.7.
+  temp.git("update-ref refs/remotes/origin/release HEAD");
+  CutOptions options;
+  options.series = "2.7";
+  options.push = "origin";
+  auto cut = run_release_cut(*repo, config, options);
+  ASSERT_FALSE(cut);
+  const std::string message = cut.error().describe();
+  EXPECT_EQ(message.find("nothing was pushed"), std::string::npos) << message;
+  EXPECT_NE(message.find("the remote may have been updated (see 'git ls-remote origin')"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("the remote accepted"), std::string::npos) << message;
+  const std::string bare = "git --git-dir=" + test::shell_quote((temp.root / "remote.git").string());
+  EXPECT_EQ(test::run_shell(bare + " rev-parse refs/heads/release/2.7").out,
+            temp.git("rev-parse release/2.7") + "\n");
+}
+
 TEST_F(TagTest, ABrokenJournalIsAnIntegrityErrorNamingItsFile) {
   cut();
   std::filesystem::create_directories(temp.work / ".git" / "relforge");
