@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 #include <system_error>
 
 namespace relforge::packaging {
@@ -17,6 +18,12 @@ std::string zip_error_text(int code) {
   std::string text = zip_error_strerror(&error);
   zip_error_fini(&error);
   return text;
+}
+
+// "64 MiB" for the limits read() is given, bytes otherwise.
+std::string limit_text(std::uint64_t limit) {
+  constexpr std::uint64_t k_mib = std::uint64_t{1} << 20;
+  return limit % k_mib == 0 ? std::to_string(limit / k_mib) + " MiB" : std::to_string(limit) + " bytes";
 }
 
 struct ZipFileCloser {
@@ -144,6 +151,9 @@ Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
   }
   ZipReader reader(archive, path);
   reader.m_buffer = std::move(buffer);
+  int comment_length = 0;
+  if (const char* comment = zip_get_archive_comment(archive, &comment_length, ZIP_FL_ENC_RAW))
+    reader.m_comment.assign(comment, static_cast<std::size_t>(comment_length));
   const zip_int64_t count = zip_get_num_entries(archive, 0);
   for (zip_int64_t i = 0; i < count; ++i) {
     zip_stat_t st;
@@ -174,6 +184,7 @@ ZipReader::ZipReader(ZipReader&& other) noexcept
     : m_zip(other.m_zip),
       m_path(std::move(other.m_path)),
       m_entries(std::move(other.m_entries)),
+      m_comment(std::move(other.m_comment)),
       m_buffer(std::move(other.m_buffer)) {
   other.m_zip = nullptr;
 }
@@ -184,6 +195,7 @@ ZipReader& ZipReader::operator=(ZipReader&& other) noexcept {
     m_zip = other.m_zip;
     m_path = std::move(other.m_path);
     m_entries = std::move(other.m_entries);
+    m_comment = std::move(other.m_comment);
     m_buffer = std::move(other.m_buffer);
     other.m_zip = nullptr;
   }
@@ -195,6 +207,11 @@ ZipReader::~ZipReader() {
 }
 
 Status ZipReader::stream(const ArchiveEntry& entry, const std::function<void(std::string_view)>& sink) const {
+  return stream_at_most(entry, std::numeric_limits<std::uint64_t>::max(), sink);
+}
+
+Status ZipReader::stream_at_most(const ArchiveEntry& entry, std::uint64_t limit,
+                                 const std::function<void(std::string_view)>& sink) const {
   std::unique_ptr<zip_file_t, ZipFileCloser> file(zip_fopen_index(m_zip, entry.index, 0));
   if (!file) {
     return fail(ErrorCategory::integrity,
@@ -203,6 +220,7 @@ Status ZipReader::stream(const ArchiveEntry& entry, const std::function<void(std
   // Not zero-filled: each entry streamed cleared 1 MiB first, however small the entry.
   constexpr std::size_t k_buffer = std::size_t{1} << 20;
   const auto buffer = std::make_unique_for_overwrite<char[]>(k_buffer);
+  std::uint64_t total = 0;
   for (;;) {
     const zip_int64_t got = zip_fread(file.get(), buffer.get(), k_buffer);
     if (got < 0) {
@@ -210,15 +228,28 @@ Status ZipReader::stream(const ArchiveEntry& entry, const std::function<void(std
                                                 "' is corrupt: " + zip_file_strerror(file.get()));
     }
     if (got == 0) break;
+    total += static_cast<std::uint64_t>(got);
+    if (total > limit) {
+      return fail(ErrorCategory::integrity, "'" + m_path.string() + "': entry '" + entry.name +
+                                                "' inflates to more than the " + limit_text(limit) +
+                                                " read whole (it declares " + std::to_string(entry.size) +
+                                                " bytes): refusing it");
+    }
     sink(std::string_view(buffer.get(), static_cast<std::size_t>(got)));
   }
   return {};
 }
 
-Result<std::string> ZipReader::read(const ArchiveEntry& entry) const {
+Result<std::string> ZipReader::read(const ArchiveEntry& entry, std::uint64_t limit) const {
+  if (entry.size > limit) {
+    return fail(ErrorCategory::integrity,
+                "'" + m_path.string() + "': entry '" + entry.name + "' declares " +
+                    std::to_string(entry.size) + " bytes, more than the " + limit_text(limit) +
+                    " read whole: refusing it (a zip bomb, or not a wheel's metadata)");
+  }
   std::string out;
   out.reserve(static_cast<std::size_t>(std::min(entry.size, k_reserve_limit)));
-  auto status = stream(entry, [&out](std::string_view chunk) { out.append(chunk); });
+  auto status = stream_at_most(entry, limit, [&out](std::string_view chunk) { out.append(chunk); });
   if (!status) return tl::unexpected(status.error());
   return out;
 }

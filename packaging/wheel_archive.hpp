@@ -27,6 +27,10 @@ struct ArchiveEntry {
   std::int64_t mtime = 0;
 };
 
+// What read() holds in memory by default: METADATA, WHEEL, RECORD and entry_points.txt are KiB to a
+// few MiB in real wheels; a larger one is refused rather than inflated (a zip bomb's 2 GiB entry).
+constexpr std::uint64_t k_max_whole_entry = std::uint64_t{64} << 20;
+
 class ZipReader {
 public:
   // integrity error when the file is not a readable zip (naming it); not_found when absent.
@@ -37,7 +41,11 @@ public:
 
   const std::vector<ArchiveEntry>& entries() const { return m_entries; }
   const std::filesystem::path& path() const { return m_path; }
-  Result<std::string> read(const ArchiveEntry& entry) const;
+  // The end-of-central-directory comment, raw: empty in every wheel a build backend writes.
+  const std::string& comment() const { return m_comment; }
+  // The whole entry; integrity error naming it and its declared size when that size, or the bytes
+  // it inflates to, exceed `limit` (the declared size is the archive's claim, not a promise).
+  Result<std::string> read(const ArchiveEntry& entry, std::uint64_t limit = k_max_whole_entry) const;
   // Streams the entry through `sink` in chunks (bounded memory); fails on a CRC/inflate error.
   Status stream(const ArchiveEntry& entry, const std::function<void(std::string_view)>& sink) const;
   // sha256 and byte count, streamed.
@@ -46,10 +54,15 @@ public:
   ::zip* handle() const { return m_zip; }
 
 private:
+  // stream() that fails once more than `limit` bytes have come out, inflating no further.
+  Status stream_at_most(const ArchiveEntry& entry, std::uint64_t limit,
+                        const std::function<void(std::string_view)>& sink) const;
+
   ZipReader(::zip* archive, std::filesystem::path path) : m_zip(archive), m_path(std::move(path)) {}
   ::zip* m_zip = nullptr;
   std::filesystem::path m_path;
   std::vector<ArchiveEntry> m_entries;
+  std::string m_comment;
   std::unique_ptr<char[]> m_buffer;  // stdio's buffer for the archive file; outlives m_zip
 };
 

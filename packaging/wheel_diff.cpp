@@ -4,6 +4,7 @@
 #include <libelf.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -196,33 +197,83 @@ std::string match_key(const std::string& name) {
   return "*.dist-info" + name.substr(slash);
 }
 
+// An entry is read whole for a detailed diff when its bytes justify the memory: up to 64 MiB, or
+// up to 32 times what it occupies compressed (real libraries deflate 2-5x; a zip bomb 1000x).
+constexpr std::uint64_t k_detail_ratio = 32;
+
+std::uint64_t detail_limit(const ArchiveEntry& entry) {
+  const std::uint64_t by_ratio = entry.compressed_size > UINT64_MAX / k_detail_ratio
+                                     ? UINT64_MAX
+                                     : entry.compressed_size * k_detail_ratio;
+  return std::max(k_max_whole_entry, by_ratio);
+}
+
+bool fits_detail(const ArchiveEntry& entry) {
+  return entry.size <= detail_limit(entry);
+}
+
+// Hex sha256 and size, streamed: what is compared of an entry too large to read whole.
+Result<std::pair<std::string, std::uint64_t>> streamed_digest(const ZipReader& reader,
+                                                              const ArchiveEntry& entry) {
+  auto digest = reader.digest(entry);
+  if (!digest) return tl::unexpected(digest.error());
+  return std::make_pair(platform::to_hex(digest->first), digest->second);
+}
+
+// Both sides hashed in bounded memory; a note in `lines` says why no finer diff follows.
+Status compare_by_digest(const ZipReader& ra, const ArchiveEntry& a, const ZipReader& rb,
+                         const ArchiveEntry& b, EntryDiff& entry) {
+  auto left = streamed_digest(ra, a);
+  if (!left) return tl::unexpected(left.error());
+  auto right = streamed_digest(rb, b);
+  if (!right) return tl::unexpected(right.error());
+  entry.content_changed = *left != *right;
+  if (!entry.content_changed) return {};
+  entry.sha256_before = left->first;
+  entry.sha256_after = right->first;
+  entry.lines.push_back("(compared by sha256 only: " + std::to_string(a.size) + " -> " +
+                        std::to_string(b.size) +
+                        " bytes declared, more than diff reads whole for entries compressed this much)");
+  return {};
+}
+
+void describe_content(const std::string& name, std::string& left, std::string& right, EntryDiff& entry) {
+  entry.sha256_before = platform::to_hex(platform::sha256(left));
+  entry.sha256_after = platform::to_hex(platform::sha256(right));
+  if (auto elf_a = read_elf(left)) {
+    if (auto elf_b = read_elf(right)) diff_elf(*elf_a, *elf_b, entry);
+  } else if (is_text(left) && is_text(right)) {
+    if (is_header_file(name)) diff_fields(left, right, entry);
+    diff_lines(left, right, entry);
+  }
+}
+
+// Content first: read whole when both sides fit_detail, else compared by streamed digest.
+Status compare_content(const ZipReader& ra, const ArchiveEntry& a, const ZipReader& rb, const ArchiveEntry& b,
+                       EntryDiff& entry) {
+  if (!fits_detail(a) || !fits_detail(b)) return compare_by_digest(ra, a, rb, b, entry);
+  auto left = ra.read(a, detail_limit(a));
+  if (!left) return tl::unexpected(left.error());
+  auto right = rb.read(b, detail_limit(b));
+  if (!right) return tl::unexpected(right.error());
+  entry.content_changed = *left != *right;
+  if (entry.content_changed) describe_content(a.name, *left, *right, entry);
+  return {};
+}
+
 Status compare_entry(const ZipReader& ra, const ArchiveEntry& a, const ZipReader& rb, const ArchiveEntry& b,
                      std::vector<EntryDiff>& out) {
   EntryDiff entry;
   entry.name = a.name == b.name ? a.name : a.name + " -> " + b.name;
   entry.size_before = a.size;
   entry.size_after = b.size;
-  auto left = ra.read(a);
-  if (!left) return tl::unexpected(left.error());
-  auto right = rb.read(b);
-  if (!right) return tl::unexpected(right.error());
-  entry.content_changed = *left != *right;
+  if (auto ok = compare_content(ra, a, rb, b, entry); !ok) return ok;
   if (a.mtime != b.mtime)
     entry.attributes.push_back("mtime " + core::rfc3339_utc(a.mtime) + " -> " + core::rfc3339_utc(b.mtime));
   if (a.external_attributes != b.external_attributes)
     entry.attributes.push_back("mode " + mode_text(a.external_attributes) + " -> " +
                                mode_text(b.external_attributes));
   if (!entry.content_changed && entry.attributes.empty() && a.name == b.name) return {};
-  if (entry.content_changed) {
-    entry.sha256_before = platform::to_hex(platform::sha256(*left));
-    entry.sha256_after = platform::to_hex(platform::sha256(*right));
-    if (auto elf_a = read_elf(*left)) {
-      if (auto elf_b = read_elf(*right)) diff_elf(*elf_a, *elf_b, entry);
-    } else if (is_text(*left) && is_text(*right)) {
-      if (is_header_file(a.name)) diff_fields(*left, *right, entry);
-      diff_lines(*left, *right, entry);
-    }
-  }
   out.push_back(std::move(entry));
   return {};
 }

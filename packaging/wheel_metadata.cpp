@@ -1,5 +1,6 @@
 #include "packaging/wheel_metadata.hpp"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -8,7 +9,8 @@
 #include <zip.h>
 
 #include "core/text.hpp"
-#include "platform/digest.hpp"
+#include "packaging/wheel_archive.hpp"
+#include "packaging/wheel_record.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -18,22 +20,61 @@ struct ZipClose {
 };
 using ZipPtr = std::unique_ptr<zip_t, ZipClose>;
 
+// Reads `index` through `sink` in chunks; integrity error naming the member when unreadable.
+Status stream_member(zip_t* archive, zip_uint64_t index, const std::string& name, const std::string& where,
+                     const std::function<void(std::string_view)>& sink) {
+  std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(archive, index, 0), &zip_fclose);
+  if (!file) return fail(ErrorCategory::integrity, where + ": cannot open member " + name);
+  char buffer[65536];
+  zip_int64_t got = 0;
+  while ((got = zip_fread(file.get(), buffer, sizeof buffer)) > 0)
+    sink(std::string_view(buffer, static_cast<std::size_t>(got)));
+  if (got < 0) return fail(ErrorCategory::integrity, where + ": cannot read member " + name);
+  return {};
+}
+
+// METADATA and RECORD are read whole, so no more than ZipReader::read holds: the size a member
+// declares is checked first, and the bytes it inflates to as they come.
 Result<std::string> read_member(zip_t* archive, zip_uint64_t index, const std::string& where) {
   zip_stat_t stat;
   zip_stat_init(&stat);
   if (zip_stat_index(archive, index, 0, &stat) != 0) {
     return fail(ErrorCategory::integrity, where + ": cannot stat a member");
   }
-  zip_file_t* file = zip_fopen_index(archive, index, 0);
-  if (file == nullptr) return fail(ErrorCategory::integrity, where + ": cannot open member " + stat.name);
+  const std::string name = stat.name != nullptr ? stat.name : "?";
+  const auto too_large = [&] {
+    return fail(ErrorCategory::integrity, where + ": member '" + name + "' declares " +
+                                              std::to_string(stat.size) + " bytes, more than the " +
+                                              std::to_string(k_max_whole_entry >> 20) +
+                                              " MiB read whole: refusing it (a zip bomb, or not metadata)");
+  };
+  if (stat.size > k_max_whole_entry) return too_large();
   std::string out;
-  char buffer[65536];
-  zip_int64_t got = 0;
-  while ((got = zip_fread(file, buffer, sizeof buffer)) > 0)
-    out.append(buffer, static_cast<std::size_t>(got));
-  zip_fclose(file);
-  if (got < 0) return fail(ErrorCategory::integrity, where + ": cannot read member " + stat.name);
+  bool over = false;
+  auto status = stream_member(archive, index, name, where, [&](std::string_view chunk) {
+    over = over || out.size() + chunk.size() > k_max_whole_entry;
+    if (!over) out.append(chunk);
+  });
+  if (!status) return tl::unexpected(status.error());
+  if (over) return too_large();
   return out;
+}
+
+// The member hashed as its RECORD line says (`listed_hash` names the algorithm), and its size.
+Result<std::pair<std::string, std::uint64_t>> hash_member(zip_t* archive, zip_uint64_t index,
+                                                          const std::string& name,
+                                                          const std::string& listed_hash,
+                                                          const std::string& where) {
+  auto algorithm = record_algorithm(listed_hash);
+  if (!algorithm) return tl::unexpected(algorithm.error().with_context(where + ": " + name));
+  RecordHasher hasher(*algorithm);
+  std::uint64_t size = 0;
+  auto status = stream_member(archive, index, name, where, [&](std::string_view chunk) {
+    hasher.update(chunk);
+    size += chunk.size();
+  });
+  if (!status) return tl::unexpected(status.error());
+  return std::make_pair(hasher.finish(), size);
 }
 
 std::string header_value(const std::string& metadata, std::string_view field) {
@@ -81,13 +122,13 @@ Status check_record(zip_t* archive, const std::string& dist_info, const std::str
       return fail(ErrorCategory::integrity, where + ": " + name + " is not listed in RECORD");
     }
     if (name == record_name || name.ends_with(".jws") || name.ends_with(".p7s")) continue;
-    auto bytes = read_member(archive, static_cast<zip_uint64_t>(i), where);
-    if (!bytes) return tl::unexpected(bytes.error());
-    const std::string expected = "sha256=" + platform::base64url_nopad(platform::sha256(*bytes));
-    if (found->second.first != expected || found->second.second != std::to_string(bytes->size())) {
+    auto hashed = hash_member(archive, static_cast<zip_uint64_t>(i), name, found->second.first, where);
+    if (!hashed) return tl::unexpected(hashed.error());
+    const auto& [expected, size] = *hashed;
+    if (found->second.first != expected || found->second.second != std::to_string(size)) {
       return fail(ErrorCategory::integrity, where + ": " + name + " does not match its RECORD line (" +
                                                 found->second.first + "," + found->second.second +
-                                                " listed, " + expected + "," + std::to_string(bytes->size()) +
+                                                " listed, " + expected + "," + std::to_string(size) +
                                                 " inside)");
     }
     listed.erase(found);

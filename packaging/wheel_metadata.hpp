@@ -1,6 +1,7 @@
 #pragma once
 // Reads a wheel's core metadata (the .dist-info/METADATA bytes, served as PEP 658 `.metadata`)
-// and checks its RECORD: every listed file's sha256 and size, and no unlisted files.
+// and checks its RECORD: every listed file's hash (sha256/384/512, streamed) and size, and no
+// unlisted files. METADATA and RECORD are read whole only up to k_max_whole_entry (64 MiB).
 #include <filesystem>
 #include <string>
 

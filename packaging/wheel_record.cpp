@@ -92,6 +92,42 @@ std::string record_hash_of(std::string_view bytes) {
   return record_hash(platform::sha256(bytes));
 }
 
+Result<RecordAlgorithm> record_algorithm(std::string_view hash) {
+  const auto name = hash.substr(0, hash.find('='));
+  if (name == "sha256") return RecordAlgorithm::sha256;
+  if (name == "sha384") return RecordAlgorithm::sha384;
+  if (name == "sha512") return RecordAlgorithm::sha512;
+  return fail(ErrorCategory::integrity, "RECORD hash '" + std::string(hash) + "' uses '" + std::string(name) +
+                                            "': a wheel's RECORD needs sha256, sha384 or sha512");
+}
+
+RecordHasher::RecordHasher(RecordAlgorithm algorithm) : m_algorithm(algorithm) {
+  if (algorithm == RecordAlgorithm::sha256)
+    m_sha256.emplace();
+  else
+    m_wide.emplace(algorithm == RecordAlgorithm::sha384 ? platform::WideAlgorithm::sha384
+                                                        : platform::WideAlgorithm::sha512);
+}
+
+void RecordHasher::update(std::string_view bytes) {
+  if (m_sha256)
+    m_sha256->update(bytes);
+  else
+    m_wide->update(bytes);
+}
+
+std::string RecordHasher::finish() {
+  if (m_sha256) return record_hash(m_sha256->finish());
+  const std::string name = m_algorithm == RecordAlgorithm::sha384 ? "sha384=" : "sha512=";
+  return name + platform::base64url_nopad(m_wide->finish());
+}
+
+std::string record_hash_of(std::string_view bytes, RecordAlgorithm algorithm) {
+  RecordHasher hasher(algorithm);
+  hasher.update(bytes);
+  return hasher.finish();
+}
+
 Status check_archive_path(std::string_view path) {
   const std::string shown(path);
   if (path.empty()) return fail(ErrorCategory::invalid_input, "an entry has an empty name");
@@ -100,6 +136,10 @@ Status check_archive_path(std::string_view path) {
                 "entry '" + shown + "' is an absolute path (zip-slip): refusing it");
   if (path.find('\\') != std::string_view::npos)
     return fail(ErrorCategory::invalid_input, "entry '" + shown + "' contains a backslash: refusing it");
+  // "C:/x" is a drive on Windows and "a.py:stream" an NTFS stream: either writes outside the path.
+  if (path.find(':') != std::string_view::npos)
+    return fail(ErrorCategory::invalid_input,
+                "entry '" + shown + "' contains a ':' (a Windows drive or NTFS stream): refusing it");
   for (const auto& part : core::split(path, '/')) {
     if (part == "..")
       return fail(ErrorCategory::invalid_input,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
+#include <cstdio>
 #include <functional>
 #include <future>
 #include <map>
@@ -11,6 +13,8 @@
 #include <thread>
 
 #include "core/text.hpp"
+#include "packaging/ascii.hpp"
+#include "packaging/names.hpp"
 #include "packaging/tags.hpp"
 #include "packaging/version.hpp"
 #include "packaging/wheel_archive.hpp"
@@ -42,21 +46,25 @@ std::string base_name(const std::string& name) {
   return slash == std::string::npos ? name : name.substr(slash + 1);
 }
 
-// The one top-level `*.dist-info` folder holding WHEEL; invalid_input naming what was found.
+// The one top-level `*.dist-info` name, as pip finds it (every entry's first component, whether a
+// folder or not), and it must hold WHEEL; invalid_input naming what was found.
 Result<std::string> find_dist_info(const ZipReader& reader) {
   std::set<std::string> folders;
+  bool has_wheel = false;
   for (const auto& entry : reader.entries()) {
     const auto top = first_component(entry.name);
-    if (top.ends_with(".dist-info") && entry.name == top + "/WHEEL") folders.insert(top);
+    if (!top.ends_with(".dist-info")) continue;
+    folders.insert(top);
+    has_wheel = has_wheel || entry.name == top + "/WHEEL";
   }
-  if (folders.size() == 1) return *folders.begin();
-  if (folders.empty())
+  if (folders.size() == 1 && has_wheel) return *folders.begin();
+  if (folders.empty() || !has_wheel)
     return fail(ErrorCategory::invalid_input,
                 "'" + reader.path().string() + "' has no *.dist-info/WHEEL: it is not a wheel");
   return fail(ErrorCategory::invalid_input, "'" + reader.path().string() + "' has " +
                                                 std::to_string(folders.size()) + " dist-info folders (" +
                                                 core::join({folders.begin(), folders.end()}, ", ") +
-                                                "): a wheel has exactly one");
+                                                "): a wheel has exactly one (pip refuses it)");
 }
 
 const ArchiveEntry* find_entry(const ZipReader& reader, const std::string& name) {
@@ -73,19 +81,115 @@ struct Listing {
   std::map<std::string, RecordEntry> by_path;
 };
 
+// A second archive can hide in the end-of-central-directory comment: libzip reads the first and
+// Python's zipfile (pip) the one whose record ends the file. No build backend writes a comment, so
+// any comment is refused rather than searched for signatures a variant could avoid.
+Status check_no_comment(const ZipReader& reader) {
+  if (reader.comment().empty()) return {};
+  return fail(ErrorCategory::integrity,
+              "'" + reader.path().string() + "' has a " + std::to_string(reader.comment().size()) +
+                  "-byte zip archive comment: refusing it (wheels carry none, and one can hold a second "
+                  "archive that pip would install instead)");
+}
+
+bool is_unix_made(const ArchiveEntry& entry) {
+  constexpr std::uint8_t k_opsys_unix = 3, k_opsys_os_x = 19;
+  return entry.opsys == k_opsys_unix || entry.opsys == k_opsys_os_x;
+}
+
+// A symlink entry unpacks (with unzip, or an installer honouring modes) as a link that can point
+// anywhere; devices, FIFOs and sockets have no place in a wheel either. Type 0 is a plain file.
+Status check_entry_type(const ArchiveEntry& entry, const std::string& where) {
+  if (!is_unix_made(entry)) return {};
+  const std::uint32_t type = (entry.external_attributes >> 16) & 0170000u;
+  const bool plain = type == 0 || type == 0100000u || (type == 0040000u && is_directory_entry(entry.name));
+  if (plain) return {};
+  char octal[16];
+  std::snprintf(octal, sizeof octal, "%06o", entry.external_attributes >> 16);
+  const std::string kind = type == 0120000u ? "a symbolic link" : "no regular file";
+  return fail(ErrorCategory::integrity, where + ": entry '" + entry.name + "' is " + kind + " (mode " +
+                                            octal + "): refusing it (a wheel holds regular files only)");
+}
+
+std::string ascii_folded(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) c = ascii::lower(c);
+  return out;
+}
+
+// Names equal byte for byte, or after ASCII case folding: on Windows and macOS the second
+// overwrites the first, so what is installed depends on the order of unpacking.
+Status check_unique_names(const ZipReader& reader, const std::string& where) {
+  std::map<std::string, std::string> seen;  // folded name -> the name as written
+  for (const auto& entry : reader.entries()) {
+    const auto [at, inserted] = seen.emplace(ascii_folded(entry.name), entry.name);
+    if (inserted) continue;
+    if (at->second == entry.name)
+      return fail(ErrorCategory::integrity,
+                  where + ": entry '" + entry.name + "' appears twice: refusing it");
+    return fail(ErrorCategory::integrity, where + ": entries '" + at->second + "' and '" + entry.name +
+                                              "' differ only in case: refusing them (one overwrites the "
+                                              "other on Windows and macOS)");
+  }
+  return {};
+}
+
+// pip installs a wheel only when its dist-info folder is `{name}-{version}.dist-info` for the name
+// and version of the file name (names compared PEP 503-normalised, versions in normal form). A file
+// name that is no PEP 427 name is not checked: it names nothing to compare with.
+Status check_dist_info_name(const ZipReader& reader, const std::string& dist_info) {
+  auto name = parse_wheel_filename(reader.path().filename().string());
+  if (!name) return {};
+  const std::string stem = dist_info.substr(0, dist_info.size() - std::string_view(".dist-info").size());
+  for (auto dash = stem.find('-'); dash != std::string::npos; dash = stem.find('-', dash + 1)) {
+    if (normalize_project_name(stem.substr(0, dash)) != name->normalized_name()) continue;
+    auto version = parse_version(stem.substr(dash + 1));
+    if (version && *version == name->version) return {};
+  }
+  return fail(ErrorCategory::integrity, "'" + reader.path().string() + "': its dist-info folder '" +
+                                            dist_info + "' is not for " + name->normalized_name() + " " +
+                                            name->version.to_string() +
+                                            " as the file name says: refusing it (pip refuses it too)");
+}
+
+// WHEEL's `Wheel-Version: 1.x`: pip refuses a wheel without one, and one of a newer major version.
+Status check_wheel_version(const ZipReader& reader, const std::string& dist_info) {
+  const auto* wheel = find_entry(reader, dist_info + "/WHEEL");
+  auto text = reader.read(*wheel);
+  if (!text) return tl::unexpected(text.error());
+  const std::string where = "'" + reader.path().string() + "': " + dist_info + "/WHEEL";
+  for (auto line : core::split(*text, '\n')) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) break;  // the headers end at the first blank line
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos ||
+        ascii_folded(std::string(line.substr(0, colon))) != "wheel-version")
+      continue;
+    const auto value = core::trim(line.substr(colon + 1));
+    const auto major = value.substr(0, value.find('.'));
+    unsigned number = 0;
+    const auto [end, ec] = std::from_chars(major.data(), major.data() + major.size(), number);
+    if (ec == std::errc() && end == major.data() + major.size() && number == 1) return {};
+    return fail(ErrorCategory::integrity, where + " says Wheel-Version: " + std::string(value) +
+                                              ": refusing it (pip installs Wheel-Version 1.x only)");
+  }
+  return fail(ErrorCategory::integrity, where + " has no Wheel-Version: refusing it (pip refuses it too)");
+}
+
 Result<Listing> read_listing(const ZipReader& reader) {
   Listing listing;
   listing.where = reader.path().string();
   const std::string& where = listing.where;
-  std::set<std::string> seen;
+  if (auto ok = check_no_comment(reader); !ok) return tl::unexpected(ok.error());
   for (const auto& entry : reader.entries()) {
     if (auto ok = check_archive_path(entry.name); !ok) return tl::unexpected(ok.error().with_context(where));
-    if (!seen.insert(entry.name).second)
-      return fail(ErrorCategory::integrity,
-                  where + ": entry '" + entry.name + "' appears twice: refusing it");
+    if (auto ok = check_entry_type(entry, where); !ok) return tl::unexpected(ok.error());
   }
+  if (auto ok = check_unique_names(reader, where); !ok) return tl::unexpected(ok.error());
   auto dist_info = find_dist_info(reader);
   if (!dist_info) return tl::unexpected(dist_info.error());
+  if (auto ok = check_dist_info_name(reader, *dist_info); !ok) return tl::unexpected(ok.error());
+  if (auto ok = check_wheel_version(reader, *dist_info); !ok) return tl::unexpected(ok.error());
   listing.record_name = *dist_info + "/RECORD";
   const auto* record_entry = find_entry(reader, listing.record_name);
   if (record_entry == nullptr)
@@ -107,9 +211,35 @@ bool is_record_file(const Listing& listing, const std::string& name) {
          name == listing.record_name + ".p7s";
 }
 
+struct RecordDigest {
+  std::string hash;  // as RECORD writes it: "sha256=..."
+  std::uint64_t size = 0;
+};
+
+// The entry hashed in the algorithm its RECORD line names (sha256 when that one is refused, so
+// the line is reported as refused rather than the bytes as unreadable), streamed.
+Result<RecordDigest> record_digest(const ZipReader& reader, const ArchiveEntry& entry,
+                                   const Result<RecordAlgorithm>& algorithm) {
+  if (!algorithm || *algorithm == RecordAlgorithm::sha256) {
+    auto digest = reader.digest(entry);
+    if (!digest) return tl::unexpected(digest.error());
+    return RecordDigest{record_hash(digest->first), digest->second};
+  }
+  RecordHasher hasher(*algorithm);
+  RecordDigest out;
+  auto status = reader.stream(entry, [&](std::string_view chunk) {
+    hasher.update(chunk);
+    out.size += chunk.size();
+  });
+  if (!status) return tl::unexpected(status.error());
+  out.hash = hasher.finish();
+  return out;
+}
+
 // Inflating and hashing is most of the work of verify and repair: two threads, as the machines
 // this runs on have at least two cores.
 constexpr unsigned k_hash_threads = 2;
+constexpr std::uint64_t k_parallel_hash_bytes = 4 << 20;
 
 struct Hashed {
   VerifyResult result;
@@ -133,15 +263,20 @@ Result<Hashed> check_hashes(const ZipReader& reader, const Listing& listing, uns
   std::sort(work.begin(), work.end(), [&](std::size_t a, std::size_t b) {
     return entries[a].compressed_size > entries[b].compressed_size;
   });
-  std::vector<std::optional<Result<std::pair<platform::Sha256Digest, std::uint64_t>>>> digests(
-      entries.size());
+  std::vector<std::optional<Result<RecordDigest>>> digests(entries.size());
   std::atomic<std::size_t> next{0};
   auto run = [&](const ZipReader& own) {
     for (std::size_t at = next++; at < work.size(); at = next++) {
       const std::size_t index = work[at];
-      digests[index] = own.digest(entries[index]);
+      const auto& listed = listing.by_path.at(entries[index].name);
+      digests[index] = record_digest(own, entries[index], record_algorithm(listed.hash));
     }
   };
+  // A small wheel (what publish mostly sees) is hashed here: opening a second reader and starting a
+  // thread would cost more than the hashing.
+  std::uint64_t compressed = 0;
+  for (const std::size_t index : work) compressed += entries[index].compressed_size;
+  if (shared != nullptr && compressed < k_parallel_hash_bytes) threads = 1;
   // `shared` is used by this thread only when the caller does not use it meanwhile.
   const unsigned opened = shared != nullptr ? threads - 1 : threads;
   std::vector<std::optional<Result<ZipReader>>> readers(opened);
@@ -171,14 +306,16 @@ Result<Hashed> check_hashes(const ZipReader& reader, const Listing& listing, uns
     const auto& digest = *digests[i];
     if (!digest) return tl::unexpected(digest.error());
     ++hashed.result.hashed;
-    hashed.result.bytes += digest->second;
-    hashed.sizes[i] = digest->second;
-    if (found->second.hash != record_hash(digest->first))
+    hashed.result.bytes += digest->size;
+    hashed.sizes[i] = digest->size;
+    if (auto algorithm = record_algorithm(found->second.hash); !algorithm)
+      problems.push_back("'" + entry.name + "': " + algorithm.error().message());
+    else if (found->second.hash != digest->hash)
       problems.push_back("'" + entry.name + "': RECORD says " + found->second.hash + ", the bytes hash to " +
-                         record_hash(digest->first));
-    else if (found->second.size && *found->second.size != digest->second)
+                         digest->hash);
+    else if (found->second.size && *found->second.size != digest->size)
       problems.push_back("'" + entry.name + "': RECORD says " + std::to_string(*found->second.size) +
-                         " bytes, the entry has " + std::to_string(digest->second));
+                         " bytes, the entry has " + std::to_string(digest->size));
     by_path.erase(found);
   }
   for (const auto& [path, line] : by_path)
@@ -334,6 +471,13 @@ Result<std::string> new_version(const Version& current, const RepairOptions& opt
   return parsed->to_string();
 }
 
+// Only the permission bits of a Unix-made entry travel, and the copy is always a regular file:
+// verify refuses links and devices first, and repair never writes one whatever it reads.
+std::uint32_t copied_attributes(const ArchiveEntry& entry) {
+  const std::uint32_t permissions = is_unix_made(entry) ? (entry.external_attributes >> 16) & 0777u : 0;
+  return (0100000u | (permissions != 0 ? permissions : 0644u)) << 16;
+}
+
 // The recipe's file order, times and umask are facts of the machine that built it, not of the
 // source; a reproducible wheel keeps none of them.
 void normalize_entries(std::vector<PlannedEntry>& planned, std::vector<RecordEntry>& record,
@@ -421,7 +565,7 @@ Result<RepairResult> repair_listed(const RepairOptions& options, const ZipReader
     if (leaf == "RECORD" || leaf == "RECORD.jws" || leaf == "RECORD.p7s") continue;
     PlannedEntry plan;
     plan.name = in_dist_info ? new_prefix + leaf : entry.name;
-    plan.external_attributes = entry.external_attributes != 0 ? entry.external_attributes : 0644u << 16;
+    plan.external_attributes = copied_attributes(entry);
     plan.mtime = entry.mtime;
     if (leaf == "METADATA" || leaf == "WHEEL") {
       auto text = reader->read(entry);
@@ -451,10 +595,8 @@ Result<RepairResult> repair_listed(const RepairOptions& options, const ZipReader
   if (options.source_date_epoch) normalize_entries(planned, record, new_prefix, *options.source_date_epoch);
   record.push_back({new_prefix + "RECORD", "", std::nullopt});
   PlannedEntry record_entry;
-  if (options.source_date_epoch) {
-    record_entry.mtime = *options.source_date_epoch;
-    record_entry.external_attributes = 0100644u << 16;
-  }
+  record_entry.external_attributes = 0100644u << 16;
+  if (options.source_date_epoch) record_entry.mtime = *options.source_date_epoch;
   record_entry.name = new_prefix + "RECORD";
   record_entry.bytes = format_record(record);
   planned.push_back(std::move(record_entry));

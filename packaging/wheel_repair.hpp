@@ -47,8 +47,9 @@ struct VerifyResult {
   std::uint64_t bytes = 0;
 };
 
-// integrity/invalid_input errors name the entry: unsafe path, duplicate, missing from RECORD,
-// hash or size mismatch, missing dist-info files.
+// integrity/invalid_input errors name the entry: unsafe path ('..', absolute, backslash, ':'), an archive
+// comment, a non-regular file, a duplicate (also after ASCII case folding), a dist-info folder pip
+// refuses (not one, not the file name's, Wheel-Version not 1.x), RECORD mismatch (sha256/384/512).
 Result<VerifyResult> verify_wheel(const std::filesystem::path& wheel);
 
 struct InspectResult {

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "platform/file_errors.hpp"
@@ -40,6 +41,31 @@ Sha256Digest Sha256::finish() {
   Sha256Digest digest{};
   SHA256_Final(digest.data(), &m_impl->ctx);
   return digest;
+}
+
+struct WideDigest::Impl {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx{EVP_MD_CTX_new(), &EVP_MD_CTX_free};
+};
+
+WideDigest::WideDigest(WideAlgorithm algorithm) : m_impl(std::make_unique<Impl>()) {
+  // Only allocation can fail here, and then nothing else would work either.
+  if (!m_impl->ctx ||
+      EVP_DigestInit_ex(m_impl->ctx.get(), algorithm == WideAlgorithm::sha384 ? EVP_sha384() : EVP_sha512(),
+                        nullptr) != 1)
+    throw std::bad_alloc();
+}
+
+WideDigest::~WideDigest() = default;
+
+void WideDigest::update(std::string_view bytes) {
+  EVP_DigestUpdate(m_impl->ctx.get(), bytes.data(), bytes.size());
+}
+
+std::string WideDigest::finish() {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(m_impl->ctx.get(), digest, &length);
+  return std::string(reinterpret_cast<const char*>(digest), length);
 }
 
 Sha256Digest sha256(std::string_view bytes) {

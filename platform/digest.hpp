@@ -29,6 +29,25 @@ private:
   std::unique_ptr<Impl> m_impl;
 };
 
+// SHA-384 or SHA-512 through OpenSSL's EVP, streaming; finish() gives the raw digest (48 or 64
+// bytes). For RECORD lines that use the stronger hashes PEP 427 allows.
+enum class WideAlgorithm { sha384, sha512 };
+
+class WideDigest {
+public:
+  explicit WideDigest(WideAlgorithm algorithm);
+  ~WideDigest();
+  WideDigest(const WideDigest&) = delete;
+  WideDigest& operator=(const WideDigest&) = delete;
+
+  void update(std::string_view bytes);
+  std::string finish();  // the hasher is spent afterwards
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
 Sha256Digest sha256(std::string_view bytes);
 Result<Sha256Digest> sha256_file(const std::filesystem::path& path);
 

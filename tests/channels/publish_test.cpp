@@ -158,16 +158,19 @@ TEST_F(PublishTest, AVariantAndAProjectNeverShareAFolder) {
     EXPECT_FALSE(fs::exists(m_dir.path() / "store" / absent)) << absent;
 }
 
-// Publish runs `wheel verify`'s checks: an entry that climbs out of the install folder, though
-// listed in RECORD with its right hash, publishes nothing.
+// Publish runs `wheel verify`'s checks: an entry that climbs out of the install folder, names a
+// drive, or collides with another by case, though listed in RECORD with its right hash, publishes
+// nothing.
 TEST_F(PublishTest, AWheelVerifyRefusesIsNeverPublished) {
-  for (const std::string entry : {"../../evil.py", "/tmp/evil.py"}) {
-    const auto wheel = test::make_wheel(m_dir.path() / ("in" + std::to_string(entry.size())), "demo",
-                                        "1.0+cpu", "--extra-entry " + test::shell_quote(entry));
+  const std::vector<std::string> entries = {"../../evil.py", "/tmp/evil.py", "C:/Windows/evil.py",
+                                            "DEMO/__init__.py"};
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto wheel = test::make_wheel(m_dir.path() / ("in" + std::to_string(i)), "demo", "1.0+cpu",
+                                        "--extra-entry " + test::shell_quote(entries[i]));
     const auto result = run_publish(options(Channel::nightly, {wheel}));
-    ASSERT_FALSE(result) << entry;
-    EXPECT_NE(result.error().message().find(entry), std::string::npos) << result.error().describe();
-    EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/nightly/cpu")) << entry;
+    ASSERT_FALSE(result) << entries[i];
+    EXPECT_NE(result.error().message().find(entries[i]), std::string::npos) << result.error().describe();
+    EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/nightly/cpu")) << entries[i];
   }
 }
 

@@ -194,7 +194,8 @@ TEST_F(ServeHostile, ControlBytesCodingsRevalidationAndRedirectsOverCurl) {
         curl("/whl/nightly/cpu/mini/", "-H 'Accept: text/html' -H 'Accept-Encoding: " + coding + "'");
     EXPECT_EQ(page.status, 200);
     EXPECT_EQ(page.body, "<html>mini</html>") << coding;
-    EXPECT_EQ(relforge::core::to_lower(page.headers).find("content-encoding"), std::string::npos) << page.headers;
+    EXPECT_EQ(relforge::core::to_lower(page.headers).find("content-encoding"), std::string::npos)
+        << page.headers;
   }
   const auto page = curl("/whl/nightly/cpu/mini/", "-H 'Accept: text/html'");
   const auto etag_at = page.headers.find("ETag: ");

@@ -41,6 +41,43 @@ TEST(WheelRecord, ArchivePathRules) {
   EXPECT_FALSE(check_archive_path("pkg\\evil.py"));
   EXPECT_FALSE(check_archive_path(""));
   EXPECT_FALSE(check_archive_path("./pkg.py"));
+  const auto drive = check_archive_path("C:/Windows/evil.py");
+  ASSERT_FALSE(drive);
+  EXPECT_NE(drive.error().message().find("contains a ':'"), std::string::npos);
+  EXPECT_FALSE(check_archive_path("pkg/mod.py:stream"));
+}
+
+// FIPS 180-4's examples, and one input of many blocks whose digest is Python hashlib's.
+TEST(WheelRecord, Sha384AndSha512MatchTheStandardVectors) {
+  const auto hex = [](const std::string& bytes) {
+    std::string out;
+    for (const unsigned char c : bytes) out += "0123456789abcdef"[c >> 4], out += "0123456789abcdef"[c & 15];
+    return out;
+  };
+  platform::WideDigest abc(platform::WideAlgorithm::sha512);
+  abc.update("abc");
+  EXPECT_EQ(hex(abc.finish()),
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+            "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f");
+  platform::WideDigest two_blocks(platform::WideAlgorithm::sha384);
+  two_blocks.update(
+      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqr"
+      "stnopqrstu");
+  EXPECT_EQ(hex(two_blocks.finish()),
+            "09330c33f71147e83d192fc782cd1b4753111b173b3b05d22fa08086e3b0f712"
+            "fcc7c71a557e2db966c3e9fa91746039");
+  EXPECT_EQ(record_hash_of("", RecordAlgorithm::sha512),
+            "sha512=z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg_SpIdNs6c5H0NE8XYXysP-DGNKHfuwvY7kxvUdBeoGlODJ6-SfaPg");
+  RecordHasher pieces(RecordAlgorithm::sha384);
+  const std::string million(1000000, 'a');
+  for (std::size_t at = 0; at < million.size(); at += 777)
+    pieces.update(std::string_view(million).substr(at, 777));
+  EXPECT_EQ(pieces.finish(), record_hash_of(million, RecordAlgorithm::sha384));
+  EXPECT_EQ(record_hash_of(million, RecordAlgorithm::sha384),
+            "sha384=nQ4YCXFkdMsIboNOMQpKHO0UnpwA8khSeXLOxXBMKlsHuLPcOOzE666X3dh_PYmF");
+  EXPECT_FALSE(record_algorithm("md5=abc"));
+  EXPECT_FALSE(record_algorithm("sha1=abc"));
+  EXPECT_EQ(*record_algorithm("sha512=abc"), RecordAlgorithm::sha512);
 }
 
 }  // namespace

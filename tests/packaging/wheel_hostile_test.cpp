@@ -1,0 +1,328 @@
+// Hostile wheels that pip would install differently from what relforge checked, or that make a
+// reader spend memory their bytes do not justify: verify (and so repair and publish) refuses them.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "packaging/wheel_archive.hpp"
+#include "packaging/wheel_diff.hpp"
+#include "packaging/wheel_metadata.hpp"
+#include "packaging/wheel_record.hpp"
+#include "packaging/wheel_repair.hpp"
+#include "platform/fs.hpp"
+#include "tests/support/run.hpp"
+
+namespace relforge::packaging {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct HostileEntry {
+  std::string name;
+  std::string bytes;
+  std::uint32_t mode = 0100644;
+};
+
+const std::string k_wheel_file =
+    "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n";
+
+std::vector<HostileEntry> demo_entries(const std::string& dist_info = "demo-1.0.dist-info",
+                                       const std::string& wheel = k_wheel_file) {
+  return {{"demo/__init__.py", "X = 1\n"},
+          {dist_info + "/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n"},
+          {dist_info + "/WHEEL", wheel}};
+}
+
+class WheelHostileTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("relforge-hostile-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir / "out");
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  // `entries` and a RECORD listing each file (hashed in `algorithm`) under `record_dir`, as `filename`.
+  fs::path write_wheel(const std::vector<HostileEntry>& entries,
+                       const std::string& filename = "demo-1.0-py3-none-any.whl",
+                       const std::string& record_dir = "demo-1.0.dist-info",
+                       RecordAlgorithm algorithm = RecordAlgorithm::sha256) {
+    std::vector<RecordEntry> record;
+    std::vector<PlannedEntry> planned;
+    for (const auto& entry : entries) {
+      if (!entry.name.ends_with('/'))
+        record.push_back({entry.name, record_hash_of(entry.bytes, algorithm), entry.bytes.size()});
+      planned.push_back({entry.name, nullptr, entry.bytes, entry.mode << 16});
+    }
+    record.push_back({record_dir + "/RECORD", "", std::nullopt});
+    planned.push_back({record_dir + "/RECORD", nullptr, format_record(record)});
+    const auto path = m_dir / filename;
+    EXPECT_TRUE(write_zip(path, nullptr, planned));
+    return path;
+  }
+
+  // Runs python3 `script` with the wheel's path as sys.argv[1].
+  void python(const std::string& script, const fs::path& wheel) {
+    const auto run = test::run_shell("/usr/bin/python3 -c " + test::shell_quote(script) + " " +
+                                     test::shell_quote(wheel.string()));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+
+  fs::path m_dir;
+};
+
+void expect_refused(const Result<VerifyResult>& verified, const std::string& text) {
+  ASSERT_FALSE(verified) << "verify passed; expected: " << text;
+  EXPECT_NE(verified.error().describe().find(text), std::string::npos) << verified.error().describe();
+}
+
+// Python's zipfile (pip) reads the archive whose end record ends the file; libzip found the first
+// one, whose comment held the second: the two installed different code.
+TEST_F(WheelHostileTest, VerifyRefusesAnArchiveCommentHidingASecondArchive) {
+  const auto good = platform::read_file(write_wheel(demo_entries()));
+  ASSERT_TRUE(good);
+  auto evil_entries = demo_entries();
+  evil_entries[0].bytes = "X = 'code relforge never saw'\n";
+  const auto evil = platform::read_file(write_wheel(evil_entries, "evil.whl"));
+  ASSERT_TRUE(evil);
+  ASSERT_EQ(good->substr(good->size() - 22, 4), "PK\x05\x06");
+  std::string ambiguous = good->substr(0, good->size() - 2);
+  ambiguous += static_cast<char>(evil->size() & 0xff);
+  ambiguous += static_cast<char>(evil->size() >> 8);
+  ambiguous += *evil;
+  const auto path = m_dir / "demo-1.0-py3-none-any.whl";
+  ASSERT_TRUE(platform::write_file_atomic(path, ambiguous, platform::Durability::no_fsync));
+  const auto verified = verify_wheel(path);
+  expect_refused(verified, "zip archive comment: refusing it");
+  EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+  EXPECT_FALSE(repair_wheel({path, m_dir / "out", std::nullopt, "cpu", std::nullopt}));
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+}
+
+// Any comment is refused, not only one with an end record inside: no build backend writes one.
+TEST_F(WheelHostileTest, VerifyRefusesAnyArchiveComment) {
+  const auto wheel = write_wheel(demo_entries());
+  ASSERT_TRUE(verify_wheel(wheel));
+  python("import zipfile, sys\nwith zipfile.ZipFile(sys.argv[1], 'a') as z: z.comment = b'hello'", wheel);
+  expect_refused(verify_wheel(wheel), "5-byte zip archive comment");
+}
+
+TEST_F(WheelHostileTest, VerifyRefusesLinksDevicesFifosAndSockets) {
+  const std::vector<std::pair<std::uint32_t, std::string>> modes = {
+      {0120777, "is a symbolic link (mode 120777)"}, {0020644, "is no regular file (mode 020644)"},
+      {0060644, "is no regular file (mode 060644)"}, {0010644, "is no regular file (mode 010644)"},
+      {0140644, "is no regular file (mode 140644)"}, {0040755, "is no regular file (mode 040755)"}};
+  for (const auto& [mode, text] : modes) {
+    SCOPED_TRACE(text);
+    auto entries = demo_entries();
+    entries.push_back({"demo/link.py", "/etc/passwd", mode});
+    const auto wheel = write_wheel(entries);
+    const auto verified = verify_wheel(wheel);
+    expect_refused(verified, "entry 'demo/link.py' " + text);
+    EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+    EXPECT_FALSE(repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt}));
+    EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+  }
+  auto plain = demo_entries();
+  plain.push_back({"demo/data/", "", 0040755});  // a directory entry may say so
+  plain.push_back({"demo/run.py", "", 0755});    // no type bits: a plain file (Python's writestr)
+  const auto verified = verify_wheel(write_wheel(plain));
+  EXPECT_TRUE(verified) << verified.error().describe();
+}
+
+// Repair writes every copied entry as a regular file with the source's permission bits only.
+TEST_F(WheelHostileTest, RepairWritesRegularFilesWithThePermissionBitsOnly) {
+  auto entries = demo_entries();
+  entries.push_back({"demo/tool.py", "print(1)\n", 04755});  // no type bits, setuid
+  const auto repaired =
+      repair_wheel({write_wheel(entries), m_dir / "out", std::nullopt, "cpu", std::nullopt});
+  ASSERT_TRUE(repaired) << repaired.error().describe();
+  auto reader = ZipReader::open(repaired->output);
+  ASSERT_TRUE(reader);
+  for (const auto& entry : reader->entries()) {
+    SCOPED_TRACE(entry.name);
+    const auto mode = entry.external_attributes >> 16;
+    EXPECT_EQ(mode & 0170000u, 0100000u);
+    EXPECT_EQ(mode & 07777u, entry.name == "demo/tool.py" ? 0755u : 0644u);
+  }
+}
+
+TEST_F(WheelHostileTest, VerifyRefusesDriveLettersAndNtfsStreams) {
+  for (const std::string name : {"C:/Windows/evil.py", "demo/__init__.py:evil", "c:evil.py"}) {
+    SCOPED_TRACE(name);
+    auto entries = demo_entries();
+    entries.push_back({name, "x = 1\n"});
+    const auto verified = verify_wheel(write_wheel(entries));
+    expect_refused(verified, "contains a ':' (a Windows drive or NTFS stream)");
+    EXPECT_EQ(verified.error().category(), ErrorCategory::invalid_input);
+  }
+}
+
+TEST_F(WheelHostileTest, VerifyRefusesNamesEqualAfterCaseFolding) {
+  auto entries = demo_entries();
+  entries.push_back({"demo/Evil.py", "a = 1\n"});
+  entries.push_back({"demo/evil.py", "a = 2\n"});
+  const auto verified = verify_wheel(write_wheel(entries));
+  expect_refused(verified, "entries 'demo/Evil.py' and 'demo/evil.py' differ only in case");
+  EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+}
+
+// pip: ".dist-info directory 'evil-9.9.dist-info' does not start with 'demo'", and METADATA of
+// another version is refused as inconsistent.
+TEST_F(WheelHostileTest, VerifyRefusesADistInfoOfAnotherProjectOrVersion) {
+  for (const std::string dist_info : {"evil-9.9.dist-info", "demo-2.0.dist-info", "demo.dist-info"}) {
+    SCOPED_TRACE(dist_info);
+    const auto verified =
+        verify_wheel(write_wheel(demo_entries(dist_info), "demo-1.0-py3-none-any.whl", dist_info));
+    expect_refused(verified, "its dist-info folder '" + dist_info + "' is not for demo 1.0");
+    EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+  }
+  // Names compare PEP 503-normalised and versions in normal form, as pip compares them.
+  const std::string spelled = "Demo.Pkg-01.0.dist-info";
+  const auto verified =
+      verify_wheel(write_wheel(demo_entries(spelled), "demo_pkg-1.0-py3-none-any.whl", spelled));
+  EXPECT_TRUE(verified) << verified.error().describe();
+}
+
+// pip counts every top-level *.dist-info name, not only those holding WHEEL.
+TEST_F(WheelHostileTest, VerifyAndRepairRefuseASecondDistInfoFolder) {
+  auto entries = demo_entries();
+  entries.push_back({"demo-1.0+cu130.dist-info/METADATA", "Metadata-Version: 2.1\nName: evil\nVersion: 6\n"});
+  const auto wheel = write_wheel(entries);
+  expect_refused(verify_wheel(wheel), "has 2 dist-info folders");
+  EXPECT_FALSE(repair_wheel({wheel, m_dir / "out", std::nullopt, "cu130", std::nullopt}));
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+}
+
+TEST_F(WheelHostileTest, VerifyRefusesAWheelVersionPipDoesNotInstall) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"Wheel-Version: 2.0\nTag: py3-none-any\n", "says Wheel-Version: 2.0"},
+      {"Wheel-Version: x\nTag: py3-none-any\n", "says Wheel-Version: x"},
+      {"Generator: test\nTag: py3-none-any\n", "has no Wheel-Version"}};
+  for (const auto& [wheel, text] : cases) {
+    SCOPED_TRACE(text);
+    const auto verified = verify_wheel(write_wheel(demo_entries("demo-1.0.dist-info", wheel)));
+    expect_refused(verified, text);
+    EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+  }
+  // A newer minor version is installed by pip (with a warning): so it passes here.
+  const auto newer = verify_wheel(write_wheel(demo_entries("demo-1.0.dist-info", "Wheel-Version: 1.9\n")));
+  EXPECT_TRUE(newer) << newer.error().describe();
+}
+
+// A WHEEL, RECORD or METADATA above 64 MiB is refused before it is inflated into memory.
+TEST_F(WheelHostileTest, MetadataFilesAboveTheLimitAreRefusedNamingTheirSize) {
+  const auto wheel = write_wheel(demo_entries());
+  python(
+      "import zipfile, sys\n"
+      "with zipfile.ZipFile(sys.argv[1], 'a') as z:\n"
+      "  with z.open('demo-1.0.dist-info/entry_points.txt', 'w', force_zip64=True) as f:\n"
+      "    for _ in range(65): f.write(bytes(1 << 20))\n",
+      wheel);
+  // Renamed in place: the same zeros are now WHEEL, METADATA and RECORD in turn.
+  for (const std::string leaf : {"WHEEL", "RECORD", "METADATA"}) {
+    SCOPED_TRACE(leaf);
+    const auto copy = m_dir / leaf / "demo-1.0-py3-none-any.whl";
+    fs::create_directories(copy.parent_path());
+    python(
+        "import zipfile, sys\n"
+        "src = zipfile.ZipFile(sys.argv[1].replace('/" +
+            leaf +
+            "/', '/'))\n"
+            "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as out:\n"
+            "  for info in src.infolist():\n"
+            "    if info.filename.endswith('/" +
+            leaf +
+            "'): continue\n"
+            "    name = info.filename.replace('entry_points.txt', '" +
+            leaf +
+            "')\n"
+            "    with src.open(info) as f, out.open(name, 'w', force_zip64=True) as g:\n"
+            "      while chunk := f.read(1 << 20): g.write(chunk)\n",
+        copy);
+    const std::string text =
+        "'demo-1.0.dist-info/" + leaf + "' declares 68157440 bytes, more than the 64 MiB";
+    if (leaf == "METADATA") {
+      const auto metadata = read_wheel_metadata(copy, RecordCheck::skip);
+      ASSERT_FALSE(metadata);
+      EXPECT_NE(metadata.error().describe().find("member '" + text.substr(1)), std::string::npos)
+          << metadata.error().describe();
+    } else {
+      expect_refused(verify_wheel(copy), text);
+    }
+  }
+}
+
+// Diff reads an entry whole only when its compressed bytes justify the memory; a bomb is compared
+// by streamed sha256 instead (it used to inflate both sides whole: 2 GiB each).
+TEST_F(WheelHostileTest, DiffComparesAZipBombByStreamedDigest) {
+  const auto a = write_wheel(demo_entries(), "a.whl");
+  const auto b = write_wheel(demo_entries(), "b.whl");
+  for (const auto& [path, fill] : {std::pair{a, 0}, std::pair{b, 1}}) {
+    python(
+        "import zipfile, sys\n"
+        "with zipfile.ZipFile(sys.argv[1], 'a', zipfile.ZIP_DEFLATED) as z:\n"
+        "  with z.open('demo/zeros.bin', 'w', force_zip64=True) as f:\n"
+        "    for _ in range(96): f.write(bytes(1 << 20))\n"
+        "    f.write(b'" +
+            std::to_string(fill) + "')\n",
+        path);
+  }
+  const auto diff = diff_wheels(a, b);
+  ASSERT_TRUE(diff) << diff.error().describe();
+  const auto found = std::find_if(diff->entries.begin(), diff->entries.end(),
+                                  [](const EntryDiff& entry) { return entry.name == "demo/zeros.bin"; });
+  ASSERT_NE(found, diff->entries.end());
+  EXPECT_TRUE(found->content_changed);
+  EXPECT_EQ(found->sha256_before.size(), 64u);
+  ASSERT_EQ(found->lines.size(), 1u);
+  EXPECT_NE(found->lines[0].find("compared by sha256 only"), std::string::npos) << found->lines[0];
+}
+
+// PEP 427 allows any hashlib algorithm at least as strong as sha256; pip accepts sha384 and
+// sha512 and refuses md5 and sha1. The digests here are Python's hashlib's.
+TEST_F(WheelHostileTest, RecordHashesInSha384AndSha512AreAcceptedAndMd5AndSha1Refused) {
+  for (const std::string algorithm : {"sha384", "sha512", "md5", "sha1"}) {
+    SCOPED_TRACE(algorithm);
+    const auto wheel = m_dir / algorithm / "demo-1.0-py3-none-any.whl";
+    fs::create_directories(wheel.parent_path());
+    python(
+        "import base64, hashlib, sys, zipfile\n"
+        "files = {'demo/__init__.py': b'X = 1\\n' * 1000,\n"
+        "  'demo-1.0.dist-info/METADATA': b'Metadata-Version: 2.1\\nName: demo\\nVersion: 1.0\\n',\n"
+        "  'demo-1.0.dist-info/WHEEL': b'Wheel-Version: 1.0\\nTag: py3-none-any\\n'}\n"
+        "h = lambda b: base64.urlsafe_b64encode(hashlib.new('" +
+            algorithm +
+            "', b).digest()).rstrip(b'=').decode()\n"
+            "rec = ''.join(f'{p}," +
+            algorithm +
+            "={h(b)},{len(b)}\\n' for p, b in files.items()) + 'demo-1.0.dist-info/RECORD,,\\n'\n"
+            "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n"
+            "  for p, b in files.items(): z.writestr(p, b)\n"
+            "  z.writestr('demo-1.0.dist-info/RECORD', rec)\n",
+        wheel);
+    const auto verified = verify_wheel(wheel);
+    const auto metadata = read_wheel_metadata(wheel, RecordCheck::check);
+    if (algorithm == "sha384" || algorithm == "sha512") {
+      ASSERT_TRUE(verified) << verified.error().describe();
+      EXPECT_EQ(verified->hashed, 3u);
+      EXPECT_TRUE(metadata) << metadata.error().describe();
+      const auto repaired = repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt});
+      ASSERT_TRUE(repaired) << repaired.error().describe();
+      EXPECT_TRUE(verify_wheel(repaired->output));
+      continue;
+    }
+    expect_refused(verified, "uses '" + algorithm + "': a wheel's RECORD needs sha256, sha384 or sha512");
+    EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+    ASSERT_FALSE(metadata);
+    EXPECT_NE(metadata.error().describe().find("uses '" + algorithm + "'"), std::string::npos)
+        << metadata.error().describe();
+  }
+}
+
+}  // namespace
+}  // namespace relforge::packaging
