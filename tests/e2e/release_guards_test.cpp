@@ -30,12 +30,17 @@ std::string guard_bare_git(const TempRepo& temp, const std::string& args) {
       .out;
 }
 
-TEST(ReleaseGuards, APickDecisionWhileAnApplyIsUnfinishedIsRefused) {
-  TempRepo temp;
+// The project with a bare "origin" beside it, and release 2.7 cut (not pushed).
+void guard_cut_with_remote(TempRepo& temp) {
   temp.seed_project();
   temp.make_bare("remote.git");
   temp.git("remote add origin " + shell_quote((temp.root / "remote.git").string()));
   guard_ok(temp, "release cut 2.7");
+}
+
+TEST(ReleaseGuards, APickDecisionWhileAnApplyIsUnfinishedIsRefused) {
+  TempRepo temp;
+  guard_cut_with_remote(temp);
   temp.write("src/fix.txt", "fixed\n");
   const std::string fix = temp.commit_all("Fix a crash");
   temp.write("src/other.txt", "other\n");
@@ -77,10 +82,7 @@ TEST(ReleaseGuards, APickDecisionWhileAnApplyIsUnfinishedIsRefused) {
 
 TEST(ReleaseGuards, PickRequestPushSharesTheLedger) {
   TempRepo temp;
-  temp.seed_project();
-  temp.make_bare("remote.git");
-  temp.git("remote add origin " + shell_quote((temp.root / "remote.git").string()));
-  guard_ok(temp, "release cut 2.7");
+  guard_cut_with_remote(temp);
   temp.write("src/fix.txt", "fixed\n");
   const std::string fix = temp.commit_all("Fix a crash");
   guard_ok(temp, "release pick request " + fix + " --reason regression --push origin");
@@ -128,10 +130,7 @@ TEST(ReleaseGuards, ACutWhoseRefsGitCannotCreateWritesNothing) {
 
 TEST(ReleaseGuards, StatusRemoteNamesARefMissingOnBothSides) {
   TempRepo temp;
-  temp.seed_project();
-  temp.make_bare("remote.git");
-  temp.git("remote add origin " + shell_quote((temp.root / "remote.git").string()));
-  guard_ok(temp, "release cut 2.7");
+  guard_cut_with_remote(temp);
   temp.git("push -q origin main release/2.7");
   temp.git("branch -D orig/release/2.7");
   const std::string text = guard_ok(temp, "release status --remote origin");
