@@ -113,7 +113,7 @@ Result<Context> open_context(const CommonOptions& common) {
 
 Result<release::Ledger> open_ledger(const Context& context, const CommonOptions& common) {
   const fs::path path =
-      common.ledger.empty() ? context.repo.git_dir() / "relforge" / "release.db" : fs::path(common.ledger);
+      common.ledger.empty() ? context.repo.state_dir() / "release.db" : fs::path(common.ledger);
   return release::Ledger::open(context.repo, path);
 }
 

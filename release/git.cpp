@@ -52,8 +52,8 @@ Repository::~Repository() {
 std::filesystem::path Repository::workdir() const {
   return git_repository_workdir(m_repo);
 }
-std::filesystem::path Repository::git_dir() const {
-  return git_repository_path(m_repo);
+std::filesystem::path Repository::state_dir() const {
+  return std::filesystem::path(git_repository_commondir(m_repo)) / "relforge";
 }
 
 Result<std::string> Repository::resolve_commit(std::string_view spec) const {
@@ -119,6 +119,16 @@ std::vector<std::string> Repository::clashing_refs(const std::string& ref) const
   git_reference_iterator_free(iterator);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+bool Repository::checked_out_elsewhere(const std::string& ref) const {
+  git_reference* branch = nullptr;
+  if (!ref.starts_with("refs/heads/") || git_reference_lookup(&branch, m_repo, ref.c_str()) != 0)
+    return false;
+  RefPtr owned(branch);
+  // git_branch_is_checked_out counts this worktree's HEAD too; the move updates that one itself.
+  const auto here = head_branch();
+  return git_branch_is_checked_out(branch) == 1 && (!here || "refs/heads/" + *here != ref);
 }
 
 Result<std::optional<std::string>> Repository::read_file(const std::string& commit,

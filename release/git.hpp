@@ -52,7 +52,9 @@ public:
   ~Repository();
 
   std::filesystem::path workdir() const;
-  std::filesystem::path git_dir() const;
+  // Where relforge keeps its journal, lock and ledger: <common git dir>/relforge, one folder for
+  // the repository and every linked worktree of it.
+  std::filesystem::path state_dir() const;
 
   // Any revision spelling git accepts ("main", "v1.0^{}", a short SHA) → full commit id.
   Result<std::string> resolve_commit(std::string_view spec) const;
@@ -64,6 +66,9 @@ public:
   // Existing refs that stop `ref` from being created, git's folder/file clash: a ref named like a
   // folder above it (refs/heads/release for refs/heads/release/2.7) or refs inside it; sorted.
   std::vector<std::string> clashing_refs(const std::string& ref) const;
+  // Whether branch `ref` ("refs/heads/x") is HEAD of another worktree of this repository (moving
+  // it would leave that work tree and index behind its branch, which git refuses too).
+  bool checked_out_elsewhere(const std::string& ref) const;
 
   Result<std::optional<std::string>> read_file(const std::string& commit, const std::string& path) const;
   // Every regular file (executable or not; no symlinks, no submodules) of a commit's tree, sorted.

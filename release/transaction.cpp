@@ -144,7 +144,7 @@ Result<Plan> plan_from_json(const std::string& text) {
 }
 
 std::filesystem::path journal_path(const Repository& repo) {
-  return repo.git_dir() / "relforge" / "journal.json";
+  return repo.state_dir() / "journal.json";
 }
 
 Result<std::optional<Plan>> read_journal(const Repository& repo) {
@@ -175,9 +175,9 @@ Status require_no_journal(const Repository& repo, const std::string& action) {
 
 Result<platform::FileLock> lock_without_journal(const Repository& repo, const std::string& action) {
   std::error_code error;
-  std::filesystem::create_directories(repo.git_dir() / "relforge", error);
-  if (error) return fail(ErrorCategory::io, "creating " + (repo.git_dir() / "relforge").string());
-  auto lock = platform::FileLock::acquire(repo.git_dir() / "relforge" / "release.lock");
+  std::filesystem::create_directories(repo.state_dir(), error);
+  if (error) return fail(ErrorCategory::io, "creating " + repo.state_dir().string());
+  auto lock = platform::FileLock::acquire(repo.state_dir() / "release.lock");
   if (!lock) return tl::unexpected(lock.error());
   if (auto ok = require_no_journal(repo, action); !ok) return tl::unexpected(ok.error());
   return lock;
@@ -187,10 +187,10 @@ Result<TxOutcome> run_transaction(const Repository& repo, Ledger* ledger, const 
                                   const TxOptions& options, const std::string& push,
                                   const std::function<Result<Plan>(bool write_objects)>& make_plan) {
   std::error_code error;
-  std::filesystem::create_directories(repo.git_dir() / "relforge", error);
-  if (error) return fail(ErrorCategory::io, "creating " + (repo.git_dir() / "relforge").string());
+  std::filesystem::create_directories(repo.state_dir(), error);
+  if (error) return fail(ErrorCategory::io, "creating " + repo.state_dir().string());
   // One release command at a time per repository; refs are compare-and-swap besides.
-  auto lock = platform::FileLock::acquire(repo.git_dir() / "relforge" / "release.lock");
+  auto lock = platform::FileLock::acquire(repo.state_dir() / "release.lock");
   if (!lock) return tl::unexpected(lock.error());
   auto journal = read_journal(repo);
   if (!journal) return tl::unexpected(journal.error());
@@ -233,6 +233,14 @@ Result<TxOutcome> run_transaction(const Repository& repo, Ledger* ledger, const 
     TxOutcome outcome;
     outcome.plan = std::move(*plan);
     return outcome;
+  }
+  for (const auto& update : plan->refs) {
+    if (update.old_sha.empty() || !repo.checked_out_elsewhere(update.ref)) continue;
+    return fail(ErrorCategory::conflict,
+                update.ref +
+                    " is checked out in another worktree of this repository (see 'git worktree "
+                    "list'): moving it would leave that work tree behind its branch; run the "
+                    "command there, or check out another branch there first; nothing was changed");
   }
   if (auto ok = write_journal(repo, *plan); !ok) return tl::unexpected(ok.error());
   reached(options, "journal-written");

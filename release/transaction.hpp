@@ -61,7 +61,8 @@ struct TxOutcome {
   bool aborted = false;   // --abort restored the recorded old values
 };
 
-// <git dir>/relforge/journal.json: present only while a command is unfinished.
+// <common git dir>/relforge/journal.json (shared by linked worktrees): present only while a command
+// is unfinished.
 std::filesystem::path journal_path(const Repository& repo);
 Result<std::optional<Plan>> read_journal(const Repository& repo);
 
@@ -75,7 +76,7 @@ Result<TxOutcome> run_transaction(const Repository& repo, Ledger* ledger, const 
                                   const std::function<Result<Plan>(bool write_objects)>& make_plan);
 
 // For a command outside a transaction that writes ledger entries (a pick's request or decision):
-// takes <git dir>/relforge/release.lock and refuses (conflict) while a journal exists, naming the
+// takes <common git dir>/relforge/release.lock and refuses (conflict) while a journal exists, naming the
 // unfinished command (finishing or aborting it writes the ledger entries it recorded).
 Result<platform::FileLock> lock_without_journal(const Repository& repo, const std::string& action);
 // The same refusal without the lock (for a check before other work, such as a ledger sync).

@@ -150,4 +150,36 @@ TEST(ReleaseGuards, StatusRemoteNamesARefMissingOnBothSides) {
   EXPECT_TRUE(found) << json.dump();
 }
 
+// A linked worktree shares the repository's journal and lock (an interrupted command is unfinished
+// in every worktree), and no command moves a branch that another worktree has checked out.
+TEST(ReleaseGuards, LinkedWorktreesShareTheJournalAndKeepTheirBranches) {
+  TempRepo temp;
+  temp.seed_project();
+  const auto tree = temp.root / "linked";
+  temp.git("worktree add -q " + shell_quote(tree.string()) + " -b side");
+  const auto in_tree = [&](const std::string& args) {
+    return relforge::test::run_shell("env -u GITHUB_REF -u GITHUB_BASE_REF " +
+                                     shell_quote(relforge::test::relforge_binary()) + " " + args +
+                                     " --repo " + shell_quote(tree.string()));
+  };
+  const std::string before = temp.git("show-ref");
+  const RunResult moved = in_tree("release cut 2.7");
+  EXPECT_EQ(moved.exit_code, 5) << moved.err;
+  EXPECT_NE(moved.err.find("refs/heads/main is checked out in another worktree"), std::string::npos)
+      << moved.err;
+  EXPECT_EQ(temp.git("show-ref"), before);
+  EXPECT_EQ(temp.git("status --porcelain"), "");
+
+  const RunResult unpushed =
+      relforge_in(temp, "release cut 2.7 --push " + shell_quote((temp.root / "nowhere.git").string()));
+  EXPECT_NE(unpushed.exit_code, 0) << unpushed.err;
+  const RunResult elsewhere = in_tree("release rc");
+  EXPECT_EQ(elsewhere.exit_code, 5) << elsewhere.err;
+  EXPECT_NE(elsewhere.err.find("'relforge release cut 2.7' is unfinished"), std::string::npos)
+      << elsewhere.err;
+  const RunResult aborted = in_tree("release cut 2.7 --abort");
+  EXPECT_EQ(aborted.exit_code, 0) << aborted.err;
+  EXPECT_EQ(temp.git("show-ref"), before);
+}
+
 }  // namespace
