@@ -20,15 +20,17 @@ struct ZipClose {
 };
 using ZipPtr = std::unique_ptr<zip_t, ZipClose>;
 
-// Reads `index` through `sink` in chunks; integrity error naming the member when unreadable.
+// Reads `index` through `sink` in chunks until the end or until `sink` returns false; integrity
+// error naming the member when unreadable.
 Status stream_member(zip_t* archive, zip_uint64_t index, const std::string& name, const std::string& where,
-                     const std::function<void(std::string_view)>& sink) {
+                     const std::function<bool(std::string_view)>& sink) {
   std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(archive, index, 0), &zip_fclose);
   if (!file) return fail(ErrorCategory::integrity, where + ": cannot open member " + name);
   char buffer[65536];
   zip_int64_t got = 0;
-  while ((got = zip_fread(file.get(), buffer, sizeof buffer)) > 0)
-    sink(std::string_view(buffer, static_cast<std::size_t>(got)));
+  while ((got = zip_fread(file.get(), buffer, sizeof buffer)) > 0) {
+    if (!sink(std::string_view(buffer, static_cast<std::size_t>(got)))) return {};
+  }
   if (got < 0) return fail(ErrorCategory::integrity, where + ": cannot read member " + name);
   return {};
 }
@@ -52,8 +54,9 @@ Result<std::string> read_member(zip_t* archive, zip_uint64_t index, const std::s
   std::string out;
   bool over = false;
   auto status = stream_member(archive, index, name, where, [&](std::string_view chunk) {
-    over = over || out.size() + chunk.size() > k_max_whole_entry;
+    over = out.size() + chunk.size() > k_max_whole_entry;
     if (!over) out.append(chunk);
+    return !over;  // a member that lied about its size is not inflated further
   });
   if (!status) return tl::unexpected(status.error());
   if (over) return too_large();
@@ -72,6 +75,7 @@ Result<std::pair<std::string, std::uint64_t>> hash_member(zip_t* archive, zip_ui
   auto status = stream_member(archive, index, name, where, [&](std::string_view chunk) {
     hasher.update(chunk);
     size += chunk.size();
+    return true;
   });
   if (!status) return tl::unexpected(status.error());
   return std::make_pair(hasher.finish(), size);
