@@ -51,7 +51,7 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
   if (!name) return tl::unexpected(name.error());
   // What `wheel verify` refuses is never published: one rule for paths, duplicates and RECORD.
   if (auto verified = packaging::verify_wheel(file); !verified) return tl::unexpected(verified.error());
-  auto metadata = packaging::read_wheel_metadata(file, packaging::RecordCheck::skip);
+  auto metadata = packaging::read_wheel_metadata(file);
   if (!metadata) return tl::unexpected(metadata.error());
   auto meta_version = packaging::parse_version(metadata->version);
   if (packaging::normalize_project_name(metadata->name) != name->normalized_name() || !meta_version ||

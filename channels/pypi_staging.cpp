@@ -23,7 +23,7 @@ fs::path temp_dir(const fs::path& dir) {
 // The copy must read back as the public version it is named for, with a RECORD that matches.
 Status check_copy(const fs::path& copy, const std::string& expected_version) {
   if (auto verified = packaging::verify_wheel(copy); !verified) return tl::unexpected(verified.error());
-  auto metadata = packaging::read_wheel_metadata(copy, packaging::RecordCheck::skip);
+  auto metadata = packaging::read_wheel_metadata(copy);
   if (!metadata) return tl::unexpected(metadata.error());
   auto version = packaging::parse_version(metadata->version);
   if (!version || version->to_string() != expected_version) {

@@ -1,16 +1,13 @@
 #include "packaging/wheel_metadata.hpp"
 
 #include <functional>
-#include <map>
 #include <memory>
-#include <set>
 #include <sstream>
 
 #include <zip.h>
 
 #include "core/text.hpp"
 #include "packaging/wheel_archive.hpp"
-#include "packaging/wheel_record.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -35,7 +32,7 @@ Status stream_member(zip_t* archive, zip_uint64_t index, const std::string& name
   return {};
 }
 
-// METADATA and RECORD are read whole, so no more than ZipReader::read holds: the size a member
+// METADATA is read whole, so no more than ZipReader::read holds: the size a member
 // declares is checked first, and the bytes it inflates to as they come.
 Result<std::string> read_member(zip_t* archive, zip_uint64_t index, const std::string& where) {
   zip_stat_t stat;
@@ -63,24 +60,6 @@ Result<std::string> read_member(zip_t* archive, zip_uint64_t index, const std::s
   return out;
 }
 
-// The member hashed as its RECORD line says (`listed_hash` names the algorithm), and its size.
-Result<std::pair<std::string, std::uint64_t>> hash_member(zip_t* archive, zip_uint64_t index,
-                                                          const std::string& name,
-                                                          const std::string& listed_hash,
-                                                          const std::string& where) {
-  auto algorithm = record_algorithm(listed_hash);
-  if (!algorithm) return tl::unexpected(algorithm.error().with_context(where + ": " + name));
-  RecordHasher hasher(*algorithm);
-  std::uint64_t size = 0;
-  auto status = stream_member(archive, index, name, where, [&](std::string_view chunk) {
-    hasher.update(chunk);
-    size += chunk.size();
-    return true;
-  });
-  if (!status) return tl::unexpected(status.error());
-  return std::make_pair(hasher.finish(), size);
-}
-
 std::string header_value(const std::string& metadata, std::string_view field) {
   std::istringstream lines(metadata);
   std::string line;
@@ -94,60 +73,9 @@ std::string header_value(const std::string& metadata, std::string_view field) {
   return {};
 }
 
-Status check_record(zip_t* archive, const std::string& dist_info, const std::string& where) {
-  const std::string record_name = dist_info + "/RECORD";
-  const zip_int64_t record_index = zip_name_locate(archive, record_name.c_str(), 0);
-  if (record_index < 0) return fail(ErrorCategory::integrity, where + ": no " + record_name);
-  auto record = read_member(archive, static_cast<zip_uint64_t>(record_index), where);
-  if (!record) return tl::unexpected(record.error());
-  std::map<std::string, std::pair<std::string, std::string>> listed;  // path -> (hash, size)
-  std::istringstream lines(*record);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    // Paths with commas are quoted CSV; the last two fields never contain commas.
-    const auto last = line.rfind(',');
-    const auto middle = last == std::string::npos ? std::string::npos : line.rfind(',', last - 1);
-    if (middle == std::string::npos)
-      return fail(ErrorCategory::integrity, where + ": bad RECORD line '" + line + "'");
-    std::string path = line.substr(0, middle);
-    if (path.size() >= 2 && path.front() == '"' && path.back() == '"') {
-      path = core::replace_all(path.substr(1, path.size() - 2), "\"\"", "\"");
-    }
-    listed[path] = {line.substr(middle + 1, last - middle - 1), line.substr(last + 1)};
-  }
-  const zip_int64_t count = zip_get_num_entries(archive, 0);
-  for (zip_int64_t i = 0; i < count; ++i) {
-    const std::string name = zip_get_name(archive, static_cast<zip_uint64_t>(i), 0);
-    if (name.empty() || name.back() == '/') continue;
-    const auto found = listed.find(name);
-    if (found == listed.end()) {
-      return fail(ErrorCategory::integrity, where + ": " + name + " is not listed in RECORD");
-    }
-    if (name == record_name || name.ends_with(".jws") || name.ends_with(".p7s")) continue;
-    auto hashed = hash_member(archive, static_cast<zip_uint64_t>(i), name, found->second.first, where);
-    if (!hashed) return tl::unexpected(hashed.error());
-    const auto& [expected, size] = *hashed;
-    if (found->second.first != expected || found->second.second != std::to_string(size)) {
-      return fail(ErrorCategory::integrity, where + ": " + name + " does not match its RECORD line (" +
-                                                found->second.first + "," + found->second.second +
-                                                " listed, " + expected + "," + std::to_string(size) +
-                                                " inside)");
-    }
-    listed.erase(found);
-  }
-  listed.erase(record_name);
-  if (!listed.empty()) {
-    return fail(ErrorCategory::integrity,
-                where + ": RECORD lists " + listed.begin()->first + ", which is not in the archive");
-  }
-  return {};
-}
-
 }  // namespace
 
-Result<WheelMetadata> read_wheel_metadata(const std::filesystem::path& wheel, RecordCheck record) {
+Result<WheelMetadata> read_wheel_metadata(const std::filesystem::path& wheel) {
   const std::string where = "wheel " + wheel.string();
   int error_code = 0;
   ZipPtr archive(zip_open(wheel.c_str(), ZIP_RDONLY, &error_code));
@@ -177,10 +105,6 @@ Result<WheelMetadata> read_wheel_metadata(const std::filesystem::path& wheel, Re
   out.requires_python = header_value(out.metadata, "Requires-Python");
   if (out.name.empty() || out.version.empty()) {
     return fail(ErrorCategory::integrity, where + ": METADATA lacks Name or Version");
-  }
-  if (record == RecordCheck::check) {
-    if (auto status = check_record(archive.get(), out.dist_info, where); !status)
-      return tl::unexpected(status.error());
   }
   return out;
 }

@@ -1,7 +1,7 @@
 #pragma once
-// Reads a wheel's core metadata (the .dist-info/METADATA bytes, served as PEP 658 `.metadata`)
-// and checks its RECORD: every listed file's hash (sha256/384/512, streamed) and size, and no
-// unlisted files. METADATA and RECORD are read whole only up to k_max_whole_entry (64 MiB).
+// Reads a wheel's core metadata (the .dist-info/METADATA bytes, served as PEP 658 `.metadata`),
+// whole only up to k_max_whole_entry (64 MiB). It checks nothing else: RECORD, names and structure
+// are verify_wheel's (packaging/wheel_repair.hpp), which every caller runs first.
 #include <filesystem>
 #include <string>
 
@@ -17,11 +17,7 @@ struct WheelMetadata {
   std::string requires_python;  // Requires-Python: (empty when absent)
 };
 
-enum class RecordCheck { check, skip };
-
-// invalid_input/integrity errors name the wheel and what is wrong (missing METADATA, bad RECORD line,
-// hash mismatch of a member).
-Result<WheelMetadata> read_wheel_metadata(const std::filesystem::path& wheel,
-                                          RecordCheck record = RecordCheck::check);
+// integrity errors name the wheel and what is wrong (no METADATA or two, no Name or Version, too large).
+Result<WheelMetadata> read_wheel_metadata(const std::filesystem::path& wheel);
 
 }  // namespace relforge::packaging

@@ -173,11 +173,20 @@ Status require_no_journal(const Repository& repo, const std::string& action) {
                   "): finish it first (run it again) or undo it (run it again with --abort), then retry");
 }
 
-Result<platform::FileLock> lock_without_journal(const Repository& repo, const std::string& action) {
+namespace {
+
+// One release command at a time per repository (and its worktrees); refs are compare-and-swap besides.
+Result<platform::FileLock> release_lock(const Repository& repo) {
   std::error_code error;
   std::filesystem::create_directories(repo.state_dir(), error);
   if (error) return fail(ErrorCategory::io, "creating " + repo.state_dir().string());
-  auto lock = platform::FileLock::acquire(repo.state_dir() / "release.lock");
+  return platform::FileLock::acquire(repo.state_dir() / "release.lock");
+}
+
+}  // namespace
+
+Result<platform::FileLock> lock_without_journal(const Repository& repo, const std::string& action) {
+  auto lock = release_lock(repo);
   if (!lock) return tl::unexpected(lock.error());
   if (auto ok = require_no_journal(repo, action); !ok) return tl::unexpected(ok.error());
   return lock;
@@ -186,11 +195,7 @@ Result<platform::FileLock> lock_without_journal(const Repository& repo, const st
 Result<TxOutcome> run_transaction(const Repository& repo, Ledger* ledger, const std::string& command,
                                   const TxOptions& options, const std::string& push,
                                   const std::function<Result<Plan>(bool write_objects)>& make_plan) {
-  std::error_code error;
-  std::filesystem::create_directories(repo.state_dir(), error);
-  if (error) return fail(ErrorCategory::io, "creating " + repo.state_dir().string());
-  // One release command at a time per repository; refs are compare-and-swap besides.
-  auto lock = platform::FileLock::acquire(repo.state_dir() / "release.lock");
+  auto lock = release_lock(repo);
   if (!lock) return tl::unexpected(lock.error());
   auto journal = read_journal(repo);
   if (!journal) return tl::unexpected(journal.error());

@@ -247,7 +247,7 @@ TEST_F(WheelHostileTest, MetadataFilesAboveTheLimitAreRefusedNamingTheirSize) {
     const std::string text =
         "'demo-1.0.dist-info/" + leaf + "' declares 68157440 bytes, more than the 64 MiB";
     if (leaf == "METADATA") {
-      const auto metadata = read_wheel_metadata(copy, RecordCheck::skip);
+      const auto metadata = read_wheel_metadata(copy);
       ASSERT_FALSE(metadata);
       EXPECT_NE(metadata.error().describe().find("member '" + text.substr(1)), std::string::npos)
           << metadata.error().describe();
@@ -306,11 +306,9 @@ TEST_F(WheelHostileTest, RecordHashesInSha384AndSha512AreAcceptedAndMd5AndSha1Re
             "  z.writestr('demo-1.0.dist-info/RECORD', rec)\n",
         wheel);
     const auto verified = verify_wheel(wheel);
-    const auto metadata = read_wheel_metadata(wheel, RecordCheck::check);
     if (algorithm == "sha384" || algorithm == "sha512") {
       ASSERT_TRUE(verified) << verified.error().describe();
       EXPECT_EQ(verified->hashed, 3u);
-      EXPECT_TRUE(metadata) << metadata.error().describe();
       const auto repaired = repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt});
       ASSERT_TRUE(repaired) << repaired.error().describe();
       EXPECT_TRUE(verify_wheel(repaired->output));
@@ -318,9 +316,6 @@ TEST_F(WheelHostileTest, RecordHashesInSha384AndSha512AreAcceptedAndMd5AndSha1Re
     }
     expect_refused(verified, "uses '" + algorithm + "': a wheel's RECORD needs sha256, sha384 or sha512");
     EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
-    ASSERT_FALSE(metadata);
-    EXPECT_NE(metadata.error().describe().find("uses '" + algorithm + "'"), std::string::npos)
-        << metadata.error().describe();
   }
 }
 
