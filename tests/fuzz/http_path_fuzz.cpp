@@ -1,4 +1,5 @@
-// libFuzzer target: any bytes as a request target (then as a Range header and a request head). Whatever
+// libFuzzer target: any bytes as a request target (then as a Range header, a request head and a
+// chunked body: the decoder must give the same answer however the bytes arrive). Whatever
 // decode_url_path accepts must name a place below the root: no absolute path, no "." or "..", no separator,
 // NUL or control byte in a segment, and joining the segments onto a root never normalises to outside it.
 #include <cstddef>
@@ -8,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "platform/http_chunked.hpp"
 #include "platform/http_head.hpp"
 #include "platform/http_range.hpp"
 #include "platform/url_path.hpp"
@@ -64,5 +66,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else if (head.scan == relforge::platform::HeadScan::incomplete) {
     check(size <= limits.max_head_bytes);
   }
+  // And as a chunked body, fed whole and in two pieces split where the input says: the same answer,
+  // a body within its limit, and nothing consumed past the end of the body.
+  relforge::platform::ChunkedDecoder whole(256, 64);
+  const std::size_t took = whole.feed(target);
+  check(took <= size && whole.body().size() <= 256);
+  if (whole.scan() == relforge::platform::ChunkedScan::incomplete) check(took == size);
+  const std::size_t cut = size == 0 ? 0 : data[size - 1] % (size + 1);
+  relforge::platform::ChunkedDecoder split(256, 64);
+  std::size_t split_took = split.feed(target.substr(0, cut));
+  if (split.scan() == relforge::platform::ChunkedScan::incomplete)
+    split_took += split.feed(target.substr(cut));
+  check(split.scan() == whole.scan() && split.body() == whole.body() && split.status() == whole.status());
+  if (whole.scan() == relforge::platform::ChunkedScan::complete) check(split_took == took);
   return 0;
 }

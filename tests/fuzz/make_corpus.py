@@ -254,6 +254,10 @@ def request_paths():
                    "/a%00b", "/%c0%ae%c0%ae/x", "/./a", "/a/../b", "/.relforge.lock", "/a/.hidden",
                    "http://host/x", "*", "/caf%C3%A9/", "/a?b=%zz#frag"]:
         put("http_path", target)
+    # Chunked bodies, well formed and in the shapes a smuggler sends (the same target reads them).
+    for body in ["5\r\nhello\r\n0\r\n\r\n", "1;ext=\"v\"\r\nx\r\n0\r\nX-T: 1\r\n\r\n",
+                 "38zz\r\n", "0x3\r\nabc\r\n0\r\n\r\n", "3\r\nabcjunk\r\n0\r\n\r\n", "3\nabc\r\n0\r\n\r\n"]:
+        put("http_path", body)
 
 
 def sidecars():
@@ -332,7 +336,8 @@ def main():
                 shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
                 {"pe": pes, "macho": machos, "sidecar": lambda _: sidecars(),
                  "listing_cache": lambda _: listings(), "upstream_listing": lambda _: listings(),
-                 "pyenv_shim": lambda _: pyenv_files(), "triage_log": lambda _: triage_logs()}[target](work)
+                 "pyenv_shim": lambda _: pyenv_files(), "triage_log": lambda _: triage_logs(),
+                 "http_path": lambda _: request_paths()}[target](work)
         return
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
