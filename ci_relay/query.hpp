@@ -18,7 +18,8 @@ namespace relforge::ci_relay {
 // What triage said about a failed job: the winning rule and the line it matched.
 struct JobClassification {
   std::string rule;  // empty: the log was classified but no rule matched
-  std::string category, line;
+  std::string category;
+  std::string line;  // valid UTF-8: each ill-formed byte of the stored log line reads as U+FFFD
   std::int64_t line_num = 0;
   std::vector<std::string> captures;
   bool flaky = false;

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ci_relay/dashboard_page.hpp"
 #include "ci_relay/hmac.hpp"
 #include "ci_relay/pr_comment.hpp"
 #include "ci_relay/query.hpp"
@@ -119,6 +120,69 @@ TEST_F(ReplayedScenario, PullRequestCommentSplitsBrokenTrunkFlakyAndNew) {
   auto missing = pr_report(relay->db(), 7);
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
+}
+
+// What nlohmann's strict dump accepts: well-formed UTF-8.
+bool is_utf8(const std::string& text) {
+  try {
+    (void)nlohmann::json(text).dump();
+    return true;
+  } catch (const nlohmann::json::type_error&) {
+    return false;
+  }
+}
+
+constexpr std::string_view k_fffd = "\xEF\xBF\xBD";
+
+// A log is bytes: a stray byte, a lead byte without its continuation, an overlong form, a UTF-16
+// surrogate and a sequence cut at the end of the line each read as U+FFFD, in every view.
+TEST_F(ReplayedScenario, IllFormedUtf8InAStoredLogLineReadsAsReplacementCharacters) {
+  const std::string stored = "x.cpp:1:2: error: a\xFF b\xC3\x28 c\xC0\xAF d\xED\xA0\x80 e\xE2\x82";
+  const std::string r(k_fffd);
+  const std::string shown =
+      "x.cpp:1:2: error: a" + r + " b" + r + "( c" + r + r + " d" + r + r + r + " e" + r + r;
+  auto update = relay->db().prepare("UPDATE jobs SET classification_line = ? WHERE classification <> ''");
+  ASSERT_TRUE(update);
+  ASSERT_TRUE(update->bind(1, stored).run());
+
+  auto failed = list_jobs(relay->db(), {"v/accel", sha_of(12), FailedOnly::yes, 10});
+  ASSERT_TRUE(failed) << failed.error().describe();
+  ASSERT_EQ(failed->size(), 1U);
+  ASSERT_TRUE(failed->front().classification.has_value());
+  EXPECT_EQ(failed->front().classification->line, shown);
+  const std::string jobs_json = to_json(failed->front()).dump();
+  EXPECT_NE(jobs_json.find(r + " b" + r + "( c"), std::string::npos) << jobs_json;
+
+  auto open = list_breakages(relay->db(), {OpenOnly::yes, ""});
+  ASSERT_TRUE(open);
+  ASSERT_EQ(open->size(), 1U);
+  auto breakage = show_breakage(relay->db(), open->front().id);
+  ASSERT_TRUE(breakage);
+  ASSERT_TRUE(breakage->classification.has_value());
+  EXPECT_EQ(breakage->classification->line, shown);
+  EXPECT_NO_THROW((void)to_json(*breakage).dump());
+  auto grid = build_grid(relay->db(), relay->config(), "v/vision", 50);
+  ASSERT_TRUE(grid);
+  EXPECT_EQ(grid->rows[30 - 8].classifications.at(0).line, shown);
+  EXPECT_NO_THROW((void)to_json(*grid).dump());
+
+  auto page = dashboard_html(relay->db(), relay->config(), k_t0 + 40 * 600);
+  ASSERT_TRUE(page);
+  auto view = build_dashboard(relay->db(), relay->config(), {}, k_t0 + 40 * 600);
+  ASSERT_TRUE(view) << view.error().describe();
+  const nlohmann::json document = dashboard_document(*view, relay->config());
+  for (const std::string& html :
+       {*page, render_dashboard(*view, relay->config(), DashboardMode::live),
+        document["html"]["breakages"].get<std::string>(), document["html"]["grid"].get<std::string>()}) {
+    EXPECT_TRUE(is_utf8(html));
+    EXPECT_NE(html.find("error: a" + r + " b" + r + "( c"), std::string::npos);
+  }
+  EXPECT_NO_THROW((void)document.dump());
+
+  auto report = pr_report(relay->db(), 42, &relay->config());
+  ASSERT_TRUE(report) << report.error().describe();
+  EXPECT_TRUE(is_utf8(report->markdown));
+  EXPECT_NE(report->markdown.find(r + " e" + r + r), std::string::npos) << report->markdown;
 }
 
 // A loopback stand-in for GitHub's job-log endpoint: 302 to a pre-signed blob URL, like GitHub.

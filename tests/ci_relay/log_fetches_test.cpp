@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ci_relay/query.hpp"
 #include "parts_test_support.hpp"
 
 namespace relforge::ci_relay {
@@ -46,6 +47,22 @@ TEST_F(LogFetchesTest, AFetchedLogIsClassifiedAndTheFetchEnds) {
       logs.record(request, {200, "step 1\nKilled\nProcess completed with exit code 137\n", ""}, k_t0));
   EXPECT_EQ(count(store->db(), "SELECT COUNT(*) FROM jobs WHERE classification IS NOT NULL"), 1);
   EXPECT_TRUE(logs.due(k_t0 + 100000, 10).value().empty());
+}
+
+// The matched line is stored as the log's bytes and read back as valid UTF-8.
+TEST_F(LogFetchesTest, AFetchedLineThatIsNotUtf8IsReadWithReplacementCharacters) {
+  const auto request = only_due(k_t0);
+  const std::string line = "x.cpp:1:2: error: a\xFF b\xC3\x28 c\xC0\xAF d\xED\xA0\x80 e\xE2\x82";
+  ASSERT_TRUE(logs.record(request, {200, "step 1\n" + line + "\r\nmore\n", ""}, k_t0));
+  auto jobs = list_jobs(store->db(), {"v/vision", "", FailedOnly::yes, 10});
+  ASSERT_TRUE(jobs) << jobs.error().describe();
+  ASSERT_EQ(jobs->size(), 1U);
+  ASSERT_TRUE(jobs->front().classification.has_value());
+  EXPECT_EQ(jobs->front().classification->rule, "compile_error");
+  const std::string r = "\xEF\xBF\xBD";
+  EXPECT_EQ(jobs->front().classification->line,
+            "x.cpp:1:2: error: a" + r + " b" + r + "( c" + r + r + " d" + r + r + r + " e" + r + r);
+  EXPECT_NO_THROW((void)to_json(jobs->front()).dump());
 }
 
 TEST_F(LogFetchesTest, AServerErrorIsRetriedLaterAndAnExpiredLogGivesUp) {
