@@ -341,7 +341,7 @@ HttpResponse RelayService::pr_comment(const HttpRequest& request) {
 
 void RelayService::install(platform::HttpServer& server) {
   server.set_max_body_bytes(m_config.max_body_bytes);
-  // Each keep-alive connection holds a thread; more threads mean more deliveries per group commit.
+  // A webhook holds its thread until its group commit is durable: more threads, more deliveries per commit.
   server.set_threads(k_server_threads);
   server.route("POST", "/webhook", [this](const HttpRequest& r) { return webhook(r); });
   server.route("POST", "/api/results", [this](const HttpRequest& r) { return results(r); });

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace relforge::platform {
 
@@ -20,6 +21,7 @@ public:
 
   ChunkedScan scan() const { return m_scan; }
   const std::string& body() const { return m_body; }
+  std::string take_body() { return std::move(m_body); }
   int status() const { return m_status; }  // rejected: 400 or 413
   const std::string& message() const { return m_message; }
 

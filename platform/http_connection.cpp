@@ -1,7 +1,5 @@
 #include "platform/http_connection.hpp"
 
-#include "platform/http_chunked.hpp"
-
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -64,8 +62,9 @@ void describe_address(const sockaddr_storage& address, socklen_t length, std::st
 // progress (SO_SNDTIMEO), so no client holds the thread longer than the limits say.
 class ConnectionStream final : public httplib::Stream {
 public:
-  ConnectionStream(int fd, int wake_fd, const HttpLimits& limits)
-      : m_fd(fd), m_wake(wake_fd), m_limits(limits) {}
+  // `received`: bytes the gate already read, served before the socket's.
+  ConnectionStream(int fd, int wake_fd, const HttpLimits& limits, std::string received)
+      : m_fd(fd), m_wake(wake_fd), m_limits(limits), m_buffer(std::move(received)) {}
 
   bool is_readable() const override {
     return m_offset < m_buffer.size() || wait_for(m_fd, POLLIN, m_wake, Clock::now()) == Wait::ready;
@@ -130,25 +129,15 @@ public:
   socket_t socket() const override { return m_fd; }
 
   std::string_view buffered() const { return std::string_view(m_buffer).substr(m_offset); }
-  // Receives more bytes into the buffer; false on end of stream, deadline or stop.
-  bool fill(Clock::time_point deadline, Wait* why = nullptr) {
-    const Wait waited = flush() ? wait_for(m_fd, POLLIN, m_wake, deadline) : Wait::stop;
-    if (why != nullptr) *why = waited;
-    if (waited != Wait::ready) return false;
-    char chunk[16384];
-    ssize_t n = 0;
-    do {
-      n = ::recv(m_fd, chunk, sizeof chunk, 0);
-    } while (n < 0 && errno == EINTR);
-    if (n <= 0) return false;
-    if (m_offset > 0 && m_offset == m_buffer.size()) {
-      m_buffer.clear();
-      m_offset = 0;
-    }
-    m_buffer.append(chunk, static_cast<std::size_t>(n));
-    return true;
-  }
   void consume(std::size_t count) { m_offset += count; }
+  // What was received and not consumed, for the gate to keep.
+  std::string take_buffer() {
+    m_buffer.erase(0, m_offset);
+    m_offset = 0;
+    return std::move(m_buffer);
+  }
+  // An answer written whole, now; false when the client is gone or stopped reading.
+  bool send_now(const std::string& text) { return flush() && send_all(text.data(), text.size()); }
   // Replaces the first `count` buffered bytes (the head as received) with `text`.
   void replace_front(std::size_t count, const std::string& text) {
     m_buffer = text + std::string(buffered().substr(count));
@@ -197,49 +186,6 @@ private:
   std::size_t m_line_run = 0;
 };
 
-void write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-void answer(int fd, const std::string& method, int status, const std::string& message,
-            const std::string& allow, bool close) {
-  const std::string body = message + "\n";
-  std::string text = "HTTP/1.1 " + std::to_string(status) + " " + status_text(status) + "\r\n";
-  text += "Content-Type: text/plain; charset=utf-8\r\n";
-  text += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  if (!allow.empty()) text += "Allow: " + allow + "\r\n";
-  if (close) text += "Connection: close\r\n";
-  text += "\r\n";
-  if (method != "HEAD") text += body;
-  write_all(fd, text);
-}
-
-// Closing a socket with unread input makes the kernel send RST, and the client may lose the
-// answer we just wrote; so stop writing, then read and drop what is in flight for a moment.
-void close_lingering(int fd, int wake_fd) {
-  ::shutdown(fd, SHUT_WR);
-  const auto deadline = Clock::now() + std::chrono::seconds(2);
-  std::size_t drained = 0;
-  char chunk[16384];
-  // Until the client goes quiet for a moment (then nothing unread is left to cause a reset), at
-  // most 2 s and 64 MiB.
-  const auto quiet = [&deadline] {
-    return std::min(deadline, Clock::now() + std::chrono::milliseconds(250));
-  };
-  while (drained < (std::size_t{64} << 20) && wait_for(fd, POLLIN, wake_fd, quiet()) == Wait::ready) {
-    const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    drained += static_cast<std::size_t>(n);
-  }
-}
-
 // RFC 9112 §9.3: HTTP/1.1 stays open unless "close"; HTTP/1.0 closes unless "keep-alive".
 bool client_closes(const RequestHead& head) {
   std::string connection = head.field("connection").value_or("");
@@ -248,48 +194,16 @@ bool client_closes(const RequestHead& head) {
   return head.version == "HTTP/1.0" && connection.find("keep-alive") == std::string::npos;
 }
 
-// The head httplib parses: without Range, and a chunked body (decoded here) framed by its length.
-std::string rebuild_head(const RequestHead& head, std::optional<std::size_t> decoded_length) {
+// The head httplib parses: without Range (ours to judge) and Expect (the gate answered it), its
+// body framed by length: a chunked one arrives decoded, and one the precheck left unread is none.
+std::string rebuild_head(const RequestHead& head, std::size_t body_length) {
   std::string text = head.method + " " + head.target + " " + head.version + "\r\n";
   for (const auto& [name, value] : head.fields) {
-    if (name == "range" || (decoded_length && name == "transfer-encoding")) continue;
+    if (name == "range" || name == "expect" || name == "transfer-encoding" || name == "content-length")
+      continue;
     text += name + ": " + value + "\r\n";
   }
-  if (decoded_length) {
-    text += "content-length: " + std::to_string(*decoded_length) + "\r\n";
-  } else if (!head.content_length && !head.chunked) {
-    // Without framing a request has no body (RFC 9112 §6.3); httplib would read until the client
-    // closes instead.
-    text += "content-length: 0\r\n";
-  }
-  return text + "\r\n";
-}
-
-enum class BodyRead { done, answered };
-
-// Reads a chunked body through ChunkedDecoder and puts it back in front of the stream, after a head
-// that frames it by length; a body that is malformed, too large or too slow is answered and the
-// connection must close.
-BodyRead dechunk(ConnectionStream& stream, int fd, const RequestHead& head, const HttpLimits& limits,
-                 std::size_t max_body) {
-  ChunkedDecoder decoder(max_body, limits.max_request_line);
-  stream.consume(head.size);
-  const auto deadline = Clock::now() + limits.body_timeout;
-  for (;;) {
-    stream.consume(decoder.feed(stream.buffered()));
-    if (decoder.scan() == ChunkedScan::complete) break;
-    if (decoder.scan() == ChunkedScan::rejected) {
-      answer(fd, head.method, decoder.status(), decoder.message(), "", true);
-      return BodyRead::answered;
-    }
-    Wait why = Wait::ready;
-    if (!stream.fill(deadline, &why)) {
-      if (why == Wait::timeout) answer(fd, head.method, 408, "request body not received in time", "", true);
-      return BodyRead::answered;
-    }
-  }
-  stream.replace_front(0, rebuild_head(head, decoder.body().size()) + decoder.body());
-  return BodyRead::done;
+  return text + "content-length: " + std::to_string(body_length) + "\r\n\r\n";
 }
 
 }  // namespace
@@ -298,115 +212,68 @@ void close_connection_after_response() {
   if (t_state != nullptr) t_state->must_close = true;
 }
 
-const char* status_text(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 400:
-      return "Bad Request";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 408:
-      return "Request Timeout";
-    case 413:
-      return "Content Too Large";
-    case 414:
-      return "URI Too Long";
-    case 415:
-      return "Unsupported Media Type";
-    case 431:
-      return "Request Header Fields Too Large";
-    case 501:
-      return "Not Implemented";
-    case 505:
-      return "HTTP Version Not Supported";
-    default:
-      return "Error";
-  }
-}
-
-void serve_connection(int fd, int wake_fd, const HttpLimits& limits, const ConnectionHooks& hooks) {
-  const int yes = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
-  const auto write_seconds = std::chrono::duration_cast<std::chrono::microseconds>(limits.write_timeout);
-  timeval send_timeout{static_cast<time_t>(write_seconds.count() / 1'000'000),
-                       static_cast<suseconds_t>(write_seconds.count() % 1'000'000)};
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
-
-  ConnectionStream stream(fd, wake_fd, limits);
+AfterAnswers serve_requests(Connection& connection, int wake_fd, const HttpLimits& limits,
+                            const ConnectionHooks& hooks) {
+  ConnectionStream stream(connection.fd, wake_fd, limits, std::move(connection.received));
   ConnectionState state;
   t_state = &state;
-  const HeadLimits head_limits{limits.max_request_line, limits.max_head_bytes};
-  bool linger = false;
-  for (std::size_t count = 0; count < limits.max_requests_per_connection; ++count) {
+  RequestGatherer& gather = connection.gather;
+  AfterAnswers after = AfterAnswers::wait;
+  for (;;) {
     state = {};
-    // A new connection has header_timeout for its whole head; a kept-alive one idle_timeout to
-    // start the next request and then header_timeout for its head.
-    const auto waiting_since = Clock::now();
-    const auto first_wait = count == 0 ? limits.header_timeout : limits.idle_timeout;
-    if (stream.buffered().empty() && !stream.fill(waiting_since + first_wait)) break;
-    const auto head_deadline = (count == 0 ? waiting_since : Clock::now()) + limits.header_timeout;
-    HeadResult scanned;
-    bool timed_out = false;
-    for (;;) {
-      scanned = scan_request_head(stream.buffered(), head_limits);
-      if (scanned.scan != HeadScan::incomplete) break;
-      Wait why = Wait::ready;
-      if (!stream.fill(head_deadline, &why)) {
-        timed_out = why == Wait::timeout;
-        break;
-      }
-    }
-    if (scanned.scan == HeadScan::incomplete) {
-      if (timed_out) {
-        answer(fd, "", 408, "request head not received in time", "", true);
-        linger = true;
-      }
-      break;
-    }
-    if (scanned.scan == HeadScan::rejected) {
-      answer(fd, "", scanned.status, scanned.message, "", true);
-      linger = true;
-      break;
-    }
-    const RequestHead& head = scanned.head;
-    const Precheck check = hooks.precheck(head);
+    ++connection.answered;
+    const RequestHead& head = gather.head();
+    const Precheck& check = gather.check();
     if (check.status != 0) {
       const bool close = check.close_after || client_closes(head);
-      answer(fd, head.method, check.status, check.message, check.allow, close);
+      if (!stream.send_now(plain_answer(head.method, check.status, check.message, check.allow, close))) {
+        after = AfterAnswers::close;
+        break;
+      }
       if (close) {
-        linger = check.close_after;
+        after = check.close_after ? AfterAnswers::drain : AfterAnswers::close;
         break;
       }
-      stream.consume(head.size);
-      continue;
-    }
-    // httplib answers a malformed Range with 416 and mishandles ranges past the end: take Range
-    // away from it and hand it to our handlers through `setup` instead.
-    state.range = head.field("range");
-    if (head.chunked) {
-      if (dechunk(stream, fd, head, limits, hooks.max_body) == BodyRead::answered) {
-        linger = true;
-        break;
-      }
+      stream.consume(gather.size());
     } else {
-      stream.replace_front(head.size, rebuild_head(head, std::nullopt));
+      // httplib answers a malformed Range with 416 and mishandles ranges past the end: take Range
+      // away from it and hand it to our handlers through `setup` instead.
+      state.range = head.field("range");
+      std::string body;
+      if (check.read_body) {
+        body = head.chunked ? std::move(gather.decoded_body())
+                            : std::string(stream.buffered().substr(head.size, gather.size() - head.size));
+      }
+      stream.replace_front(gather.size(), rebuild_head(head, body.size()) + body);
+      stream.set_deadline(std::chrono::steady_clock::now() + limits.body_timeout);
+      const bool close = check.close_after || connection.answered >= limits.max_requests_per_connection;
+      bool closed = false;
+      const bool processed = hooks.process(stream, close, closed, [&state](httplib::Request& request) {
+        if (state.range) request.set_header("Range", *state.range);
+      });
+      const bool ok = stream.flush() && processed;
+      if (ok && (state.must_close || check.close_after)) {
+        after = AfterAnswers::drain;
+        break;
+      }
+      if (!ok || closed || close || state.must_close) {
+        after = AfterAnswers::close;
+        break;
+      }
     }
-    stream.set_deadline(Clock::now() + limits.body_timeout);
-    const bool close = check.close_after || count + 1 == limits.max_requests_per_connection;
-    bool closed = false;
-    const bool processed = hooks.process(stream, close, closed, [&state](httplib::Request& request) {
-      if (state.range) request.set_header("Range", *state.range);
-    });
-    const bool ok = stream.flush() && processed;
-    if (state.must_close) linger = true;
-    if (!ok || closed || close || state.must_close) break;
+    // A pipelined request already received is answered here; anything less waits in the gate.
+    gather.reset();
+    const GatherStep next = gather.advance(stream.buffered(), hooks.precheck);
+    if (next == GatherStep::incomplete) break;
+    if (next == GatherStep::refused) {
+      stream.send_now(plain_answer(gather.head().method, gather.status(), gather.message(), "", true));
+      after = AfterAnswers::drain;
+      break;
+    }
   }
+  connection.received = stream.take_buffer();
   t_state = nullptr;
-  if (linger) close_lingering(fd, wake_fd);
-  ::close(fd);
+  return after;
 }
 
 }  // namespace relforge::platform::detail

@@ -55,6 +55,140 @@ HeadResult reject(int status, std::string message) {
   return result;
 }
 
+bool is_ascii_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+bool is_ascii_hex(char c) {
+  return is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+bool is_unreserved(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_ascii_digit(c) || c == '-' || c == '.' ||
+         c == '_' || c == '~';
+}
+
+bool is_sub_delim(char c) {
+  switch (c) {
+    case '!':
+    case '$':
+    case '&':
+    case '\'':
+    case '(':
+    case ')':
+    case '*':
+    case '+':
+    case ',':
+    case ';':
+    case '=':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// RFC 3986 reg-name: unreserved, sub-delims and %HH; an IPv4 address is one too.
+bool is_reg_name(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%') {
+      if (i + 2 >= text.size() || !is_ascii_hex(text[i + 1]) || !is_ascii_hex(text[i + 2])) return false;
+      i += 2;
+    } else if (!is_unreserved(text[i]) && !is_sub_delim(text[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// dec-octet "." dec-octet "." dec-octet "." dec-octet, without leading zeros.
+bool is_ipv4(std::string_view text) {
+  int octets = 0;
+  while (true) {
+    std::size_t digits = 0;
+    while (digits < text.size() && is_ascii_digit(text[digits])) ++digits;
+    if (digits == 0 || digits > 3 || (digits > 1 && text[0] == '0')) return false;
+    int value = 0;
+    for (std::size_t i = 0; i < digits; ++i) value = value * 10 + (text[i] - '0');
+    if (value > 255) return false;
+    text.remove_prefix(digits);
+    if (++octets == 4) return text.empty();
+    if (text.empty() || text.front() != '.') return false;
+    text.remove_prefix(1);
+  }
+}
+
+// RFC 3986 IPv6address: eight 16-bit pieces, or fewer with one "::"; the last two may be an IPv4
+// address. No zone identifier.
+bool is_ipv6(std::string_view text) {
+  int pieces = 0;
+  bool elided = false;
+  if (text.starts_with("::")) {
+    elided = true;
+    text.remove_prefix(2);
+  }
+  while (!text.empty()) {
+    std::size_t hex = 0;
+    while (hex < text.size() && is_ascii_hex(text[hex])) ++hex;
+    if (hex < text.size() && text[hex] == '.') {
+      if (!is_ipv4(text)) return false;
+      pieces += 2;
+      break;
+    }
+    if (hex == 0 || hex > 4) return false;
+    ++pieces;
+    text.remove_prefix(hex);
+    if (text.empty()) break;
+    if (text.starts_with("::")) {
+      if (elided) return false;
+      elided = true;
+      text.remove_prefix(2);
+    } else if (text.front() == ':' && text.size() > 1) {
+      text.remove_prefix(1);
+    } else {
+      return false;
+    }
+  }
+  return elided ? pieces <= 7 : pieces == 8;
+}
+
+// IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ).
+bool is_ipv_future(std::string_view text) {
+  if (text.size() < 4 || (text[0] != 'v' && text[0] != 'V')) return false;
+  const std::size_t dot = text.find('.');
+  if (dot == std::string_view::npos || dot < 2 || dot + 1 == text.size()) return false;
+  for (std::size_t i = 1; i < dot; ++i) {
+    if (!is_ascii_hex(text[i])) return false;
+  }
+  for (const char c : text.substr(dot + 1)) {
+    if (!is_unreserved(c) && !is_sub_delim(c) && c != ':') return false;
+  }
+  return true;
+}
+
+// RFC 9112 §3.2: Host = uri-host [ ":" port ], port = *DIGIT. Empty is valid (a target without an
+// authority).
+bool is_host_value(std::string_view value) {
+  std::string_view host = value;
+  std::string_view port;
+  if (value.starts_with('[')) {
+    const std::size_t close = value.find(']');
+    if (close == std::string_view::npos) return false;
+    const std::string_view literal = value.substr(1, close - 1);
+    if (!is_ipv6(literal) && !is_ipv_future(literal)) return false;
+    host = {};
+    port = value.substr(close + 1);
+    if (!port.empty() && port.front() != ':') return false;
+  } else if (const std::size_t colon = value.find(':'); colon != std::string_view::npos) {
+    host = value.substr(0, colon);
+    port = value.substr(colon);
+  }
+  if (!port.empty()) port.remove_prefix(1);
+  for (const char c : port) {
+    if (!is_ascii_digit(c)) return false;
+  }
+  return is_reg_name(host);
+}
+
 }  // namespace
 
 std::optional<std::string> RequestHead::field(std::string_view lower_case_name) const {
@@ -110,6 +244,7 @@ HeadResult scan_request_head(std::string_view buffer, const HeadLimits& limits) 
   std::size_t position = line_end + 2;
   int lengths = 0;
   int encodings = 0;
+  int hosts = 0;
   while (position < head_end + 2) {
     const std::size_t end = rest.find("\r\n", position);
     const std::string_view field_line = rest.substr(position, end - position);
@@ -140,11 +275,15 @@ HeadResult scan_request_head(std::string_view buffer, const HeadLimits& limits) 
       if (core::to_lower(value) != "chunked" || encodings > 1)
         return reject(501, "only Transfer-Encoding: chunked is supported");
       head.chunked = true;
+    } else if (name == "host") {
+      if (++hosts > 1) return reject(400, "more than one Host field");
+      if (!is_host_value(value)) return reject(400, "malformed Host field: expected host[:port]");
     }
     head.fields.emplace_back(std::move(name), value);
   }
   if (lengths > 0 && encodings > 0) return reject(400, "both Content-Length and Transfer-Encoding");
   if (head.chunked && head.version == "HTTP/1.0") return reject(400, "chunked body in an HTTP/1.0 request");
+  if (hosts == 0 && head.version == "HTTP/1.1") return reject(400, "HTTP/1.1 request without a Host field");
   result.scan = HeadScan::complete;
   return result;
 }

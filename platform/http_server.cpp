@@ -2,22 +2,20 @@
 
 #include <fcntl.h>
 #include <httplib.h>
-#include <poll.h>
 #include <re2/re2.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <stdexcept>
-#include <thread>
 
 #include "core/text.hpp"
 #include "platform/http_connection.hpp"
+#include "platform/http_gate.hpp"
 #include "platform/http_range.hpp"
 
 namespace relforge::platform {
@@ -190,7 +188,6 @@ struct HttpServer::Impl {
   HttpLimits limits;
   int wake[2] = {-1, -1};
   bool bound = false;
-  std::atomic<bool> stop_requested{false};
 
   // The methods routed for `path`, HEAD wherever GET is, in registration order.
   std::vector<std::string> methods_for(const std::string& path) const {
@@ -245,17 +242,20 @@ struct HttpServer::Impl {
       }
       return check;
     }
-    if (!takes_body(head.method)) return check;  // GET with a body: answered, then closed
+    if (!takes_body(head.method)) return check;  // GET with a body: not read; answered, then closed
     check.close_after = false;
+    check.read_body = has_body;
     if (head.content_length && *head.content_length > max_body) {
       check.status = 413;
       check.message = "request body too large: the limit is " + std::to_string(max_body) + " bytes";
       check.close_after = true;
+      check.read_body = false;
     } else if (has_body &&
                core::to_lower(head.field("content-type").value_or("")).starts_with("multipart/")) {
       check.status = 415;
       check.message = "multipart bodies are not accepted";
       check.close_after = true;
+      check.read_body = false;
     }
     return check;
   }
@@ -316,15 +316,14 @@ struct HttpServer::Impl {
     dispatch(in, out, std::move(body));
   }
 
-  void serve_connection(int fd) {
+  detail::ConnectionHooks hooks() {
     detail::ConnectionHooks hooks;
     hooks.precheck = [this](const RequestHead& head) { return precheck(head); };
-    hooks.max_body = max_body;
     hooks.process = [this](httplib::Stream& stream, bool close, bool& closed,
                            const std::function<void(httplib::Request&)>& setup) {
       return server.process(stream, close, closed, setup);
     };
-    detail::serve_connection(fd, wake[0], limits, hooks);
+    return hooks;
   }
 };
 
@@ -417,36 +416,28 @@ Status HttpServer::serve() {
   m_impl->server.set_keep_alive_max_count(m_impl->limits.max_requests_per_connection);
   m_impl->server.set_keep_alive_timeout(std::max<time_t>(
       1, std::chrono::duration_cast<std::chrono::seconds>(m_impl->limits.idle_timeout).count()));
-  httplib::ThreadPool pool(m_impl->threads);
-  Status result;
-  while (!m_impl->stop_requested) {
-    pollfd fds[2] = {{listener, POLLIN, 0}, {m_impl->wake[0], POLLIN, 0}};
-    const int n = ::poll(fds, 2, -1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 || fds[1].revents != 0 || m_impl->stop_requested) break;
-    if ((fds[0].revents & (POLLERR | POLLNVAL)) != 0) {
-      result = fail(ErrorCategory::io, "the HTTP server stopped accepting connections unexpectedly");
-      break;
-    }
-    const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) {
-      // Out of descriptors: back off instead of spinning; the connection waits in the backlog.
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      continue;
-    }
-    auto* impl = m_impl.get();
-    pool.enqueue([impl, fd] { impl->serve_connection(fd); });
-  }
-  // In-flight responses see the listener gone and stop streaming; waiting connections see the
-  // wake pipe. Then every request thread is joined.
-  m_impl->server.close_listening_socket();
+  auto* impl = m_impl.get();
+  const detail::ConnectionHooks hooks = impl->hooks();
+  httplib::ThreadPool pool(impl->threads);
+  // Connections wait for their requests in the gate; a request thread is taken only to answer.
+  detail::Gate gate(listener, impl->wake[0], impl->limits, impl->max_body, hooks.precheck,
+                    [impl, &hooks, &pool](detail::ConnectionPtr connection, detail::Gate& from) {
+                      pool.enqueue([impl, &hooks, &from, connection] {
+                        const auto after =
+                            detail::serve_requests(*connection, impl->wake[0], impl->limits, hooks);
+                        if (after != detail::AfterAnswers::close)
+                          from.give_back(connection, after == detail::AfterAnswers::drain);
+                      });
+                    });
+  const Status result = gate.run();
+  // In-flight responses see the listener gone and stop streaming; their connections are closed
+  // when given back. Then every request thread is joined.
+  impl->server.close_listening_socket();
   pool.shutdown();
   return result;
 }
 
 void HttpServer::stop() {
-  m_impl->stop_requested = true;
   const char byte = 1;
   [[maybe_unused]] const auto written = ::write(m_impl->wake[1], &byte, 1);
 }

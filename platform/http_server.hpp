@@ -60,6 +60,10 @@ struct HttpLimits {
   // recursion), so the bound is about what a sane client sends, not about the matcher.
   std::size_t max_path_bytes = 2048;
   std::size_t max_requests_per_connection = 10000;
+  // Connections waiting for a request (or sending one); at the limit a new one makes the one that
+  // has waited longest close. Their buffered bytes together: beyond this, 503 and close.
+  std::size_t max_connections = 512;
+  std::size_t max_gathered_bytes = std::size_t{256} << 20;
 };
 
 class HttpServer {
@@ -79,7 +83,8 @@ public:
   // Default: no limit (set one on every server that faces untrusted clients).
   void set_max_body_bytes(std::size_t limit);
   void set_limits(const HttpLimits& limits);
-  // Request threads (default 8); a keep-alive connection holds one while it is open.
+  // Request threads (default 8): each answers one whole request at a time. Connections waiting
+  // for a request, or still sending one, hold none.
   void set_threads(std::size_t count);
 
   // Binds `host:port` (port 0 picks a free port) and returns the bound port.

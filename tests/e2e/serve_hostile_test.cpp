@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -229,7 +230,7 @@ TEST_F(ServeHostile, TraversalInRawRequestLinesIsRefused) {
     const auto answer = raw("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     EXPECT_TRUE(answer.starts_with("HTTP/1.1 400 ")) << target << ": " << answer;
   }
-  const auto hidden = raw("HEAD /.relforge.lock HTTP/1.1\r\nConnection: close\r\n\r\n");
+  const auto hidden = raw("HEAD /.relforge.lock HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_TRUE(hidden.starts_with("HTTP/1.1 404 ")) << hidden;
   EXPECT_TRUE(raw("GET /escape.whl HTTP/1.0\r\n\r\n").starts_with("HTTP/1.1 404 "));
 }
@@ -266,8 +267,9 @@ TEST_F(ServeHostile, ByteRangesOverCurl) {
   for (int i = 0; i < 16; ++i) {
     burst.emplace_back([this, wheel] {
       std::string many;
-      for (int k = 0; k < 20; ++k) many += "GET " + wheel + " HTTP/1.1\r\nRange: bytes=999999999-\r\n\r\n";
-      raw_exchange(m_port, many + "GET / HTTP/1.1\r\nConnection: close\r\n\r\n");
+      for (int k = 0; k < 20; ++k)
+        many += "GET " + wheel + " HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=999999999-\r\n\r\n";
+      raw_exchange(m_port, many + "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     });
   }
   for (auto& t : burst) t.join();
@@ -286,7 +288,7 @@ TEST_F(ServeHostile, MethodsOtherThanGetAndHeadAre405) {
     EXPECT_EQ(answer.status, 405) << options;
     EXPECT_NE(answer.headers.find("Allow: GET, HEAD\r\n"), std::string::npos) << options << answer.headers;
   }
-  const auto trace = raw("TRACE / HTTP/1.1\r\nConnection: close\r\n\r\n");
+  const auto trace = raw("TRACE / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_TRUE(trace.starts_with("HTTP/1.1 405 ")) << trace;
   const auto head = curl("/whl/nightly/cpu/mini/mini-1.0-py3-none-any.whl", "-I");
   EXPECT_EQ(head.status, 200);
@@ -294,12 +296,13 @@ TEST_F(ServeHostile, MethodsOtherThanGetAndHeadAre405) {
 }
 
 TEST_F(ServeHostile, OversizedHeadsAndSlowClients) {
-  EXPECT_TRUE(raw("GET /" + std::string(20000, 'a') + " HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 414 "));
+  EXPECT_TRUE(raw("GET /" + std::string(20000, 'a') + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                  .starts_with("HTTP/1.1 414 "));
   std::string fields;
   for (int i = 0; i < 2000; ++i) fields += "X-F" + std::to_string(i) + ": " + std::string(40, 'v') + "\r\n";
-  EXPECT_TRUE(raw("GET / HTTP/1.1\r\n" + fields + "\r\n").starts_with("HTTP/1.1 431 "));
-  EXPECT_TRUE(
-      raw("GET / HTTP/1.1\r\nX: " + std::string(1 << 20, 'v') + "\r\n\r\n").starts_with("HTTP/1.1 431 "));
+  EXPECT_TRUE(raw("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + fields + "\r\n").starts_with("HTTP/1.1 431 "));
+  EXPECT_TRUE(raw("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + std::string(1 << 20, 'v') + "\r\n\r\n")
+                  .starts_with("HTTP/1.1 431 "));
   // Both request threads held by clients that never finish their head (slowloris): they are
   // dropped after --header-timeout and the server answers again.
   std::vector<std::thread> slow;
@@ -311,7 +314,8 @@ TEST_F(ServeHostile, OversizedHeadsAndSlowClients) {
       address.sin_port = htons(static_cast<std::uint16_t>(m_port));
       address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
       if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-        ::send(fd, "GET / HTTP/1.1\r\n", 16, MSG_NOSIGNAL);
+        const std::string_view start = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        ::send(fd, start.data(), start.size(), MSG_NOSIGNAL);
         for (int k = 0; k < 100; ++k) {
           if (::send(fd, "X", 1, MSG_NOSIGNAL) <= 0) break;
           pollfd p{fd, POLLIN, 0};
@@ -421,9 +425,10 @@ TEST_F(RelayHostile, ChunkedBodiesOverTheLimitAre413AndNothingIsStored) {
       run_shell("head -c 200000000 /dev/zero | curl -s -o /dev/null -w '%{http_code}' -X POST -T - " +
                 events + "-H 'X-GitHub-Delivery: flood' " + shell_quote(url("/webhook")));
   EXPECT_EQ(flood.out, "413");
-  const std::string raw = raw_exchange(
-      m_port, "POST /webhook HTTP/1.1\r\nTransfer-Encoding: chunked\r\nX-GitHub-Event: push\r\n\r\n" +
-                  std::string("fffffff\r\n") + std::string(1 << 20, 'x'));
+  const std::string raw = raw_exchange(m_port,
+                                       "POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: "
+                                       "chunked\r\nX-GitHub-Event: push\r\n\r\n" +
+                                           std::string("fffffff\r\n") + std::string(1 << 20, 'x'));
   EXPECT_TRUE(raw.starts_with("HTTP/1.1 413 ")) << raw;
   const long after = peak_rss_kb();
   std::cout << "relay peak RSS before the floods: " << before << " KiB, after: " << after << " KiB\n";
@@ -437,18 +442,23 @@ TEST_F(RelayHostile, ChunkedBodiesOverTheLimitAre413AndNothingIsStored) {
 }
 
 TEST_F(RelayHostile, WrongMethodsAre405AndLengthsOverTheLimit413BeforeReading) {
-  const auto get = raw_exchange(m_port, "GET /webhook HTTP/1.1\r\nConnection: close\r\n\r\n");
+  const auto get =
+      raw_exchange(m_port, "GET /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_TRUE(get.starts_with("HTTP/1.1 405 ")) << get;
   EXPECT_NE(get.find("Allow: POST\r\n"), std::string::npos);
-  const auto put = raw_exchange(m_port, "PUT /webhook HTTP/1.1\r\nContent-Length: 999999999\r\n\r\n");
+  const auto put =
+      raw_exchange(m_port, "PUT /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 999999999\r\n\r\n");
   EXPECT_TRUE(put.starts_with("HTTP/1.1 405 ")) << put;
-  const auto post = raw_exchange(m_port, "POST /api/grid HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789");
+  const auto post = raw_exchange(
+      m_port, "POST /api/grid HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n0123456789");
   EXPECT_TRUE(post.starts_with("HTTP/1.1 405 ")) << post;
   EXPECT_NE(post.find("Allow: GET, HEAD\r\n"), std::string::npos);
-  const auto large = raw_exchange(m_port, "POST /webhook HTTP/1.1\r\nContent-Length: 100001\r\n\r\n");
+  const auto large =
+      raw_exchange(m_port, "POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100001\r\n\r\n");
   EXPECT_TRUE(large.starts_with("HTTP/1.1 413 ")) << large;
-  const auto smuggle = raw_exchange(
-      m_port, "POST /webhook HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+  const auto smuggle = raw_exchange(m_port,
+                                    "POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: "
+                                    "4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
   EXPECT_TRUE(smuggle.starts_with("HTTP/1.1 400 ")) << smuggle;
   EXPECT_EQ(sqlite("SELECT COUNT(*) FROM deliveries"), "0");
 }

@@ -1,5 +1,6 @@
-// libFuzzer target: any bytes as a request target (then as a Range header, a request head and a
-// chunked body: the decoder must give the same answer however the bytes arrive). Whatever
+// libFuzzer target: any bytes as a request target (then as a Range header, a request head, a
+// chunked body and a connection's received bytes: the decoder and the request gatherer must give
+// the same answer however the bytes arrive). Whatever
 // decode_url_path accepts must name a place below the root: no absolute path, no "." or "..", no separator,
 // NUL or control byte in a segment, and joining the segments onto a root never normalises to outside it.
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "platform/http_chunked.hpp"
+#include "platform/http_gather.hpp"
 #include "platform/http_head.hpp"
 #include "platform/http_range.hpp"
 #include "platform/url_path.hpp"
@@ -18,6 +20,40 @@ namespace {
 
 void check(bool condition) {
   if (!condition) std::abort();
+}
+
+namespace detail = relforge::platform::detail;
+
+detail::GatherStep gather(detail::RequestGatherer& gatherer, std::string_view bytes) {
+  const auto precheck = [](const relforge::platform::RequestHead& head) {
+    detail::Precheck check;
+    if (head.target.find('!') != std::string::npos) check.status = 404;
+    check.read_body = head.method == "POST" && (head.chunked || head.content_length.value_or(0) > 0);
+    return check;
+  };
+  return gatherer.advance(bytes, precheck);
+}
+
+// As the bytes a connection receives: a request is judged whole (and the same) however the bytes
+// arrive, and never reaches past what was received or the limits.
+void check_gatherer(std::string_view received, std::size_t cut) {
+  relforge::platform::HttpLimits limits;
+  limits.max_request_line = 64;
+  limits.max_head_bytes = 512;
+  detail::RequestGatherer whole(limits, 256);
+  const auto step = gather(whole, received);
+  detail::RequestGatherer split(limits, 256);
+  auto split_step = gather(split, received.substr(0, cut));
+  if (split_step == detail::GatherStep::incomplete) split_step = gather(split, received);
+  check(split_step == step && split.status() == whole.status() && split.size() == whole.size());
+  if (step != detail::GatherStep::complete) return;
+  check(whole.size() <= received.size() && whole.head().size <= whole.size());
+  check(whole.decoded_body() == split.decoded_body() && whole.decoded_body().size() <= 256);
+  // A body is part of the request only when the precheck lets it be read.
+  const bool body_read = whole.check().status == 0 && whole.check().read_body;
+  if (body_read && !whole.head().chunked)
+    check(whole.size() == whole.head().size + *whole.head().content_length);
+  if (!body_read) check(whole.size() == whole.head().size && whole.decoded_body().empty());
 }
 
 }  // namespace
@@ -79,5 +115,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     split_took += split.feed(target.substr(cut));
   check(split.scan() == whole.scan() && split.body() == whole.body() && split.status() == whole.status());
   if (whole.scan() == relforge::platform::ChunkedScan::complete) check(split_took == took);
+  check_gatherer(target, cut);
   return 0;
 }

@@ -258,6 +258,12 @@ def request_paths():
     for body in ["5\r\nhello\r\n0\r\n\r\n", "1;ext=\"v\"\r\nx\r\n0\r\nX-T: 1\r\n\r\n",
                  "38zz\r\n", "0x3\r\nabc\r\n0\r\n\r\n", "3\r\nabcjunk\r\n0\r\n\r\n", "3\nabc\r\n0\r\n\r\n"]:
         put("http_path", body)
+    # Whole requests as a connection receives them: bodies framed by length and chunked, pipelined.
+    post = "POST /webhook HTTP/1.1\r\nHost: relay\r\n"
+    for request in [post + "Content-Length: 5\r\n\r\nhello",
+                    post + "Transfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+                    post + "Content-Length: 2\r\n\r\nokGET /! HTTP/1.1\r\nHost: relay\r\n\r\n"]:
+        put("http_path", request)
 
 
 def sidecars():

@@ -13,71 +13,14 @@
 #include <thread>
 
 #include "platform/http_server.hpp"
+#include "tests/support/raw_client.hpp"
 
 namespace relforge::platform {
 namespace {
 
 using namespace std::chrono_literals;
 
-class RawClient {
-public:
-  explicit RawClient(int port) {
-    m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<std::uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    timeval timeout{10, 0};
-    ::setsockopt(m_fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    m_connected = ::connect(m_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  }
-  ~RawClient() { ::close(m_fd); }
-  bool connected() const { return m_connected; }
-  // False once the server has closed (or reset) the connection.
-  bool send(const std::string& bytes) {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::send(m_fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      done += static_cast<std::size_t>(n);
-    }
-    return true;
-  }
-  // Everything until the server closes the connection (or 10 s pass).
-  std::string read_all() {
-    std::string out;
-    char buffer[65536];
-    for (;;) {
-      const ssize_t n = ::recv(m_fd, buffer, sizeof buffer, 0);
-      if (n <= 0) break;
-      out.append(buffer, static_cast<std::size_t>(n));
-    }
-    return out;
-  }
-  // What arrives until it holds `marker` (or `wait` passes): no more, so the connection stays usable.
-  std::string read_until(std::string_view marker, std::chrono::milliseconds wait) {
-    std::string out;
-    const auto deadline = std::chrono::steady_clock::now() + wait;
-    while (out.find(marker) == std::string::npos) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      pollfd fd{m_fd, POLLIN, 0};
-      if (left.count() <= 0 || ::poll(&fd, 1, static_cast<int>(left.count())) <= 0) break;
-      char byte = 0;
-      if (::recv(m_fd, &byte, 1, 0) != 1) break;
-      out += byte;
-    }
-    return out;
-  }
-  bool readable() const {
-    pollfd fd{m_fd, POLLIN, 0};
-    return ::poll(&fd, 1, 0) > 0;
-  }
-
-private:
-  int m_fd = -1;
-  bool m_connected = false;
-};
+using test::RawClient;
 
 class HttpLimitsTest : public ::testing::Test {
 protected:
@@ -143,7 +86,8 @@ std::string chunked(std::size_t total, std::size_t chunk) {
 TEST_F(HttpLimitsTest, ChunkedBodiesAreCountedAgainstTheLimit) {
   start();
   const std::string head = "POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
-  const auto fits = exchange(head + chunked(1000, 100) + "GET /nope HTTP/1.1\r\nConnection: close\r\n\r\n");
+  const auto fits = exchange(head + chunked(1000, 100) +
+                             "GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_TRUE(fits.starts_with("HTTP/1.1 200")) << fits;
   EXPECT_NE(fits.find("got 1000"), std::string::npos);
   EXPECT_NE(fits.find("HTTP/1.1 404"), std::string::npos) << "keep-alive continues after a chunked body";
@@ -159,7 +103,7 @@ TEST_F(HttpLimitsTest, ChunkedBodiesAreCountedAgainstTheLimit) {
 
 TEST_F(HttpLimitsTest, BadChunkedFramingIs400AndCloses) {
   start();
-  const std::string head = "POST /upload HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string head = "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n";
   EXPECT_TRUE(exchange(head + "zz\r\nxx\r\n0\r\n\r\n").starts_with("HTTP/1.1 400"));
   // A chunk-size line that never ends must not grow a buffer without bound.
   EXPECT_TRUE(exchange(head + "1" + std::string(100000, ';')).starts_with("HTTP/1.1 400"));
@@ -170,8 +114,8 @@ TEST_F(HttpLimitsTest, BadChunkedFramingIs400AndCloses) {
 // the first is refused with 400 and the connection closed, so nothing after it is read as a request.
 TEST_F(HttpLimitsTest, ARequestHiddenInAMalformedChunkedBodyIsNeverRun) {
   start();
-  const std::string head = "POST /upload HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
-  const std::string hidden = "POST /upload HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc";
+  const std::string head = "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string hidden = "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\nabc";
   for (const std::string& body :
        {"3\r\nabcjunk\r\n" + hidden + "\r\n0\r\n\r\n", "3zz\r\nabc\r\n0\r\n\r\n" + hidden,
         "0x3\r\nabc\r\n0\r\n\r\n" + hidden, "-5\r\n" + hidden, "3\nabc\r\n0\r\n\r\n" + hidden}) {
@@ -186,7 +130,9 @@ TEST_F(HttpLimitsTest, ARequestHiddenInAMalformedChunkedBodyIsNeverRun) {
 TEST_F(HttpLimitsTest, LengthOverTheLimitIs413BeforeTheBodyIsSent) {
   start();
   RawClient client(m_port);
-  client.send("POST /upload HTTP/1.1\r\nContent-Length: 1000000000\r\nExpect: 100-continue\r\n\r\n");
+  client.send(
+      "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000\r\nExpect: "
+      "100-continue\r\n\r\n");
   const auto answer = client.read_all();
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 413")) << answer;
   EXPECT_EQ(answer.find("100 Continue"), std::string::npos);
@@ -195,21 +141,22 @@ TEST_F(HttpLimitsTest, LengthOverTheLimitIs413BeforeTheBodyIsSent) {
 
 TEST_F(HttpLimitsTest, MethodsWithoutARouteAre405WithAllowBeforeAnyBody) {
   start();
-  const auto put = exchange("PUT /upload HTTP/1.1\r\nContent-Length: 1000000000\r\n\r\n");
+  const auto put = exchange("PUT /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000\r\n\r\n");
   EXPECT_TRUE(put.starts_with("HTTP/1.1 405")) << put;
   EXPECT_NE(put.find("Allow: POST\r\n"), std::string::npos);
-  const auto post = exchange("POST /file HTTP/1.1\r\nContent-Length: 5000\r\n\r\n");
+  const auto post = exchange("POST /file HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5000\r\n\r\n");
   EXPECT_TRUE(post.starts_with("HTTP/1.1 405")) << post;
   EXPECT_NE(post.find("Allow: GET, HEAD\r\n"), std::string::npos);
   for (const std::string method : {"TRACE", "CONNECT", "OPTIONS", "DELETE", "FOO", "PRI"}) {
-    const auto answer = exchange(method + " /file HTTP/1.1\r\nConnection: close\r\n\r\n");
+    const auto answer = exchange(method + " /file HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     EXPECT_TRUE(answer.starts_with("HTTP/1.1 405")) << method << ": " << answer;
   }
-  const auto head = exchange("HEAD /file HTTP/1.1\r\nConnection: close\r\n\r\n");
+  const auto head = exchange("HEAD /file HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_TRUE(head.starts_with("HTTP/1.1 200")) << head;
   EXPECT_NE(head.find("Content-Length: 10\r\n"), std::string::npos);
   EXPECT_EQ(head.find("0123456789"), std::string::npos);
-  EXPECT_TRUE(exchange("GET /missing HTTP/1.1\r\nConnection: close\r\n\r\n").starts_with("HTTP/1.1 404"));
+  EXPECT_TRUE(exchange("GET /missing HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                  .starts_with("HTTP/1.1 404"));
 }
 
 TEST_F(HttpLimitsTest, OversizedHeadsAreRefused) {
@@ -219,26 +166,31 @@ TEST_F(HttpLimitsTest, OversizedHeadsAreRefused) {
   // The longest request line, path and header line taken are served; one byte more is refused.
   const std::string path = "/" + std::string(2047, 'a');
   const std::string query = "?" + std::string(6128, 'q');  // "GET " + 2048 + 6129 + " HTTP/1.1": 8190 + CRLF
-  const auto longest = exchange("GET " + path + query + " HTTP/1.1\r\nX: " + std::string(8192 - 5, 'v') +
-                                "\r\nConnection: close\r\n\r\n");
+  const auto longest =
+      exchange("GET " + path + query + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + std::string(8192 - 5, 'v') +
+               "\r\nConnection: close\r\n\r\n");
   EXPECT_TRUE(longest.starts_with("HTTP/1.1 200")) << longest.substr(0, 200);
   EXPECT_TRUE(longest.ends_with(path));
-  EXPECT_TRUE(exchange("GET " + path + "a HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 414"));
-  EXPECT_TRUE(exchange("GET " + path + query + "q HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 414"));
-  EXPECT_TRUE(exchange("GET / HTTP/1.1\r\nX: " + std::string(8192 - 4, 'v') + "\r\n\r\n")
+  EXPECT_TRUE(exchange("GET " + path + "a HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").starts_with("HTTP/1.1 414"));
+  EXPECT_TRUE(
+      exchange("GET " + path + query + "q HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").starts_with("HTTP/1.1 414"));
+  EXPECT_TRUE(exchange("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + std::string(8192 - 4, 'v') + "\r\n\r\n")
                   .starts_with("HTTP/1.1 431"));
-  EXPECT_TRUE(exchange("GET /" + std::string(10000, 'a') + " HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 414"));
-  std::string many = "GET /file HTTP/1.1\r\n";
+  EXPECT_TRUE(exchange("GET /" + std::string(10000, 'a') + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                  .starts_with("HTTP/1.1 414"));
+  std::string many = "GET /file HTTP/1.1\r\nHost: 127.0.0.1\r\n";
   for (int i = 0; i < 1000; ++i) many += "X-Pad-" + std::to_string(i) + ": " + std::string(60, 'p') + "\r\n";
   EXPECT_TRUE(exchange(many + "\r\n").starts_with("HTTP/1.1 431"));
-  EXPECT_TRUE(exchange("GET /file HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n")
-                  .starts_with("HTTP/1.1 400"));
+  EXPECT_TRUE(
+      exchange(
+          "GET /file HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n")
+          .starts_with("HTTP/1.1 400"));
 }
 
 TEST_F(HttpLimitsTest, ByteRanges) {
   start();
   const auto get = [this](const std::string& fields) {
-    return exchange("GET /file HTTP/1.1\r\nConnection: close\r\n" + fields + "\r\n");
+    return exchange("GET /file HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + fields + "\r\n");
   };
   const auto middle = get("Range: bytes=2-4\r\n");
   EXPECT_TRUE(middle.starts_with("HTTP/1.1 206")) << middle;
@@ -264,8 +216,10 @@ TEST_F(HttpLimitsTest, ByteRanges) {
   EXPECT_TRUE(get("Range: bytes=2-4\r\nIf-Range: \"v0\"\r\n").starts_with("HTTP/1.1 200"));
   // Many unsatisfiable ranges on one connection: each is answered, nothing stalls.
   std::string pipelined;
-  for (int i = 0; i < 50; ++i) pipelined += "GET /file HTTP/1.1\r\nRange: bytes=100-\r\n\r\n";
-  const auto answers = exchange(pipelined + "GET /file HTTP/1.1\r\nConnection: close\r\n\r\n");
+  for (int i = 0; i < 50; ++i)
+    pipelined += "GET /file HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=100-\r\n\r\n";
+  const auto answers =
+      exchange(pipelined + "GET /file HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   std::size_t count = 0;
   for (std::size_t at = answers.find("HTTP/1.1 416"); at != std::string::npos;
        at = answers.find("HTTP/1.1 416", at + 1))
@@ -279,11 +233,12 @@ TEST_F(HttpLimitsTest, ByteRanges) {
 TEST_F(HttpLimitsTest, EachAnswerIsSentWholeBeforeTheServerWaitsAgain) {
   start();
   RawClient client(m_port);
-  ASSERT_TRUE(client.send("GET /file HTTP/1.1\r\n\r\n"));
+  ASSERT_TRUE(client.send("GET /file HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
   const auto first = client.read_until("0123456789", 5s);
   EXPECT_TRUE(first.starts_with("HTTP/1.1 200")) << first;
   EXPECT_TRUE(first.ends_with("\r\n\r\n0123456789")) << first;
-  ASSERT_TRUE(client.send("POST /upload HTTP/1.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"));
+  ASSERT_TRUE(client.send(
+      "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"));
   EXPECT_EQ(client.read_until("\r\n\r\n", 5s), "HTTP/1.1 100 Continue\r\n\r\n");
   ASSERT_TRUE(client.send("hello"));
   const auto second = client.read_until("got 5\n", 5s);
@@ -298,7 +253,7 @@ TEST_F(HttpLimitsTest, SlowClientsAreDroppedAndDoNotStarveOthers) {
   limits.idle_timeout = 300ms;
   start(limits, 1);
   RawClient slow(m_port);
-  ASSERT_TRUE(slow.send("GET /file HTTP/1.1\r\nX-Slow: "));
+  ASSERT_TRUE(slow.send("GET /file HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "));
   const auto started = std::chrono::steady_clock::now();
   // One byte every 50 ms: each read makes progress, but the head never completes.
   for (int i = 0; i < 100 && !slow.readable() && slow.send("a"); ++i) std::this_thread::sleep_for(50ms);
@@ -306,12 +261,27 @@ TEST_F(HttpLimitsTest, SlowClientsAreDroppedAndDoNotStarveOthers) {
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 408")) << answer;
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
   // The only request thread is free again.
-  EXPECT_TRUE(exchange("GET /file HTTP/1.1\r\nConnection: close\r\n\r\n").starts_with("HTTP/1.1 200"));
+  EXPECT_TRUE(exchange("GET /file HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                  .starts_with("HTTP/1.1 200"));
   // An idle keep-alive connection is closed after the idle timeout.
   RawClient idle(m_port);
-  ASSERT_TRUE(idle.send("GET /file HTTP/1.1\r\n\r\n"));
+  ASSERT_TRUE(idle.send("GET /file HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
   const auto kept = idle.read_all();
   EXPECT_TRUE(kept.starts_with("HTTP/1.1 200"));
+}
+
+TEST_F(HttpLimitsTest, AnHttp11RequestWithoutExactlyOneWellFormedHostIs400) {
+  start();
+  for (const std::string head :
+       {"GET /file HTTP/1.1\r\n\r\n", "GET /file HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+        "GET /file HTTP/1.1\r\nHost: a b\r\n\r\n", "GET /file HTTP/1.1\r\nHost: u@a\r\n\r\n"}) {
+    const std::string answer = exchange(head);
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << head;
+    EXPECT_NE(answer.find("Connection: close"), std::string::npos) << head;
+  }
+  EXPECT_TRUE(exchange("GET /file HTTP/1.0\r\n\r\n").starts_with("HTTP/1.1 200"));
+  EXPECT_TRUE(exchange("GET /file HTTP/1.1\r\nHost: [::1]:8080\r\nConnection: close\r\n\r\n")
+                  .starts_with("HTTP/1.1 200"));
 }
 
 TEST_F(HttpLimitsTest, AClientThatStopsReadingIsDropped) {
@@ -320,10 +290,12 @@ TEST_F(HttpLimitsTest, AClientThatStopsReadingIsDropped) {
   limits.write_timeout = 300ms;
   start(limits, 1);
   RawClient stalled(m_port);
-  ASSERT_TRUE(stalled.send("GET /file HTTP/1.1\r\n\r\n"));  // and never reads the 64 MiB answer
+  ASSERT_TRUE(
+      stalled.send("GET /file HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));  // and never reads the 64 MiB answer
   std::this_thread::sleep_for(100ms);
   const auto started = std::chrono::steady_clock::now();
-  EXPECT_TRUE(exchange("GET /missing HTTP/1.1\r\nConnection: close\r\n\r\n").starts_with("HTTP/1.1 404"));
+  EXPECT_TRUE(exchange("GET /missing HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                  .starts_with("HTTP/1.1 404"));
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
 }
 

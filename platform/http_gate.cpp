@@ -1,0 +1,337 @@
+#include "platform/http_gate.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "platform/sync.hpp"
+#include "platform/unique_fd.hpp"
+
+namespace relforge::platform::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Lingering after an answer the body of which was not read: until the client is quiet this long,
+// at most k_drain_time and k_drain_bytes.
+constexpr auto k_drain_quiet = std::chrono::milliseconds(250);
+constexpr auto k_drain_time = std::chrono::seconds(2);
+constexpr std::size_t k_drain_bytes = std::size_t{64} << 20;
+// Bytes taken from one connection per wake-up, so one fast sender cannot hold the loop.
+constexpr std::size_t k_read_per_wake = 256 * 1024;
+
+enum class Phase { idle, head, body, drain };
+
+struct Waiting {
+  ConnectionPtr connection;
+  Phase phase = Phase::idle;
+  Clock::time_point since{};     // when it began waiting here
+  Clock::time_point deadline{};  // of the current phase
+  Clock::time_point drain_end{};
+  std::size_t drained = 0;
+};
+
+// Answers that fit in an empty socket buffer: sent without waiting, and dropped when they do not fit.
+void send_now(int fd, const std::string& text) {
+  [[maybe_unused]] const auto sent = ::send(fd, text.data(), text.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+void tune_socket(int fd, const HttpLimits& limits) {
+  const int yes = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+  // Request threads write answers with blocking sends: a client that stops reading is dropped
+  // after write_timeout without progress.
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(limits.write_timeout).count();
+  timeval send_timeout{static_cast<time_t>(micros / 1'000'000), static_cast<suseconds_t>(micros % 1'000'000)};
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
+}
+
+}  // namespace
+
+struct Gate::Impl {
+  Gate& owner;
+  int listener;
+  int wake;
+  const HttpLimits& limits;
+  std::size_t max_body;
+  PrecheckFn precheck;
+  Dispatch dispatch;
+  UniqueFd epoll{::epoll_create1(EPOLL_CLOEXEC)};
+  UniqueFd returns{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
+  std::unordered_map<int, Waiting> waiting;
+  std::size_t held = 0;  // bytes received and held for the waiting connections
+  Clock::time_point next_sweep = Clock::time_point::max();
+
+  Mutex mutex;
+  std::vector<std::pair<ConnectionPtr, bool>> returned GUARDED_BY(mutex);
+  bool stopped GUARDED_BY(mutex) = false;
+
+  Impl(Gate& gate, int listener_fd, int wake_fd, const HttpLimits& l, std::size_t body_limit,
+       PrecheckFn check, Dispatch d)
+      : owner(gate),
+        listener(listener_fd),
+        wake(wake_fd),
+        limits(l),
+        max_body(body_limit),
+        precheck(std::move(check)),
+        dispatch(std::move(d)) {}
+
+  void watch(int fd) {
+    epoll_event event{};
+    event.events = EPOLLIN | EPOLLRDHUP;
+    event.data.fd = fd;
+    ::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event);
+  }
+
+  void set_deadline(Waiting& w, Clock::time_point deadline) {
+    w.deadline = deadline;
+    next_sweep = std::min(next_sweep, deadline);
+  }
+
+  void forget(int fd) {
+    const auto it = waiting.find(fd);
+    if (it == waiting.end()) return;
+    held -= it->second.connection->received.size();
+    ::epoll_ctl(epoll.get(), EPOLL_CTL_DEL, fd, nullptr);
+    waiting.erase(it);  // the last owner closes the socket
+  }
+
+  void hand_off(int fd) {
+    ConnectionPtr connection = waiting.at(fd).connection;
+    forget(fd);
+    dispatch(std::move(connection), owner);
+  }
+
+  void start_drain(Waiting& w, Clock::time_point now) {
+    ::shutdown(w.connection->fd, SHUT_WR);
+    held -= w.connection->received.size();
+    w.connection->received.clear();
+    w.connection->received.shrink_to_fit();
+    w.phase = Phase::drain;
+    w.drain_end = now + k_drain_time;
+    set_deadline(w, std::min(w.drain_end, now + k_drain_quiet));
+  }
+
+  void refuse(Waiting& w, int status, const std::string& message, Clock::time_point now) {
+    send_now(w.connection->fd, plain_answer(w.connection->gather.head().method, status, message, "", true));
+    start_drain(w, now);
+  }
+
+  // The connection that has waited longest (draining ones first, then idle ones) makes room.
+  void evict_one() {
+    const auto rank = [](const Waiting& w) {
+      return w.phase == Phase::drain ? 0 : w.phase == Phase::idle ? 1 : 2;
+    };
+    auto victim = waiting.end();
+    for (auto it = waiting.begin(); it != waiting.end(); ++it) {
+      if (victim == waiting.end() || rank(it->second) < rank(victim->second) ||
+          (rank(it->second) == rank(victim->second) && it->second.since < victim->second.since))
+        victim = it;
+    }
+    if (victim != waiting.end()) forget(victim->first);
+  }
+
+  void admit(ConnectionPtr connection, bool drain, Clock::time_point now) {
+    if (waiting.size() >= limits.max_connections) evict_one();
+    const int fd = connection->fd;
+    Waiting& w = waiting[fd];
+    w.connection = std::move(connection);
+    w.since = now;
+    held += w.connection->received.size();
+    watch(fd);
+    if (drain) return start_drain(w, now);
+    RequestGatherer& gather = w.connection->gather;
+    if (gather.in_body()) {
+      w.phase = Phase::body;
+      set_deadline(w, now + limits.body_timeout);
+      if (gather.take_continue()) send_now(fd, "HTTP/1.1 100 Continue\r\n\r\n");
+    } else if (!w.connection->received.empty() || w.connection->answered == 0) {
+      // A new connection has header_timeout for its whole head, counted from the accept.
+      w.phase = Phase::head;
+      set_deadline(w, now + limits.header_timeout);
+    } else {
+      w.phase = Phase::idle;
+      set_deadline(w, now + limits.idle_timeout);
+    }
+  }
+
+  void accept_ready(Clock::time_point now) {
+    for (int i = 0; i < 64; ++i) {
+      const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) {
+        // Out of descriptors: back off instead of spinning; the connection waits in the backlog.
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        return;
+      }
+      tune_socket(fd, limits);
+      admit(std::make_shared<Connection>(fd, limits, max_body), false, now);
+    }
+  }
+
+  void take_returned(Clock::time_point now) {
+    std::uint64_t count = 0;
+    [[maybe_unused]] const auto n = ::read(returns.get(), &count, sizeof count);
+    std::vector<std::pair<ConnectionPtr, bool>> batch;
+    {
+      MutexLock lock(mutex);
+      batch.swap(returned);
+    }
+    for (auto& [connection, drain] : batch) admit(std::move(connection), drain, now);
+  }
+
+  void readable(int fd, Clock::time_point now) {
+    const auto it = waiting.find(fd);
+    if (it == waiting.end()) return;
+    Waiting& w = it->second;
+    std::string& received = w.connection->received;
+    char chunk[16384];
+    for (std::size_t taken = 0; taken < k_read_per_wake;) {
+      const ssize_t n = ::recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (n <= 0) return forget(fd);  // the client closed or reset: nobody to answer
+      taken += static_cast<std::size_t>(n);
+      if (w.phase == Phase::drain) {
+        w.drained += static_cast<std::size_t>(n);
+        if (w.drained >= k_drain_bytes) return forget(fd);
+        set_deadline(w, std::min(w.drain_end, now + k_drain_quiet));
+        continue;
+      }
+      if (held + static_cast<std::size_t>(n) > limits.max_gathered_bytes)
+        return refuse(w, 503, "server busy: too many request bytes are waiting; retry later", now);
+      received.append(chunk, static_cast<std::size_t>(n));
+      held += static_cast<std::size_t>(n);
+    }
+    if (w.phase == Phase::drain) return;
+    if (w.phase == Phase::idle && !received.empty()) {
+      w.phase = Phase::head;
+      set_deadline(w, now + limits.header_timeout);
+    }
+    RequestGatherer& gather = w.connection->gather;
+    switch (gather.advance(received, precheck)) {
+      case GatherStep::complete:
+        return hand_off(fd);
+      case GatherStep::refused:
+        return refuse(w, gather.status(), gather.message(), now);
+      case GatherStep::incomplete:
+        break;
+    }
+    if (gather.in_body() && w.phase != Phase::body) {
+      w.phase = Phase::body;
+      set_deadline(w, now + limits.body_timeout);
+    }
+    if (gather.take_continue()) send_now(fd, "HTTP/1.1 100 Continue\r\n\r\n");
+  }
+
+  // Deadlines: an idle connection is closed; a head or body that did not arrive in time is 408.
+  void sweep(Clock::time_point now) {
+    next_sweep = Clock::time_point::max();
+    std::vector<int> expired;
+    for (auto& [fd, w] : waiting) {
+      if (w.deadline > now) {
+        next_sweep = std::min(next_sweep, w.deadline);
+      } else {
+        expired.push_back(fd);
+      }
+    }
+    for (const int fd : expired) {
+      Waiting& w = waiting.at(fd);
+      if (w.phase == Phase::head || w.phase == Phase::body) {
+        refuse(w, 408,
+               w.phase == Phase::head ? "request head not received in time"
+                                      : "request body not received in time",
+               now);
+      } else {
+        forget(fd);
+      }
+    }
+  }
+
+  void close_all() {
+    {
+      MutexLock lock(mutex);
+      stopped = true;
+      returned.clear();
+    }
+    while (!waiting.empty()) forget(waiting.begin()->first);
+  }
+};
+
+Gate::Gate(int listener, int wake_fd, const HttpLimits& limits, std::size_t max_body, PrecheckFn precheck,
+           Dispatch dispatch)
+    : m_impl(std::make_unique<Impl>(*this, listener, wake_fd, limits, max_body, std::move(precheck),
+                                    std::move(dispatch))) {}
+
+Gate::~Gate() = default;
+
+Status Gate::run() {
+  Impl& impl = *m_impl;
+  if (impl.epoll.get() < 0 || impl.returns.get() < 0)
+    return fail(ErrorCategory::io,
+                "cannot start the HTTP server's connection loop (epoll or eventfd failed)");
+  ::fcntl(impl.listener, F_SETFL, ::fcntl(impl.listener, F_GETFL) | O_NONBLOCK);
+  impl.watch(impl.listener);
+  impl.watch(impl.wake);
+  impl.watch(impl.returns.get());
+  Status result;
+  epoll_event events[64];
+  for (bool stopping = false; !stopping;) {
+    int timeout = -1;
+    if (impl.next_sweep != Clock::time_point::max()) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(impl.next_sweep - Clock::now()).count();
+      timeout = static_cast<int>(std::clamp<long long>(left, 0, 1 << 30));
+    }
+    const int n = ::epoll_wait(impl.epoll.get(), events, 64, timeout);
+    if (n < 0 && errno != EINTR) {
+      result = fail(ErrorCategory::io, "the HTTP server's connection loop failed (epoll_wait)");
+      break;
+    }
+    const auto now = Clock::now();
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[i].data.fd;
+      if (fd == impl.wake) {
+        stopping = true;
+      } else if (fd == impl.listener) {
+        if ((events[i].events & (EPOLLERR | EPOLLHUP)) != 0) {
+          result = fail(ErrorCategory::io, "the HTTP server stopped accepting connections unexpectedly");
+          stopping = true;
+        } else {
+          impl.accept_ready(now);
+        }
+      } else if (fd == impl.returns.get()) {
+        impl.take_returned(now);
+      } else {
+        impl.readable(fd, now);
+      }
+    }
+    if (Clock::now() >= impl.next_sweep) impl.sweep(Clock::now());
+  }
+  impl.close_all();
+  return result;
+}
+
+void Gate::give_back(ConnectionPtr connection, bool drain) {
+  Impl& impl = *m_impl;
+  {
+    MutexLock lock(impl.mutex);
+    if (impl.stopped) return;  // dropping it closes the socket
+    impl.returned.emplace_back(std::move(connection), drain);
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto n = ::write(impl.returns.get(), &one, sizeof one);
+}
+
+}  // namespace relforge::platform::detail
