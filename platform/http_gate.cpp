@@ -198,11 +198,16 @@ struct Gate::Impl {
     Waiting& w = it->second;
     std::string& received = w.connection->received;
     char chunk[16384];
+    bool ended = false;  // the client closed its side: a whole request sent before still gets its answer
     for (std::size_t taken = 0; taken < k_read_per_wake;) {
       const ssize_t n = ::recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-      if (n <= 0) return forget(fd);  // the client closed or reset: nobody to answer
+      if (n < 0 || (n == 0 && (w.phase == Phase::drain || received.empty()))) return forget(fd);
+      if (n == 0) {
+        ended = true;
+        break;
+      }
       taken += static_cast<std::size_t>(n);
       if (w.phase == Phase::drain) {
         w.drained += static_cast<std::size_t>(n);
@@ -227,6 +232,7 @@ struct Gate::Impl {
       case GatherStep::refused:
         return refuse(w, gather.status(), gather.message(), now);
       case GatherStep::incomplete:
+        if (ended) return forget(fd);
         break;
     }
     if (gather.in_body() && w.phase != Phase::body) {

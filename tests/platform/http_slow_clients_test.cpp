@@ -171,6 +171,23 @@ TEST_F(HttpSlowClientsTest, ABodyThatNeverEndsIs408AfterTheBodyTimeout) {
   EXPECT_EQ(m_calls.load(), 0);
 }
 
+TEST_F(HttpSlowClientsTest, AClientThatClosesItsSideAfterItsRequestIsStillAnswered) {
+  start(HttpLimits{}, 1);
+  RawClient client(m_port);
+  ASSERT_TRUE(
+      client.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET /ping "
+                  "HTTP/1.1\r\nHost: x\r\n\r\n"));
+  client.finish_sending();
+  const std::string answers = client.read_all();
+  EXPECT_NE(answers.find("got 3\n"), std::string::npos) << answers;
+  EXPECT_NE(answers.find("pong\n"), std::string::npos) << answers;
+  RawClient partial(m_port);
+  ASSERT_TRUE(partial.send("GET /ping HTTP/1.1\r\nHost: x\r\n"));
+  partial.finish_sending();
+  EXPECT_EQ(partial.read_all(), "");  // half a request and the end: nothing to answer
+  EXPECT_EQ(m_calls.load(), 2);
+}
+
 TEST_F(HttpSlowClientsTest, PipelinedRequestsAreAnsweredInOrder) {
   start(HttpLimits{}, 1);
   RawClient client(m_port);

@@ -37,6 +37,8 @@ public:
     }
     return true;
   }
+  // Closes the sending side (the server reads end of stream), keeping the connection open for reading.
+  void finish_sending() { ::shutdown(m_fd, SHUT_WR); }
   // Everything until the server closes the connection (or 10 s pass).
   std::string read_all() {
     std::string out;
