@@ -136,7 +136,8 @@ void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, c
       auto tag = is_final ? release::run_release_final(context.repo, context.config, ledger, *options)
                           : release::run_release_rc(context.repo, context.config, ledger, *options);
       if (!tag) return tl::unexpected(tag.error());
-      if (print_tx_state(runtime, tag->plan, tag->executed, tag->resumed, tag->aborted)) return {};
+      if (print_tx_state(runtime, tag->plan, tag->executed, tag->resumed, tag->aborted, tag->ledger_kept))
+        return {};
       if (runtime.json) {
         runtime.out << tag_json(*tag).dump(2) << '\n';
       } else {

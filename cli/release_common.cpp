@@ -153,20 +153,20 @@ void add_tx_flags(CLI::App& command, TxFlags& flags, const char* push_what) {
   command.add_option("--push", flags.push, push_what);
 }
 
-bool print_tx_state(Runtime& runtime, const release::Plan& plan, bool executed, bool resumed, bool aborted) {
+bool print_tx_state(Runtime& runtime, const release::Plan& plan, bool executed, bool resumed, bool aborted,
+                    const std::vector<std::string>& ledger_kept) {
   if (runtime.json) {
     if (executed) return false;
-    runtime.out << Json{{"dry_run", !aborted},
-                        {"aborted", aborted},
-                        {"unfinished", resumed},
-                        {"plan", plan_json(plan)}}
-                       .dump(2)
-                << '\n';
+    Json state{
+        {"dry_run", !aborted}, {"aborted", aborted}, {"unfinished", resumed}, {"plan", plan_json(plan)}};
+    if (aborted) state["ledger_kept"] = ledger_kept;
+    runtime.out << state.dump(2) << '\n';
     return true;
   }
   if (aborted) {
     runtime.out << "Aborted 'release " << plan.command << "': every ref it set is back at its old value\n";
     print_plan(runtime.out, plan);
+    for (const auto& note : ledger_kept) runtime.out << "  kept in the ledger: " << note << '\n';
     return true;
   }
   if (!executed) {

@@ -58,8 +58,9 @@ void add_tx_flags(CLI::App& command, TxFlags& flags, const char* push_what);
 Json plan_json(const release::Plan& plan);
 void print_plan(std::ostream& out, const release::Plan& plan);
 // What a dry run, a resumed run or an abort prints before (or instead of) the command's own output;
-// true when that is all the command prints.
-bool print_tx_state(Runtime& runtime, const release::Plan& plan, bool executed, bool resumed, bool aborted);
+// true when that is all the command prints. `ledger_kept`: an abort's notes of ledger values it left.
+bool print_tx_state(Runtime& runtime, const release::Plan& plan, bool executed, bool resumed, bool aborted,
+                    const std::vector<std::string>& ledger_kept = {});
 
 // Runs `body` over the opened repository and config; a failure to open them, or the error `body`
 // returns, is reported with its exit code.

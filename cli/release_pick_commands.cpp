@@ -146,7 +146,8 @@ void register_pick_apply(CLI::App& pick, Runtime& runtime) {
     run_with_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
       auto result = release::run_pick_apply_tx(context.repo, context.config, ledger, *options);
       if (!result) return tl::unexpected(result.error());
-      if (print_tx_state(runtime, result->plan, result->executed, result->resumed, result->aborted))
+      if (print_tx_state(runtime, result->plan, result->executed, result->resumed, result->aborted,
+                         result->ledger_kept))
         return {};
       print_picks(runtime, result->picks);
       if (!runtime.json) {

@@ -367,29 +367,6 @@ Status Repository::create_ref(const std::string& ref, const std::string& commit,
   return {};
 }
 
-Status Repository::advance_branch(const std::string& ref, const std::string& expected,
-                                  const std::string& commit, const std::string& log) const {
-  auto new_oid = parse_oid(commit);
-  auto old_oid = parse_oid(expected);
-  if (!new_oid || !old_oid) return fail(ErrorCategory::internal, "bad object id");
-  const auto head = head_branch();
-  if (head && "refs/heads/" + *head == ref) {
-    // HEAD is on this branch: bring index and work tree along (they were checked clean).
-    auto target = lookup_commit(m_repo, commit);
-    if (!target) return tl::unexpected(target.error());
-    git_checkout_options options;
-    git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION);
-    options.checkout_strategy = GIT_CHECKOUT_SAFE;
-    if (git_checkout_tree(m_repo, reinterpret_cast<const git_object*>(target->get()), &options) != 0)
-      return git_fail(ErrorCategory::conflict, "updating the work tree to " + commit);
-  }
-  git_reference* updated = nullptr;
-  if (git_reference_create_matching(&updated, m_repo, ref.c_str(), &*new_oid, 1, &*old_oid, log.c_str()) != 0)
-    return git_fail(ErrorCategory::conflict, "moving " + ref + " (did it move meanwhile?)");
-  git_reference_free(updated);
-  return {};
-}
-
 Result<std::pair<std::size_t, std::size_t>> Repository::ahead_behind(const std::string& local,
                                                                      const std::string& remote) const {
   auto a = parse_oid(local);
@@ -442,37 +419,6 @@ Status Repository::update_ref(const std::string& ref, const std::string& expecte
   if (rc == GIT_EEXISTS || rc == GIT_EMODIFIED) return moved();
   if (rc != 0) return git_fail(ErrorCategory::io, "updating " + ref);
   git_reference_free(updated);
-  return {};
-}
-
-Status Repository::sync_worktree(const std::string& ref, const std::string& from,
-                                 const std::string& to) const {
-  const auto head = head_branch();
-  if (!head || "refs/heads/" + *head != ref || from.empty() || to.empty()) return {};
-  auto source = lookup_commit(m_repo, from);
-  if (!source) return tl::unexpected(source.error());
-  auto target = lookup_commit(m_repo, to);
-  if (!target) return tl::unexpected(target.error());
-  git_tree* wanted = nullptr;
-  if (git_commit_tree(&wanted, target->get()) != 0) return git_fail(ErrorCategory::io, "reading tree");
-  TreePtr owned_wanted(wanted);
-  git_diff* diff = nullptr;
-  if (git_diff_tree_to_workdir_with_index(&diff, m_repo, wanted, nullptr) != 0)
-    return git_fail(ErrorCategory::io, "comparing the work tree with " + to.substr(0, 12));
-  const std::size_t differences = git_diff_num_deltas(diff);
-  git_diff_free(diff);
-  // Already there (a resumed run whose checkout had finished): nothing to do.
-  if (differences == 0) return {};
-  git_tree* baseline = nullptr;
-  if (git_commit_tree(&baseline, source->get()) != 0) return git_fail(ErrorCategory::io, "reading tree");
-  TreePtr owned(baseline);
-  git_checkout_options options;
-  git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION);
-  options.checkout_strategy = GIT_CHECKOUT_SAFE;
-  // Baseline `from`: files still at `from` (before) or already at `to` (a resumed run) both pass.
-  options.baseline = baseline;
-  if (git_checkout_tree(m_repo, reinterpret_cast<const git_object*>(target->get()), &options) != 0)
-    return git_fail(ErrorCategory::conflict, "updating the work tree of " + ref + " to " + to.substr(0, 12));
   return {};
 }
 

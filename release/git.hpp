@@ -3,6 +3,7 @@
 // write commits and refs without touching other branches, cherry-pick in memory, tag and push.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -92,9 +93,6 @@ public:
 
   // Creates `ref`; conflict when it exists.
   Status create_ref(const std::string& ref, const std::string& commit, const std::string& log) const;
-  // Moves branch `ref` from `expected` to `commit`; when HEAD is on it, index and work tree follow.
-  Status advance_branch(const std::string& ref, const std::string& expected, const std::string& commit,
-                        const std::string& log) const;
   Status create_annotated_tag(const std::string& name, const std::string& commit,
                               const std::string& message) const;
   // Pushes `refspecs` to a remote name or URL in one push; conflict when the remote rejects a ref.
@@ -115,9 +113,12 @@ public:
   // delete it); conflict when the ref is not at `expected`, so two racing writers cannot both win.
   Status update_ref(const std::string& ref, const std::string& expected, const std::string& target,
                     const std::string& log) const;
-  // When HEAD is on branch `ref`, brings index and work tree from commit `from` to commit `to`
-  // (safe: a file matching either side is updated, any other local edit is a conflict).
-  Status sync_worktree(const std::string& ref, const std::string& from, const std::string& to) const;
+  // When HEAD is on branch `ref`, brings index and work tree from commit `from` to commit `to` over
+  // the paths the two differ in; each must hold either side's version (so a checkout cut short is
+  // finished, or undone, by running it again), any other content is a conflict and nothing changes.
+  // `on_file` runs after each file the checkout writes or removes.
+  Status sync_worktree(const std::string& ref, const std::string& from, const std::string& to,
+                       const std::function<void()>& on_file = {}) const;
   // Writes an annotated tag object for `commit` without creating its ref; returns its id.
   Result<std::string> write_tag_object(const std::string& name, const std::string& commit,
                                        const std::string& message) const;

@@ -273,6 +273,10 @@ Status Ledger::change(const std::string& what, Change&& mutate) {
   return fail(ErrorCategory::conflict, "the pick ledger kept changing under '" + what + "': try again");
 }
 
+Status Ledger::edit(const std::string& what, const std::function<Status(LedgerData&)>& mutate) {
+  return change(what, mutate);
+}
+
 Result<Pick> Ledger::add(const std::string& series, const std::string& sha, const std::string& subject,
                          const std::string& reason, const std::string& note, const Actor& requester,
                          bool backport) {

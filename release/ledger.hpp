@@ -4,6 +4,7 @@
 // libgit2 by compare-and-swap, so git fetch/push share it and `sync` merges concurrent edits.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -88,6 +89,9 @@ public:
   // remote moved meanwhile).
   Result<SyncReport> sync(const std::string& remote);
   Result<LedgerData> read() const;
+  // Applies `mutate` to the whole ledger as one commit (compare-and-swap; run again over a fresh
+  // read when another writer won, so it may run more than once); `what` is the commit's subject.
+  Status edit(const std::string& what, const std::function<Status(LedgerData&)>& mutate);
 
 private:
   explicit Ledger(const Repository& repo) : m_repo(&repo) {}

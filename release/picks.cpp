@@ -317,6 +317,7 @@ Result<PickApplyResult> run_pick_apply_tx(const Repository& repo, const ReleaseC
   result.executed = outcome->executed;
   result.resumed = outcome->resumed;
   result.aborted = outcome->aborted;
+  result.ledger_kept = std::move(outcome->ledger_kept);
   result.picks = outcome->aborted ? outcome->plan.picks_before : outcome->plan.picks_after;
   result.plan = std::move(outcome->plan);
   if (result.executed) {

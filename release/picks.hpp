@@ -42,6 +42,7 @@ struct PickApplyResult {
   bool executed = false;
   bool resumed = false;
   bool aborted = false;
+  std::vector<std::string> ledger_kept;  // TxOutcome::ledger_kept
 };
 
 // The conflict of an apply is reported both in the ledger and as this error (category conflict).

@@ -28,6 +28,7 @@ Result<TagResult> tag_result(Result<TxOutcome>& outcome, Ledger& ledger, const S
   if (!outcome) return tl::unexpected(outcome.error());
   TagResult result = nlohmann::json::parse(outcome->plan.result).get<TagResult>();
   fill_outcome(result, *outcome);
+  result.ledger_kept = std::move(outcome->ledger_kept);
   if (result.executed) (void)ledger.log(series.text(), 0, event, result.tag + " " + result.commit);
   return result;
 }

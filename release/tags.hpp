@@ -30,6 +30,7 @@ struct TagResult {
   bool executed = false;
   bool resumed = false;
   bool aborted = false;
+  std::vector<std::string> ledger_kept;  // TxOutcome::ledger_kept
 };
 
 struct PatchOptions {

@@ -4,6 +4,7 @@
 
 #include "platform/file_lock.hpp"
 #include "platform/fs.hpp"
+#include "release/ledger_rewrite.hpp"
 #include "release/pick_json.hpp"
 
 namespace relforge::release {
@@ -46,36 +47,78 @@ Status apply_refs(const Repository& repo, const Plan& plan, const TxOptions& opt
         return tl::unexpected(ok.error());
     }
     // Idempotent: also repairs a work tree left behind by a run killed after the ref moved.
-    if (auto ok = repo.sync_worktree(step.ref, step.old_sha, step.commit); !ok)
+    const std::string checkout = "checkout-" + std::to_string(i + 1);
+    if (auto ok =
+            repo.sync_worktree(step.ref, step.old_sha, step.commit, [&] { reached(options, checkout); });
+        !ok)
       return tl::unexpected(ok.error());
     reached(options, "ref-" + std::to_string(i + 1));
   }
   return {};
 }
 
-Status write_picks(Ledger* ledger, const std::vector<Pick>& picks) {
-  if (ledger == nullptr) return {};
-  for (const auto& pick : picks) {
-    if (auto ok = ledger->update(pick); !ok) return ok;
-  }
+Error ledger_edited(const Error& error, const Plan& plan, const std::string& changed) {
+  return Error(ErrorCategory::conflict,
+               error.message() + "; " + changed + ". See the change with 'git log -p " + Ledger::k_ref +
+                   "', then undo the command with 'relforge release " + plan.command +
+                   " --abort' (the ledger keeps that change) and decide again");
+}
+
+// The journal's entries written in one ledger commit, merged with what the ledger holds now
+// (ledger_rewrite.hpp): forward (before -> after) when running, backward when aborting.
+Result<std::vector<std::string>> write_entries(Ledger* ledger, const Plan& plan, TxMode mode) {
+  if (ledger == nullptr || plan.picks_after.empty()) return std::vector<std::string>{};
+  const bool undo = mode == TxMode::abort;
+  std::vector<std::string> kept;
+  auto ok =
+      ledger->edit("release " + plan.command + (undo ? " --abort" : ""), [&](LedgerData& data) -> Status {
+        auto notes = rewrite_entries(data, undo ? plan.picks_after : plan.picks_before,
+                                     undo ? plan.picks_before : plan.picks_after,
+                                     undo ? OnLedgerEdit::keep_ledger : OnLedgerEdit::refuse, plan.command);
+        if (!notes)
+          return tl::unexpected(ledger_edited(
+              notes.error(), plan, "the refs are set, the ledger is not, and the command stays unfinished"));
+        kept = std::move(*notes);
+        return {};
+      });
+  if (!ok) return tl::unexpected(ok.error());
+  return kept;
+}
+
+// A resumed command checks the ledger before it moves anything.
+Status check_entries(Ledger* ledger, const Plan& plan) {
+  if (ledger == nullptr || plan.picks_after.empty()) return {};
+  auto data = ledger->read();
+  if (!data) return tl::unexpected(data.error());
+  auto merged =
+      rewrite_entries(*data, plan.picks_before, plan.picks_after, OnLedgerEdit::refuse, plan.command);
+  if (!merged) return tl::unexpected(ledger_edited(merged.error(), plan, "nothing was changed"));
   return {};
 }
 
-Status rollback(const Repository& repo, Ledger* ledger, const Plan& plan) {
+Result<std::vector<std::string>> rollback(const Repository& repo, Ledger* ledger, const Plan& plan,
+                                          const TxOptions& options) {
   const std::string log = "relforge release " + plan.command + " --abort";
-  for (auto step = plan.refs.rbegin(); step != plan.refs.rend(); ++step) {
-    auto now = repo.ref_object(step->ref);
+  for (std::size_t i = plan.refs.size(); i-- > 0;) {
+    const auto& step = plan.refs[i];
+    auto now = repo.ref_object(step.ref);
     if (!now) return tl::unexpected(now.error());
-    const std::string at = now->value_or("");
-    // Not at the value this command set: it never got there, or someone moved it since; either
-    // way it is not ours to move back.
-    if (at != step->new_sha) continue;
-    if (auto ok = repo.update_ref(step->ref, step->new_sha, step->old_sha, log); !ok) return ok;
-    if (auto ok = repo.sync_worktree(step->ref, step->commit, step->old_sha.empty() ? "" : step->old_sha);
+    std::string at = now->value_or("");
+    if (at == step.new_sha) {
+      if (auto ok = repo.update_ref(step.ref, step.new_sha, step.old_sha, log); !ok)
+        return tl::unexpected(ok.error());
+      at = step.old_sha;
+    }
+    // Neither value: someone moved it since, so it is not ours to move back. At the old value it
+    // was moved back (maybe by an abort cut short in its checkout): the work tree follows again.
+    if (at != step.old_sha || step.old_sha.empty()) continue;
+    const std::string checkout = "abort-checkout-" + std::to_string(i + 1);
+    if (auto ok =
+            repo.sync_worktree(step.ref, step.commit, step.old_sha, [&] { reached(options, checkout); });
         !ok)
-      return ok;
+      return tl::unexpected(ok.error());
   }
-  return write_picks(ledger, plan.picks_before);
+  return write_entries(ledger, plan, TxMode::abort);
 }
 
 Status push_plan(const Repository& repo, Plan& plan, const TxOptions& options) {
@@ -114,8 +157,12 @@ Status push_plan(const Repository& repo, Plan& plan, const TxOptions& options) {
 
 Result<TxOutcome> finish(const Repository& repo, Ledger* ledger, Plan plan, const TxOptions& options,
                          bool resumed) {
+  if (resumed) {
+    if (auto ok = check_entries(ledger, plan); !ok) return tl::unexpected(ok.error());
+  }
   if (auto ok = apply_refs(repo, plan, options); !ok) return tl::unexpected(ok.error());
-  if (auto ok = write_picks(ledger, plan.picks_after); !ok) return tl::unexpected(ok.error());
+  if (auto written = write_entries(ledger, plan, TxMode::run); !written)
+    return tl::unexpected(written.error());
   reached(options, "ledger-written");
   if (auto ok = push_plan(repo, plan, options); !ok) return tl::unexpected(ok.error());
   if (auto ok = remove_journal(repo); !ok) return tl::unexpected(ok.error());
@@ -208,11 +255,13 @@ Result<TxOutcome> run_transaction(const Repository& repo, Ledger* ledger, const 
     if (!*journal)
       return fail(ErrorCategory::not_found,
                   "nothing to abort: no unfinished 'relforge release " + command + "'");
-    if (auto ok = rollback(repo, ledger, **journal); !ok) return tl::unexpected(ok.error());
+    auto kept = rollback(repo, ledger, **journal, options);
+    if (!kept) return tl::unexpected(kept.error());
     if (auto ok = remove_journal(repo); !ok) return tl::unexpected(ok.error());
     TxOutcome outcome;
     outcome.plan = std::move(**journal);
     outcome.aborted = true;
+    outcome.ledger_kept = std::move(*kept);
     return outcome;
   }
   if (*journal) {

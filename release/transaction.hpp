@@ -43,8 +43,9 @@ struct Plan {
   std::string result;                  // the command's own result as JSON (for a resumed run)
 };
 
-// Called with each step's name as it completes: "journal-written", "ref-1".."ref-N",
-// "ledger-written", "pushed". Tests kill the process there; the release binary has no hook.
+// Called with each step's name as it completes: "journal-written", "checkout-N" (after each file the
+// checkout of ref N's branch writes; inside libgit2, so it must not throw), "ref-1".."ref-N",
+// "ledger-written", "pushed", "abort-checkout-N". Tests kill the process there; releases have none.
 using StepHook = std::function<void(std::string_view step)>;
 
 enum class TxMode { run, dry_run, abort };
@@ -59,6 +60,8 @@ struct TxOutcome {
   bool executed = false;  // the refs moved (false for a dry run)
   bool resumed = false;   // an interrupted run of the same command was finished
   bool aborted = false;   // --abort restored the recorded old values
+  // With aborted: ledger values changed since the journal was written, left as they are (a note each).
+  std::vector<std::string> ledger_kept;
 };
 
 // <common git dir>/relforge/journal.json (shared by linked worktrees): present only while a command
@@ -67,7 +70,9 @@ std::filesystem::path journal_path(const Repository& repo);
 Result<std::optional<Plan>> read_journal(const Repository& repo);
 
 // Runs `command`. With a journal of the same command: finishes it (or, with abort, restores every
-// ref and ledger entry to its recorded old value); a journal of another command is a conflict.
+// ref and ledger field it set to its recorded old value); a journal of another command is a conflict.
+// Ledger entries are merged with edits made since the journal was written (ledger_rewrite.hpp): an
+// edit a resumed run would overwrite stops it before anything moves (conflict).
 // Without one: `make_plan(write_objects)` plans (objects only when not a dry run), the journal is
 // written atomically, refs move by compare-and-swap, the ledger is written, `push` (when not
 // empty) sends push_refs in one push, and the journal is removed. A rejected push keeps the journal.

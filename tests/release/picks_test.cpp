@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "release/cut.hpp"
 #include "release/tags.hpp"
 #include "tests/release/repo_fixture.hpp"
@@ -342,6 +344,49 @@ TEST_F(PickTest, RequestsAndDecisionsWaitForAnUnfinishedApply) {
   ASSERT_FALSE(again);
   EXPECT_EQ(ledger->get(first.id)->state, "rejected");
   EXPECT_EQ(temp.git("log --format=%s -1 release/2.7"), "[RELEASE-ONLY CHANGES] Branch Cut for Release 2.7");
+}
+
+// The ledger edited meanwhile (a push of refs/relforge/releases): a resumed apply keeps an edit of
+// a field it does not write, and refuses, before anything moves, to overwrite a decision.
+TEST_F(PickTest, AResumedApplyMergesALedgerEditOrRefusesToOverwriteIt) {
+  const Pick first = request(fix, "regression");
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, first.id, Decision::approve));
+  struct Killed {};
+  PickApplyOptions options;
+  options.id = first.id;
+  options.hook = [](std::string_view reached) {
+    if (reached == "ref-1") throw Killed{};
+  };
+  EXPECT_THROW((void)run_pick_apply_tx(*repo, config, *ledger, options), Killed);
+  const std::string moved = temp.git("rev-parse release/2.7");
+  const auto edit_by_hand = [&](const std::function<void(Pick&)>& change) {
+    ASSERT_TRUE(ledger->edit("by hand", [&](LedgerData& data) -> Status {
+      change(data["2.7"].picks[0]);
+      return {};
+    }));
+  };
+  edit_by_hand([](Pick& pick) { pick.state = "rejected"; });
+  options.hook = nullptr;
+  auto refused = run_pick_apply_tx(*repo, config, *ledger, options);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().message().find("nothing was changed"), std::string::npos)
+      << refused.error().message();
+  EXPECT_EQ(ledger->get(first.id)->state, "rejected");
+  EXPECT_EQ(temp.git("rev-parse release/2.7"), moved);
+
+  edit_by_hand([](Pick& pick) {
+    pick.state = "approved";
+    pick.note = "tracked in the advisory";
+  });
+  auto resumed = run_pick_apply_tx(*repo, config, *ledger, options);
+  ASSERT_TRUE(resumed) << resumed.error().describe();
+  EXPECT_TRUE(resumed->resumed);
+  const Pick applied = *ledger->get(first.id);
+  EXPECT_EQ(applied.state, "applied");
+  EXPECT_EQ(applied.applied_sha, moved);
+  EXPECT_EQ(applied.note, "tracked in the advisory");
+  EXPECT_FALSE(*read_journal(*repo));
 }
 
 TEST(CherryPickMessage, AppendsTheOriginLikeGitDashX) {
