@@ -17,6 +17,9 @@ struct ConnectionHooks {
   std::function<bool(httplib::Stream& stream, bool close_connection, bool& connection_closed,
                      const std::function<void(httplib::Request&)>& setup)>
       process;
+  // Whether whole requests of other connections wait for a thread: then a kept-alive connection
+  // goes back to the gate at once instead of holding its thread for its next request a moment.
+  std::function<bool()> others_waiting;
 };
 
 // What becomes of a connection once its requests are answered.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -417,12 +418,16 @@ Status HttpServer::serve() {
   m_impl->server.set_keep_alive_timeout(std::max<time_t>(
       1, std::chrono::duration_cast<std::chrono::seconds>(m_impl->limits.idle_timeout).count()));
   auto* impl = m_impl.get();
-  const detail::ConnectionHooks hooks = impl->hooks();
+  detail::ConnectionHooks hooks = impl->hooks();
   httplib::ThreadPool pool(impl->threads);
+  std::atomic<std::size_t> queued{0};  // whole requests handed on that no thread has taken yet
+  hooks.others_waiting = [&queued] { return queued.load(std::memory_order_relaxed) > 0; };
   // Connections wait for their requests in the gate; a request thread is taken only to answer.
   detail::Gate gate(listener, impl->wake[0], impl->limits, impl->max_body, hooks.precheck,
-                    [impl, &hooks, &pool](detail::ConnectionPtr connection, detail::Gate& from) {
-                      pool.enqueue([impl, &hooks, &from, connection] {
+                    [impl, &hooks, &pool, &queued](detail::ConnectionPtr connection, detail::Gate& from) {
+                      queued.fetch_add(1, std::memory_order_relaxed);
+                      pool.enqueue([impl, &hooks, &from, &queued, connection] {
+                        queued.fetch_sub(1, std::memory_order_relaxed);
                         const auto after =
                             detail::serve_requests(*connection, impl->wake[0], impl->limits, hooks);
                         if (after != detail::AfterAnswers::close)
