@@ -34,14 +34,16 @@ test: build
 	$(MAKE) tsan
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 
-# The relay and executor tests (the threaded code) under ThreadSanitizer, built by clang with
+# The relay, executor and platform tests (the threaded code: the HTTP server's gate and request
+# threads among it) under ThreadSanitizer, built by clang with
 # -Werror=thread-safety so every GUARDED_BY/REQUIRES is checked; any race report fails the run.
 # Left out (the tsan test preset's filter): the e2e tests, which need the whole relforge binary
 # built under TSan (the relay's threads run in-process in the Service/GroupCommit/LiveLogFetch
 # tests instead), and the *Slow executor tests, which build and smoke-test real wheels in fresh
-# venvs (minutes under TSan; their threading is what the fast executor tests run).
+# venvs (minutes under TSan; their threading is what the fast executor tests run), and the
+# allocator tests (TSan replaces the heap they inspect).
 # The tsan test preset sets TSAN_OPTIONS: halt on the first report, and tests/tsan.supp for the
-# reports that cannot be races (each with its reason; glibc only).
+# reports that cannot be races (each with its reason: glibc and cpp-httplib, both uninstrumented).
 tsan: deps
 	cmake --preset tsan
 	cmake --build --preset tsan
