@@ -16,6 +16,7 @@
 #include "packaging/ascii.hpp"
 #include "packaging/names.hpp"
 #include "packaging/tags.hpp"
+#include "packaging/unicode_nfd.hpp"
 #include "packaging/version.hpp"
 #include "packaging/wheel_archive.hpp"
 #include "packaging/wheel_binary_check.hpp"
@@ -117,19 +118,51 @@ std::string ascii_folded(const std::string& name) {
   return out;
 }
 
-// Names equal byte for byte, or after ASCII case folding: on Windows and macOS the second
-// overwrites the first, so what is installed depends on the order of unpacking.
+// A name with every non-ASCII code point written as <U+XXXX>, so two names that print alike show
+// how they differ.
+std::string spelled_code_points(const std::string& name) {
+  std::string out;
+  for (std::size_t pos = 0; pos < name.size();) {
+    const std::size_t start = pos;
+    const auto c = next_code_point(name, pos);
+    if (c && *c < 0x80) {
+      out += static_cast<char>(*c);
+      continue;
+    }
+    char code[16];
+    if (c)
+      std::snprintf(code, sizeof code, "<U+%04X>", static_cast<unsigned>(*c));
+    else
+      std::snprintf(code, sizeof code, "<byte %02X>", static_cast<unsigned char>(name[start]));
+    out += code;
+  }
+  return out;
+}
+
+// Names equal byte for byte, after ASCII case folding, or canonically equivalent in Unicode (also
+// with ASCII case folding): on Windows (case) and macOS (case and normalisation) the second
+// overwrites the first, so what is installed depends on the OS and the order of unpacking.
 Status check_unique_names(const ZipReader& reader, const std::string& where) {
-  std::map<std::string, std::string> seen;  // folded name -> the name as written
+  std::map<std::string, std::string> seen;  // name_collision_key -> the name as written
   for (const auto& entry : reader.entries()) {
-    const auto [at, inserted] = seen.emplace(ascii_folded(entry.name), entry.name);
+    const auto [at, inserted] = seen.emplace(name_collision_key(entry.name), entry.name);
     if (inserted) continue;
-    if (at->second == entry.name)
+    const std::string& first = at->second;
+    if (first == entry.name)
       return fail(ErrorCategory::integrity,
                   where + ": entry '" + entry.name + "' appears twice: refusing it");
-    return fail(ErrorCategory::integrity, where + ": entries '" + at->second + "' and '" + entry.name +
-                                              "' differ only in case: refusing them (one overwrites the "
-                                              "other on Windows and macOS)");
+    const std::string both = where + ": entries '" + first + "' and '" + entry.name + "'";
+    if (ascii_folded(first) == ascii_folded(entry.name))
+      return fail(ErrorCategory::integrity, both +
+                                                " differ only in case: refusing them (one overwrites the "
+                                                "other on Windows and macOS)");
+    const bool same_case = canonical_decomposition(first) == canonical_decomposition(entry.name);
+    return fail(ErrorCategory::integrity,
+                both +
+                    (same_case ? " are one name after Unicode normalisation (NFC)"
+                               : " are one name after Unicode normalisation (NFC) and case folding") +
+                    ", spelled '" + spelled_code_points(first) + "' and '" + spelled_code_points(entry.name) +
+                    "': refusing them (one overwrites the other on macOS)");
   }
   return {};
 }

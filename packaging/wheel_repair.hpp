@@ -48,8 +48,9 @@ struct VerifyResult {
 };
 
 // integrity/invalid_input errors name the entry: unsafe path ('..', absolute, backslash, ':'), an archive
-// comment, a non-regular file, a duplicate (also after ASCII case folding), a dist-info folder pip
-// refuses (not one, not the file name's, Wheel-Version not 1.x), RECORD mismatch (sha256/384/512).
+// comment, a non-regular file, a duplicate (also after ASCII case folding, Unicode normalisation (NFC)
+// or both), a dist-info folder pip refuses (not one, not the file name's, Wheel-Version not 1.x),
+// RECORD mismatch (sha256/384/512).
 Result<VerifyResult> verify_wheel(const std::filesystem::path& wheel);
 
 struct InspectResult {

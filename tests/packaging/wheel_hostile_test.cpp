@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text.hpp"
 #include "packaging/wheel_archive.hpp"
 #include "packaging/wheel_diff.hpp"
 #include "packaging/wheel_metadata.hpp"
@@ -169,6 +170,108 @@ TEST_F(WheelHostileTest, VerifyRefusesNamesEqualAfterCaseFolding) {
   const auto verified = verify_wheel(write_wheel(entries));
   expect_refused(verified, "entries 'demo/Evil.py' and 'demo/evil.py' differ only in case");
   EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+}
+
+// Canonically equivalent names (one name after NFC) are one file on macOS: refused like names
+// that differ only in case, with both names spelled out code point by code point.
+TEST_F(WheelHostileTest, VerifyRefusesNamesEqualAfterUnicodeNormalisation) {
+  struct Pair {
+    std::string first, second, text;
+  };
+  const std::string nfc = "are one name after Unicode normalisation (NFC), spelled ";
+  const std::vector<Pair> pairs = {
+      {"demo/caf\u00e9.py", "demo/cafe\u0301.py", nfc + "'demo/caf<U+00E9>.py' and 'demo/cafe<U+0301>.py'"},
+      {"demo/q\u0323\u0307.py", "demo/q\u0307\u0323.py",
+       nfc + "'demo/q<U+0323><U+0307>.py' and 'demo/q<U+0307><U+0323>.py'"},
+      {"demo/\uac00.py", "demo/\u1100\u1161.py", nfc + "'demo/<U+AC00>.py' and 'demo/<U+1100><U+1161>.py'"},
+      {"demo/\u212b.py", "demo/\u00c5.py", nfc + "'demo/<U+212B>.py' and 'demo/<U+00C5>.py'"},
+      {"demo/Caf\u00e9.py", "demo/cafe\u0301.py",
+       "are one name after Unicode normalisation (NFC) and case folding, spelled 'demo/Caf<U+00E9>.py' and "
+       "'demo/cafe<U+0301>.py': refusing them (one overwrites the other on macOS)"},
+      {"demo/\u00e9t\u00e9/__init__.py", "demo/e\u0301te\u0301/__init__.py",
+       nfc + "'demo/<U+00E9>t<U+00E9>/__init__.py' and 'demo/e<U+0301>te<U+0301>/__init__.py'"}};
+  for (const auto& pair : pairs) {
+    SCOPED_TRACE(pair.text);
+    auto entries = demo_entries();
+    entries.push_back({pair.first, "a = 1\n"});
+    entries.push_back({pair.second, "a = 2\n"});
+    const auto wheel = write_wheel(entries);
+    const auto verified = verify_wheel(wheel);
+    expect_refused(verified, "entries '" + pair.first + "' and '" + pair.second + "' " + pair.text);
+    EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+    EXPECT_FALSE(repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt}));
+    EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+  }
+}
+
+// Compatibility mappings are no file system's business: U+FB01 (the fi ligature) and "fi", or
+// a fullwidth A and A, stay two names; so do names whose marks of one class differ in order.
+TEST_F(WheelHostileTest, NamesEqualOnlyUnderCompatibilityMappingsPass) {
+  auto entries = demo_entries();
+  for (const std::string name :
+       {"demo/\ufb01le.py", "demo/file.py", "demo/\uff21.py", "demo/A_.py", "demo/a\u0301\u0300.py",
+        "demo/a\u0300\u0301.py", "demo/\u03a9.py", "demo/\u03c9.py"})
+    entries.push_back({name, "a = 1\n"});
+  const auto verified = verify_wheel(write_wheel(entries));
+  EXPECT_TRUE(verified) << verified.error().describe();
+}
+
+// libzip refuses a name flagged UTF-8 whose bytes start no sequence, but passes surrogates and
+// overlong forms: those bytes are compared as they are, the rest of the name normalised.
+TEST_F(WheelHostileTest, IllFormedUtf8InNamesIsComparedByteForByte) {
+  auto entries = demo_entries();
+  entries.push_back({"demo/AAAAAA.py", "a = 1\n"});
+  entries.push_back({"demo/BBBBB.py", "a = 2\n"});
+  const auto wheel = write_wheel(entries);
+  python(
+      "import struct, sys\n"
+      "data = bytearray(open(sys.argv[1], 'rb').read())\n"
+      "for old, new in ((b'demo/AAAAAA.py', b'demo/\\xed\\xa0\\x80e\\xcc\\x81.py'),\n"
+      "                 (b'demo/BBBBB.py', b'demo/\\xed\\xa0\\x80\\xc3\\xa9.py')):\n"
+      "  data = data.replace(old, new)\n"
+      "for magic, at in ((b'PK\\x03\\x04', 6), (b'PK\\x01\\x02', 8)):\n"
+      "  i = data.find(magic)\n"
+      "  while i >= 0:\n"
+      "    struct.pack_into('<H', data, i + at, struct.unpack_from('<H', data, i + at)[0] | 0x800)\n"
+      "    i = data.find(magic, i + 4)\n"
+      "open(sys.argv[1], 'wb').write(bytes(data))\n",
+      wheel);
+  const auto verified = verify_wheel(wheel);
+  expect_refused(verified,
+                 "are one name after Unicode normalisation (NFC), spelled 'demo/<byte ED><byte A0><byte "
+                 "80>e<U+0301>.py' and 'demo/<byte ED><byte A0><byte 80><U+00E9>.py'");
+  EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+}
+
+// The same refusal from the command line, on a wheel from the fixture builder: exit 9, as for
+// names that differ only in case.
+TEST_F(WheelHostileTest, WheelVerifyRefusesCanonicallyEquivalentEntriesWithTheCaseFoldingExitCode) {
+  ASSERT_TRUE(fs::is_regular_file(test::relforge_binary()))
+      << "build the relforge binary first: " << test::relforge_binary();
+  const auto make = [&](const std::string& dir, const std::string& first, const std::string& second) {
+    const auto made = test::run_shell(
+        "/usr/bin/python3 " +
+        test::shell_quote(test::source_path("tests/fixtures/channels/make_wheel.py").string()) + " " +
+        test::shell_quote((m_dir / dir).string()) + " demo 1.0 --extra-entry " + test::shell_quote(first) +
+        " --extra-entry " + test::shell_quote(second));
+    EXPECT_EQ(made.exit_code, 0) << made.err;
+    return std::string(core::trim(made.out));
+  };
+  const auto normalised = make("nfc", "demo/caf\u00e9.py", "demo/cafe\u0301.py");
+  const auto folded = make("case", "demo/Evil.py", "demo/evil.py");
+  const auto plain = make("plain", "demo/caf\u00e9.py", "demo/\ufb01le.py");
+  const auto nfc_run = test::relforge("wheel verify " + test::shell_quote(normalised));
+  const auto case_run = test::relforge("wheel verify " + test::shell_quote(folded));
+  const auto plain_run = test::relforge("wheel verify " + test::shell_quote(plain));
+  EXPECT_EQ(nfc_run.exit_code, 9) << nfc_run.err;
+  EXPECT_EQ(nfc_run.exit_code, case_run.exit_code) << case_run.err;
+  EXPECT_NE(
+      nfc_run.err.find("entries 'demo/caf\u00e9.py' and 'demo/cafe\u0301.py' are one name after Unicode "
+                       "normalisation (NFC), spelled 'demo/caf<U+00E9>.py' and 'demo/cafe<U+0301>.py'"),
+      std::string::npos)
+      << nfc_run.err;
+  EXPECT_NE(case_run.err.find("differ only in case"), std::string::npos) << case_run.err;
+  EXPECT_EQ(plain_run.exit_code, 0) << plain_run.err;
 }
 
 // pip: ".dist-info directory 'evil-9.9.dist-info' does not start with 'demo'", and METADATA of
