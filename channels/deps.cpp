@@ -49,6 +49,37 @@ std::string html_unescape(std::string_view text) {
   return out;
 }
 
+// "<a" at `at` opens an anchor tag, not "<abbr>" or "<area>".
+bool anchor_starts(std::string_view lowered, std::size_t at) {
+  if (at + 2 >= lowered.size()) return false;
+  const char next = lowered[at + 2];
+  return next == '>' || std::isspace(static_cast<unsigned char>(next));
+}
+
+// JSON nesting deeper than `limit` (brackets outside strings), counted in one pass before parsing.
+bool nests_deeper_than(std::string_view text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+constexpr std::size_t k_max_listing_depth = 64;
+
 // One environment, prepared once: its supported tags and marker variables.
 struct Target {
   std::string label;
@@ -122,6 +153,10 @@ Result<std::vector<std::string>> parse_listing(std::string_view text, const std:
   const std::string_view body = trim(text);
   std::vector<std::string> files;
   if (!body.empty() && body.front() == '{') {
+    if (nests_deeper_than(body, k_max_listing_depth))
+      return fail(ErrorCategory::invalid_input, where +
+                                                    ": not a PEP 691 project page: it nests deeper than " +
+                                                    std::to_string(k_max_listing_depth) + " levels");
     const auto json = nlohmann::json::parse(body, nullptr, false);
     if (json.is_discarded() || !json.is_object() || !json.contains("files") || !json["files"].is_array())
       return fail(ErrorCategory::invalid_input,
@@ -136,12 +171,22 @@ Result<std::vector<std::string>> parse_listing(std::string_view text, const std:
   if (lowered.find("<a") == std::string::npos && lowered.find("<html") == std::string::npos)
     return fail(ErrorCategory::invalid_input,
                 where + ": not a package index listing (PEP 691 JSON or a PEP 503 HTML page)");
-  for (std::size_t at = lowered.find("<a"); at != std::string::npos; at = lowered.find("<a", at + 2)) {
+  // An anchor's text runs from its tag's '>' to the next '<', which must open "</a>"; each search
+  // starts where the one before stopped, so a hostile page is read in one pass.
+  for (std::size_t at = lowered.find("<a"); at != std::string::npos;) {
+    if (!anchor_starts(lowered, at)) {
+      at = lowered.find("<a", at + 2);
+      continue;
+    }
     const std::size_t open_end = lowered.find('>', at);
-    const std::size_t close = lowered.find("</a>", at);
-    if (open_end == std::string::npos || close == std::string::npos || close < open_end) break;
-    const auto name = trim(body.substr(open_end + 1, close - open_end - 1));
-    if (!name.empty()) files.push_back(html_unescape(name));
+    if (open_end == std::string::npos) break;
+    const std::size_t text_end = lowered.find('<', open_end);
+    if (text_end == std::string::npos) break;
+    if (lowered.compare(text_end, 4, "</a>") == 0) {
+      const auto name = trim(body.substr(open_end + 1, text_end - open_end - 1));
+      if (!name.empty()) files.push_back(html_unescape(name));
+    }
+    at = lowered.find("<a", text_end);
   }
   return files;
 }

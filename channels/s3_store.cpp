@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <set>
+#include <thread>
 #include <vector>
 
 #include "channels/index.hpp"
@@ -20,6 +22,49 @@ namespace {
 
 constexpr std::string_view k_empty_sha256 =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+// Answers that are not objects (errors, empty bodies) and listing pages are small; more is not S3.
+constexpr std::size_t k_max_answer_bytes = std::size_t{1} << 20U;
+constexpr std::size_t k_max_listing_bytes = std::size_t{64} << 20U;
+// Truncated listing pages in a row with nothing on them before the listing is refused.
+constexpr std::size_t k_max_empty_pages = 100;
+
+// Why `key` cannot be sent (empty: it can). libcurl resolves "." and ".." segments before sending,
+// so such a key would name another key, prefix or bucket; control bytes have no place in a key.
+std::string key_problem(std::string_view key) {
+  if (key.starts_with('/')) return "starts with '/'";
+  for (const char c : key) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "holds a control byte";
+  }
+  for (std::size_t start = 0;;) {
+    const auto slash = key.find('/', start);
+    const auto segment = key.substr(start, slash == std::string_view::npos ? slash : slash - start);
+    if (segment == "." || segment == "..") return "has a '" + std::string(segment) + "' segment";
+    if (slash == std::string_view::npos) return "";
+    start = slash + 1;
+  }
+}
+
+// Text from a server as it goes into a message: control bytes as \xNN, so none reaches a terminal.
+std::string printable(std::string_view text) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += k_hex[byte >> 4U];
+      out += k_hex[byte & 15U];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+bool retryable(long status) {
+  return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+}
 
 // Query values are encoded like SigV4's canonical query ('/' too), since libcurl signs them as written.
 std::string encode_query_value(std::string_view text) {
@@ -64,7 +109,7 @@ public:
       if (!raced) return tl::unexpected(raced.error());
       if (raced->has_value()) return **raced;
     }
-    if (response->status != 200) return tl::unexpected(error_of(*response, "PUT", key));
+    if (!written(*response)) return tl::unexpected(error_of(*response, "PUT", key));
     return PutResult::created;
   }
 
@@ -75,12 +120,12 @@ public:
                           .payload_sha256 = platform::to_hex(platform::sha256(bytes)),
                           .body = std::string(bytes)});
     if (!response) return tl::unexpected(response.error());
-    if (response->status != 200) return tl::unexpected(error_of(*response, "PUT", key));
+    if (!written(*response)) return tl::unexpected(error_of(*response, "PUT", key));
     return {};
   }
 
   Result<std::optional<std::string>> get(const std::string& key) override {
-    auto response = send({.method = "GET", .key = key});
+    auto response = send({.method = "GET", .key = key, .max_body_bytes = m_options.max_object_bytes});
     if (!response) return tl::unexpected(response.error());
     if (response->status == 404 && code_of(*response) != "NoSuchBucket") return std::optional<std::string>();
     if (response->status != 200) return tl::unexpected(error_of(*response, "GET", key));
@@ -88,7 +133,7 @@ public:
   }
 
   Status download(const std::string& key, const fs::path& target) override {
-    auto response = send({.method = "GET", .key = key, .response_file = target});
+    auto response = send({.method = "GET", .key = key, .response_file = target, .max_body_bytes = 0});
     if (!response) return tl::unexpected(response.error());
     if (response->status != 200) return tl::unexpected(error_of(*response, "GET", key));
     return {};
@@ -115,16 +160,18 @@ public:
 
   Result<std::vector<ObjectInfo>> list(const std::string& prefix, Temporaries) override {
     std::vector<ObjectInfo> out;
-    auto listed = list_pages(prefix, false, [&](const platform::XmlNode& page) {
+    auto listed = list_pages(prefix, false, [&](const platform::XmlNode& page) -> Status {
       for (const auto& entry : page.children) {
         const auto* key = entry.name == "Contents" ? entry.find("Key") : nullptr;
-        if (key == nullptr || !key->text.starts_with(base_prefix())) continue;
+        if (key == nullptr) continue;
+        TRY(check_listed(key->text, prefix));
         ObjectInfo info;
         info.key = key->text.substr(base_prefix().size());
         info.size = std::strtoull(entry.child_text("Size", "0").c_str(), nullptr, 10);
         info.etag = entry.child_text("ETag");
         out.push_back(std::move(info));
       }
+      return {};
     });
     if (!listed) return tl::unexpected(listed.error());
     std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
@@ -136,14 +183,24 @@ public:
   Result<std::vector<std::string>> children(const std::string& prefix) override {
     std::vector<std::string> out;
     const std::string under = base_prefix() + prefix;
-    auto listed = list_pages(prefix, true, [&](const platform::XmlNode& page) {
+    auto listed = list_pages(prefix, true, [&](const platform::XmlNode& page) -> Status {
       for (const auto& entry : page.children) {
         const auto* key = entry.name == "Contents"         ? entry.find("Key")
                           : entry.name == "CommonPrefixes" ? entry.find("Prefix")
                                                            : nullptr;
-        if (key != nullptr && key->text.size() > under.size() && key->text.starts_with(under))
-          out.push_back(key->text.substr(under.size()));
+        if (key == nullptr) continue;
+        TRY(check_listed(key->text, prefix));
+        if (key->text.size() == under.size()) continue;  // the folder's own marker object
+        std::string child = key->text.substr(under.size());
+        const auto slash = child.find('/');
+        if (slash != std::string::npos && slash + 1 != child.size()) {
+          return fail(ErrorCategory::integrity, "the S3 listing of one level of " + describe(prefix) +
+                                                    " names '" + key->text +
+                                                    "', more than one level down: " + not_s3_hint());
+        }
+        out.push_back(std::move(child));
       }
+      return {};
     });
     if (!listed) return tl::unexpected(listed.error());
     std::sort(out.begin(), out.end());
@@ -152,6 +209,10 @@ public:
   }
 
   Status copy(const std::string& from_key, const std::string& to_key) override {
+    if (const std::string problem = key_problem(from_key); !problem.empty()) {
+      return fail(ErrorCategory::invalid_input, "the S3 key '" + printable(full_key(from_key)) + "' " +
+                                                    problem + ": no request was sent to copy it");
+    }
     auto response = send({.method = "PUT",
                           .key = to_key,
                           .headers = {{"Content-Type", "application/octet-stream"},
@@ -159,7 +220,7 @@ public:
                                                                 url_escape_path(full_key(from_key))}}});
     if (!response) return tl::unexpected(response.error());
     // CopyObject can fail after its 200 status line; the body then holds an <Error>.
-    if (response->status != 200 || response->body.find("<Error>") != std::string::npos) {
+    if (!written(*response)) {
       return tl::unexpected(
           error_of(*response, "COPY", from_key).with_context("copying to " + describe(to_key)));
     }
@@ -169,7 +230,8 @@ public:
   Status remove(const std::string& key) override {
     auto response = send({.method = "DELETE", .key = key});
     if (!response) return tl::unexpected(response.error());
-    if (response->status != 204 && response->status != 200 && response->status != 404) {
+    if ((response->status != 404 && !written(*response)) ||
+        (response->status == 404 && code_of(*response) == "NoSuchBucket")) {
       return tl::unexpected(error_of(*response, "DELETE", key));
     }
     return {};
@@ -180,28 +242,75 @@ private:
     return m_options.location.prefix.empty() ? "" : m_options.location.prefix + "/";
   }
 
+  static std::string not_s3_hint() {
+    return "is --s3-endpoint an S3 server? Run relforge index check after fixing it";
+  }
+
+  // A listed key must lie under the listed prefix and be a key relforge can send back.
+  Status check_listed(const std::string& key, const std::string& prefix) const {
+    const std::string under = base_prefix() + prefix;
+    std::string problem = key.starts_with(under) ? key_problem(key) : "lies outside " + under;
+    if (problem.empty()) return {};
+    return fail(ErrorCategory::integrity,
+                "the S3 listing of " + describe(prefix) + " names the key '" + printable(key) + "', which " +
+                    problem +
+                    ": relforge never writes such a key and will not use it (remove "
+                    "the object, or " +
+                    not_s3_hint() + ")");
+  }
+
   // Every page of a ListObjectsV2 of `prefix` (one level of it when `delimited`), in turn to `page`.
+  // A continuation token seen before, too many pages or entries, or a run of empty truncated pages
+  // ends the listing with an error: a server cannot keep relforge paging for ever.
   Status list_pages(const std::string& prefix, bool delimited,
-                    const std::function<void(const platform::XmlNode&)>& page) {
+                    const std::function<Status(const platform::XmlNode&)>& page) {
     std::string token;
-    for (;;) {
+    std::set<std::string> seen;
+    std::size_t entries = 0;
+    std::size_t empty_pages = 0;
+    const std::string where = "S3 listing of " + describe(prefix);
+    for (std::size_t pages = 1;; ++pages) {
       // Parameters in sorted order: libcurl 7.88 signs the query string as written.
       std::string query;
       if (!token.empty()) query += "continuation-token=" + encode_query_value(token) + "&";
       if (delimited) query += "delimiter=" + encode_query_value("/") + "&";
       query += "list-type=2&max-keys=" + std::to_string(m_options.list_page_size) +
                "&prefix=" + encode_query_value(base_prefix() + prefix);
-      TRY_ASSIGN(const auto response, send({.method = "GET", .query = query, .where = prefix}));
+      TRY_ASSIGN(
+          const auto response,
+          send({.method = "GET", .query = query, .max_body_bytes = k_max_listing_bytes, .where = prefix}));
       if (response.status != 200) return tl::unexpected(error_of(response, "LIST", prefix));
       // A listing that is not XML is an error, not an empty channel.
-      TRY_ASSIGN(const auto root, platform::parse_xml(response.body, "S3 listing of " + describe(prefix),
-                                                      "ListObjectsV2 answer"));
-      page(root);
-      if (root.child_text("IsTruncated", "false") != "true") return {};
+      TRY_ASSIGN(const auto root, platform::parse_xml(response.body, where, "ListObjectsV2 answer"));
+      if (root.name != "ListBucketResult") {
+        return fail(ErrorCategory::network, where + " answered <" + root.name +
+                                                "> where <ListBucketResult> belongs (" + not_s3_hint() + ")");
+      }
+      TRY(page(root));
+      const auto on_page = static_cast<std::size_t>(
+          std::count_if(root.children.begin(), root.children.end(), [](const platform::XmlNode& node) {
+            return node.name == "Contents" || node.name == "CommonPrefixes";
+          }));
+      entries += on_page;
+      empty_pages = on_page == 0 ? empty_pages + 1 : 0;
+      const std::string truncated = root.child_text("IsTruncated", "false");
+      if (truncated == "false") return {};
+      if (truncated != "true")
+        return fail(ErrorCategory::network, where + " answered IsTruncated '" + printable(truncated) +
+                                                "', neither true nor false (" + not_s3_hint() + ")");
       const auto* next = root.find("NextContinuationToken");
-      if (next == nullptr || next->text.empty() || next->text == token) {
+      if (next == nullptr || next->text.empty() || !seen.insert(next->text).second) {
         return fail(ErrorCategory::network,
-                    "S3 listing of " + describe(prefix) + " is truncated but gave no new continuation token");
+                    where + " is truncated but gave no new continuation token (" + not_s3_hint() + ")");
+      }
+      if (entries > m_options.max_listed_objects || pages >= m_options.max_list_pages ||
+          empty_pages > k_max_empty_pages) {
+        return fail(
+            ErrorCategory::network,
+            where + " did not end after " + std::to_string(pages) + " pages and " + std::to_string(entries) +
+                " entries (at most " + std::to_string(m_options.max_list_pages) + " pages, " +
+                std::to_string(m_options.max_listed_objects) + " entries and " +
+                std::to_string(k_max_empty_pages) + " empty pages in a row are read; " + not_s3_hint() + ")");
       }
       token = next->text;
     }
@@ -216,6 +325,7 @@ private:
     std::string body{};
     std::optional<fs::path> body_file{};
     std::optional<fs::path> response_file{};
+    std::size_t max_body_bytes = k_max_answer_bytes;  // 0: none (a download to a file)
     std::string where{};  // for messages when there is no key (a listing's prefix)
   };
 
@@ -223,7 +333,19 @@ private:
     return m_options.location.prefix.empty() ? key : m_options.location.prefix + "/" + key;
   }
 
+  // A write took: a 2xx status, and no <Error> in its body (CopyObject can fail after its 200
+  // status line, and a broken server may answer any write that way).
+  static bool written(const platform::HttpClientResponse& response) {
+    if (response.status < 200 || response.status >= 300) return false;
+    return response.body.empty() || error_document(response.body).name != "Error";
+  }
+
   Result<platform::HttpClientResponse> send(Call call) const {
+    const std::string target = call.key.value_or(call.where);
+    if (const std::string problem = key_problem(target); !problem.empty()) {
+      return fail(ErrorCategory::invalid_input, "the S3 key '" + printable(full_key(target)) + "' " +
+                                                    problem + ": no request was sent for it");
+    }
     platform::HttpClientRequest request;
     request.method = call.method;
     request.url = m_options.endpoint + "/" + m_options.location.bucket;
@@ -240,13 +362,19 @@ private:
     request.aws_sigv4 = "aws:amz:" + m_options.region + ":s3";
     request.user = m_options.access_key;
     request.password = m_options.secret_key;
-    auto response = platform::http_request(request);
-    if (!response) {
-      return tl::unexpected(
-          Error(response.error())
-              .with_context("S3 " + call.method + " " + describe(call.key.value_or(call.where))));
+    request.max_body_bytes = call.max_body_bytes;
+    for (std::int64_t attempt = 1;; ++attempt) {
+      auto response = platform::http_request(request);
+      const bool transient =
+          response ? retryable(response->status) : response.error().category() == ErrorCategory::network;
+      if (m_options.retry.gives_up(attempt, transient ? core::Transient::yes : core::Transient::no)) {
+        if (response) return response;
+        return tl::unexpected(Error(response.error())
+                                  .with_context("S3 " + call.method + " " + describe(target) + " (" +
+                                                std::to_string(attempt) + " attempt(s))"));
+      }
+      std::this_thread::sleep_for(std::chrono::seconds(m_options.retry.delay_after(attempt)));
     }
-    return response;
   }
 
   static std::string code_of(const platform::HttpClientResponse& response) {
@@ -267,8 +395,20 @@ private:
     if (code == "NoSuchBucket") {
       return Error(ErrorCategory::not_found, text + " (create the bucket or fix the s3:// URL)");
     }
-    if (response.status >= 500)
-      return Error(ErrorCategory::network, text + " (a server-side failure: retry later)");
+    if (response.status >= 500 || response.status == 429) {
+      return Error(ErrorCategory::network, text + " (a server-side failure through " +
+                                               std::to_string(m_options.retry.max_attempts) +
+                                               " attempts: retry later)");
+    }
+    if (response.status >= 300 && response.status < 400) {
+      return Error(ErrorCategory::network,
+                   text + " (a redirect" +
+                       (response.header("location") ? " to " + printable(*response.header("location"))
+                                                    : std::string()) +
+                       ", never followed: set --s3-endpoint and --s3-region to the bucket's own)");
+    }
+    if (response.status >= 200 && response.status < 300)
+      return Error(ErrorCategory::network, text + " with an <Error> body: the write did not take");
     return Error(ErrorCategory::io, text);
   }
 
@@ -279,11 +419,10 @@ private:
     if (!existing->has_value()) return std::optional<PutResult>();
     std::string stored = (*existing)->sha256;
     if (stored.empty()) {
-      // Not uploaded by relforge: no sha256 metadata, so hash the bytes themselves.
-      auto bytes = get(key);
-      if (!bytes) return tl::unexpected(bytes.error());
-      if (!bytes->has_value()) return std::optional<PutResult>();
-      stored = platform::to_hex(platform::sha256(**bytes));
+      // Not uploaded by relforge: no sha256 metadata, so hash the bytes themselves, streamed.
+      auto digest = object_sha256(*this, key, {});
+      if (!digest) return tl::unexpected(digest.error());
+      stored = std::move(*digest);
     }
     if (stored != sha256_hex) return tl::unexpected(immutable_conflict(describe(key), stored));
     return std::optional<PutResult>(PutResult::identical);

@@ -10,6 +10,7 @@
 
 #include "channels/object_store.hpp"
 #include "core/error.hpp"
+#include "core/retry.hpp"
 
 namespace relforge::channels {
 
@@ -31,6 +32,12 @@ struct S3Options {
   std::string session_token;  // sent as x-amz-security-token when set
   std::chrono::milliseconds timeout = std::chrono::minutes(5);
   std::size_t list_page_size = 1000;  // max-keys of one ListObjectsV2 page
+  // 5xx, 429 and failed connections are tried again after a capped exponential backoff.
+  core::RetryPolicy retry{.max_attempts = 3, .base_delay_seconds = 1, .max_delay_seconds = 4};
+  // What one listing may hold in all and in pages (a server that never stops paging is refused).
+  std::size_t max_listed_objects = 10'000'000;
+  std::size_t max_list_pages = 100'000;
+  std::size_t max_object_bytes = std::size_t{256} << 20U;  // the largest object get() holds in memory
 };
 
 // Checks the options (bucket, region, credentials present) and returns the store.

@@ -32,8 +32,11 @@ struct BodySink {
   const std::optional<fs::path>* target = nullptr;
   fs::path temp{};
   FilePtr file{};
+  std::size_t limit = 0;  // 0: none
+  std::size_t received = 0;
   bool decided = false;
   bool write_failed = false;
+  bool too_large = false;
 };
 
 bool is_success(long status) {
@@ -43,6 +46,11 @@ bool is_success(long status) {
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
   auto* sink = static_cast<BodySink*>(user);
   const std::size_t bytes = size * count;
+  if (sink->limit != 0 && bytes > sink->limit - sink->received) {
+    sink->too_large = true;
+    return 0;  // aborts the transfer
+  }
+  sink->received += bytes;
   if (!sink->decided) {
     sink->decided = true;
     long status = 0;
@@ -162,6 +170,12 @@ Status finish_transfer(CURL* h, CURLcode code, const char* error_buffer, const H
     return fail(ErrorCategory::io, "cannot write the response of " + request.url + " to " +
                                        request.response_file->string() + " (is the disk full?)");
   }
+  if (sink.too_large || code == CURLE_FILESIZE_EXCEEDED) {
+    if (wrote_file) fs::remove(sink.temp, ignored);
+    return fail(ErrorCategory::network,
+                request.method + " " + request.url + " answered more than " + std::to_string(sink.limit) +
+                    " bytes, the most taken from it (is the URL a server of that kind?)");
+  }
   if (code != CURLE_OK) {
     if (wrote_file) fs::remove(sink.temp, ignored);
     const std::string detail = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
@@ -205,6 +219,7 @@ Result<HttpClientResponse> http_request(const HttpClientRequest& request) {
   sink.handle = h;
   sink.body = &response.body;
   sink.target = &request.response_file;
+  sink.limit = request.max_body_bytes;
   if (request.response_file) {
     const fs::path& target = *request.response_file;
     sink.temp = target.parent_path() / ("." + target.filename().string() + ".download");
@@ -219,6 +234,11 @@ Result<HttpClientResponse> http_request(const HttpClientRequest& request) {
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &response.headers);
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  // A redirect is an answer like any other: the request, its credentials and its signature never go
+  // to a host the caller did not name.
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  if (request.max_body_bytes != 0)
+    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_body_bytes));
 
   FilePtr upload;
   if (auto ok = set_method(h, request, upload); !ok) return tl::unexpected(ok.error());

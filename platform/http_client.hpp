@@ -3,6 +3,7 @@
 // timeout, headers, a body (in memory or streamed from a file), the response status, headers and
 // body (in memory or streamed to a file), and optional AWS SigV4 signing done by libcurl.
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -24,6 +25,9 @@ struct HttpClientRequest {
   // When set, a 2xx response body is streamed into this file instead of `body`; other statuses
   // keep their (error) body in memory and leave the file untouched.
   std::optional<std::filesystem::path> response_file{};
+  // The most body bytes taken from the answer, in memory or into response_file; 0: no limit. A
+  // declared Content-Length over it stops the transfer before the body, a longer body as it passes.
+  std::size_t max_body_bytes = 0;
   // libcurl's CURLOPT_AWS_SIGV4 provider, e.g. "aws:amz:us-east-1:s3"; empty: no signing. The
   // signature covers Host, Content-Type and every header given here; an X-Amz-Date header given
   // here fixes the signing time, and x-amz-content-sha256 given here is the signed payload hash.
@@ -41,7 +45,8 @@ struct HttpClientResponse {
 };
 
 // A transport failure (refused, timeout, DNS) is a network error; any HTTP status is a response.
-// An unreadable body_file or unwritable response_file is an io error.
+// An unreadable body_file or unwritable response_file is an io error; a body over max_body_bytes is
+// a network error naming the limit.
 Result<HttpClientResponse> http_request(const HttpClientRequest& request);
 
 }  // namespace relforge::platform

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace relforge::channels {
 namespace {
 
@@ -27,6 +29,53 @@ TEST(Deps, ListingsInJsonAndHtml) {
   const auto text = parse_listing("plain text", "t.txt");
   ASSERT_FALSE(text);
   EXPECT_NE(text.error().message().find("t.txt: not a package index listing"), std::string::npos);
+}
+
+TEST(Deps, HostileHtmlListingsAreReadInOnePass) {
+  // Openings that never end before the last byte, and anchors nested in anchors: each was a scan
+  // to the end of the page per "<a", minutes for a page of a few megabytes.
+  std::string unclosed = "<html>";
+  for (int i = 0; i < 400'000; ++i) unclosed += "<a";
+  unclosed += ">x-1.0-py3-none-any.whl</a>";
+  std::string nested = "<html>";
+  for (int i = 0; i < 200'000; ++i) nested += "<a href=x>";
+  nested += "y-1.0-py3-none-any.whl</a>";
+  const auto start = std::chrono::steady_clock::now();
+  auto from_unclosed = parse_listing(unclosed, "unclosed.html");
+  auto from_nested = parse_listing(nested, "nested.html");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  ASSERT_TRUE(from_unclosed && from_nested);
+  EXPECT_EQ(*from_unclosed, (std::vector<std::string>{"x-1.0-py3-none-any.whl"}));
+  EXPECT_EQ(*from_nested, (std::vector<std::string>{"y-1.0-py3-none-any.whl"}));
+  // Only anchors count, and an anchor's text is text: markup inside it names no file.
+  auto mixed = parse_listing(
+      "<html><abbr>a-1.0.tar.gz</abbr><area>b-1.0.tar.gz</area><a href=u>c-<b>1</b>.tar.gz</a>"
+      "<a\nhref='javascript:alert(1)'>d-1.0.tar.gz</a></html>",
+      "mixed.html");
+  ASSERT_TRUE(mixed);
+  EXPECT_EQ(*mixed, (std::vector<std::string>{"d-1.0.tar.gz"}));
+}
+
+TEST(Deps, DeeplyNestedJsonListingsAreRefusedBeforeParsing) {
+  std::string deep = "{\"files\": [";
+  for (int i = 0; i < 1'000'000; ++i) deep += '[';
+  for (int i = 0; i < 1'000'000; ++i) deep += ']';
+  deep += "]}";
+  const auto start = std::chrono::steady_clock::now();
+  auto files = parse_listing(deep, "deep.json");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+  ASSERT_FALSE(files);
+  EXPECT_EQ(files.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(files.error().message().find("deep.json: not a PEP 691 project page: it nests deeper than 64"),
+            std::string::npos)
+      << files.error().describe();
+  // Brackets inside strings are text, and duplicate files are listed as given.
+  auto shallow =
+      parse_listing(R"({"files": [{"filename": "[[[[x-1.0-py3-none-any.whl"}, {"filename": "a-1.0.tar.gz"},)"
+                    R"( {"filename": "a-1.0.tar.gz", "hashes": {"md5": 5}}]})",
+                    "shallow.json");
+  ASSERT_TRUE(shallow) << shallow.error().describe();
+  EXPECT_EQ(shallow->size(), 3U);
 }
 
 TEST(Deps, ResolvesByNameVersionTagsAndMarkers) {

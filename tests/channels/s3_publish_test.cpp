@@ -216,6 +216,7 @@ public:
     with.endpoint = "http://127.0.0.1:" + std::to_string(m_port);
     with.access_key = "AKIDEXAMPLE";
     with.secret_key = "secret";
+    with.retry.base_delay_seconds = 0;
     return std::move(make_s3_store(with).value());
   }
   std::vector<std::string> stored() {

@@ -1,6 +1,7 @@
 // `relforge index deps` through the real binary: real wheels (with Requires-Dist, markers and
 // platform tags) published to a channel, saved upstream listings (PEP 691 JSON and PEP 503 HTML),
 // and target environments from --env or from the matrix of relforge.toml.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -166,6 +167,27 @@ TEST_F(IndexDeps, BadInputIsNamed) {
   EXPECT_EQ(no_config.exit_code, 2);
   EXPECT_EQ(Json::parse(no_config.err, nullptr, false)["error"]["category"], "invalid_input")
       << no_config.err;
+}
+
+TEST_F(IndexDeps, HostileUpstreamListingsAreReadInOnePassOrRefused) {
+  // Anchors that never close (minutes of rescanning before), hrefs that go anywhere (only an
+  // anchor's text names a file), and JSON nested a million deep.
+  std::string html =
+      "<html><a href=\"javascript:alert(1)\">upstreamdep-1.5-py3-none-any.whl</a>"
+      "<a href=\"https://elsewhere.example/../x\">other-1.0-py3-none-any.whl</a>";
+  for (int i = 0; i < 1'000'000; ++i) html += "<a";
+  std::ofstream(m_dir / "hostile.html") << html;
+  const auto start = std::chrono::steady_clock::now();
+  const auto read = deps("--env 3.12:manylinux_2_28_x86_64 --upstream hostile.html");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(read.out.find("upstreamdep"), std::string::npos) << read.out << read.err;
+
+  std::ofstream(m_dir / "deep.json") << "{\"files\": " << std::string(1'000'000, '[');
+  const auto deep = deps("--env 3.12:manylinux_2_28_x86_64 --upstream deep.json");
+  EXPECT_EQ(deep.exit_code, 2) << deep.err;
+  EXPECT_NE(deep.err.find("deep.json: not a PEP 691 project page: it nests deeper than 64"),
+            std::string::npos)
+      << deep.err;
 }
 
 }  // namespace

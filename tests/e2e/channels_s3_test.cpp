@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/digest.hpp"
+#include "tests/channels/hostile_s3.hpp"
 #include "tests/channels/s3_support.hpp"
 #include "tests/channels/support.hpp"
 #include "tests/support/paths.hpp"
@@ -18,6 +19,9 @@ namespace relforge::test {
 namespace {
 
 namespace fs = std::filesystem;
+using relforge::test::answer;
+using relforge::test::ScriptedRequest;
+using relforge::test::ScriptedServer;
 
 class ChannelsS3E2e : public ::testing::Test {
 protected:
@@ -130,6 +134,33 @@ TEST_F(ChannelsS3E2e, RejectedCredentialsExitEightAndUnreachableEndpointExitsSev
 
   EXPECT_FALSE(fs::exists(object("whl/nightly/cpu/mini/mini-1.0+cpu-py3-none-any.whl")));
   EXPECT_FALSE(fs::exists(object("whl/nightly/cpu/mini/index.html")));
+}
+
+TEST(ChannelsS3Hostile, AListingThatClimbsOutOfTheStoreWritesNothingAndExitsNine) {
+  // Every listing names a folder and an object whose ".." segments libcurl would resolve: pages
+  // written for them would land in another prefix or another bucket.
+  ScriptedServer server([](const ScriptedRequest& request) {
+    if (request.method == "GET" && request.target.find("list-type=2") != std::string::npos) {
+      return answer(
+          200,
+          "<ListBucketResult><CommonPrefixes><Prefix>pfx/whl/../../../other-bucket/</Prefix>"
+          "</CommonPrefixes><Contents><Key>pfx/whl/nightly/../../../../other-bucket/index.html</Key>"
+          "<Size>1</Size></Contents><IsTruncated>false</IsTruncated></ListBucketResult>");
+    }
+    return answer(404, "");
+  });
+  const auto rebuilt = run_shell(
+      "env AWS_ACCESS_KEY_ID=k AWS_SECRET_ACCESS_KEY=s " + shell_quote(relforge::test::relforge_binary()) +
+      " index rebuild --store s3://bucket/pfx --s3-endpoint " + server.endpoint() + " --s3-region us-east-1");
+  EXPECT_EQ(rebuilt.exit_code, 9) << rebuilt.err;
+  EXPECT_NE(rebuilt.err.find("has a '..' segment"), std::string::npos) << rebuilt.err;
+  const auto requests = server.requests();
+  EXPECT_FALSE(requests.empty());
+  for (const auto& request : requests) {
+    EXPECT_EQ(request.method, "GET") << request.target;
+    EXPECT_TRUE(request.target.starts_with("/bucket?") || request.target.starts_with("/bucket/pfx/"))
+        << request.target;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "platform/digest.hpp"
@@ -60,6 +61,11 @@ protected:
         m_last = request;
         if (request.path == "/missing") return HttpResponse::text(404, "no such key");
         if (request.path == "/big") return HttpResponse::text(200, std::string(300000, 'b'));
+        if (request.path == "/moved") {
+          auto moved = HttpResponse::text(307, "");
+          moved.headers.emplace_back("Location", "/big");
+          return moved;
+        }
         auto response = HttpResponse::text(200, request.method + " " + request.path);
         response.headers.emplace_back("ETag", "\"abc\"");
         return response;
@@ -151,6 +157,38 @@ TEST_F(HttpClientTest, SuccessfulBodyGoesToTheResponseFileAndErrorsStayInMemory)
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(m_dir)) ++entries;
   EXPECT_EQ(entries, 1U);
+}
+
+TEST_F(HttpClientTest, BodiesOverTheLimitAreRefusedAndLeaveNoFile) {
+  const fs::path target = m_dir / "out.bin";
+  for (const auto& file : {std::optional<fs::path>(), std::optional<fs::path>(target)}) {
+    auto big =
+        http_request({.url = url("/big"), .timeout = 10s, .response_file = file, .max_body_bytes = 1000});
+    ASSERT_FALSE(big);
+    EXPECT_EQ(big.error().category(), ErrorCategory::network);
+    EXPECT_NE(big.error().message().find("answered more than 1000 bytes"), std::string::npos)
+        << big.error().describe();
+  }
+  auto error_body = http_request({.url = url("/missing"), .timeout = 10s, .max_body_bytes = 5});
+  ASSERT_FALSE(error_body);
+  auto exact = http_request({.url = url("/big"), .timeout = 10s, .max_body_bytes = 300000});
+  ASSERT_TRUE(exact) << exact.error().describe();
+  EXPECT_EQ(exact->body.size(), 300000U);
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(m_dir)) ++entries;
+  EXPECT_EQ(entries, 0U);
+}
+
+TEST_F(HttpClientTest, ARedirectIsAnAnswerAndIsNotFollowed) {
+  auto moved = http_request({.url = url("/moved"),
+                             .timeout = 10s,
+                             .aws_sigv4 = "aws:amz:us-east-1:s3",
+                             .user = k_access_key,
+                             .password = k_secret_key});
+  ASSERT_TRUE(moved) << moved.error().describe();
+  EXPECT_EQ(moved->status, 307);
+  EXPECT_EQ(moved->header("location").value_or(""), "/big");
+  EXPECT_EQ(last().path, "/moved");
 }
 
 TEST_F(HttpClientTest, HeadAndDeleteAreSentAsSuch) {

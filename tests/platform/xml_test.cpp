@@ -53,6 +53,25 @@ TEST(XmlTree, RefusesWhatIsNotWellFormed) {
   }
 }
 
+TEST(XmlTree, NoDocumentCanDefineAnEntity) {
+  // Billion laughs: an internal subset is refused, and an entity is never expanded, only the five
+  // predefined ones and character references are decoded, once.
+  const std::string laughs =
+      "<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 "
+      "\"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">]><lolz>&lol2;</lolz>";
+  auto refused = parse_xml(laughs, "laughs.xml", "S3 listing");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("does not start with an XML element"), std::string::npos)
+      << refused.error().message();
+  auto inside = parse_xml("<a><!DOCTYPE a [<!ENTITY x \"y\">]>&x;</a>", "inside.xml", "S3 listing");
+  ASSERT_FALSE(inside);
+  EXPECT_NE(inside.error().message().find("unknown entity &x;"), std::string::npos)
+      << inside.error().message();
+  auto once = parse_xml("<a>&amp;lt;&#38;#60;&#x3C;</a>", "once.xml", "S3 listing");
+  ASSERT_TRUE(once) << once.error().describe();
+  EXPECT_EQ(once->text, "&lt;&#60;<");
+}
+
 TEST(XmlTree, BoundsNesting) {
   std::string deep;
   for (int i = 0; i < 100; ++i) deep += "<a>";
