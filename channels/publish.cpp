@@ -87,7 +87,9 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
   }
   const fs::path bundle_path = file.string() + ".sigstore.json";
   if (fs::exists(bundle_path) && key) {
-    auto text = platform::read_file(bundle_path);
+    // Bounded and regular files only, as for `verify`: a bundle that is a FIFO or a link to
+    // /dev/zero is refused, not read for ever.
+    auto text = signing::read_bundle(file);
     if (!text) return tl::unexpected(text.error());
     auto verified = signing::verify_bundle(file, *text, *key);
     if (!verified) return tl::unexpected(verified.error());

@@ -98,10 +98,9 @@ Result<std::vector<VerifyOutcome>> run_verify(const VerifyOptions& options) {
   std::vector<VerifyOutcome> out;
   for (const auto& file : options.files) {
     VerifyOutcome outcome{file, std::nullopt, ""};
-    const fs::path bundle_path = file.string() + ".sigstore.json";
-    auto text = platform::read_file(bundle_path);
+    auto text = signing::read_bundle(file);
     if (!text) {
-      outcome.problem = "bundle check failed: no bundle " + bundle_path.string();
+      outcome.problem = text.error().message();
     } else if (auto verified = signing::verify_bundle(file, *text, *key)) {
       outcome.verified = std::move(*verified);
     } else {
@@ -300,7 +299,8 @@ void register_verify(CLI::App& command, Runtime& runtime) {
       runtime.out << all.dump(2) << '\n';
     } else {
       for (const auto& outcome : *outcomes)
-        runtime.out << "OK " << outcome.file.string() << " (key " << outcome.verified->key_id << ")\n";
+        runtime.out << "OK " << outcome.file.string() << " (key " << outcome.verified->key_id << ", sha256 "
+                    << outcome.verified->subject.sha256 << ")\n";
     }
     finish(runtime, {});
   });

@@ -9,6 +9,7 @@
 #include "packaging/wheel_name.hpp"
 #include "platform/digest.hpp"
 #include "platform/process.hpp"
+#include "signing/file_bytes.hpp"
 
 namespace relforge::cli {
 namespace {
@@ -44,29 +45,40 @@ struct Provenance {
   std::int64_t build_ms = 0;
 };
 
+// A member of a JSON object, or null: a signed statement is checked for shape, not for the types
+// inside its predicate, so nothing here may throw on a number where a string was expected.
+const nlohmann::json& provenance_member(const nlohmann::json& object, const char* key) {
+  static const nlohmann::json k_absent;
+  if (object.is_object() && object.contains(key)) return object[key];
+  return k_absent;
+}
+
+std::string provenance_text(const nlohmann::json& object, const char* key, std::string fallback = {}) {
+  const auto& value = provenance_member(object, key);
+  return value.is_string() ? value.get<std::string>() : fallback;
+}
+
 Result<Provenance> read_provenance(const signing::VerifiedBundle& bundle, const std::string& wheel) {
-  const auto& predicate = bundle.statement.value("predicate", nlohmann::json::object());
-  const auto definition = predicate.value("buildDefinition", nlohmann::json::object());
-  const auto external = definition.value("externalParameters", nlohmann::json::object());
-  const auto cell = external.value("cell", nlohmann::json::object());
+  const auto& predicate = provenance_member(bundle.statement, "predicate");
+  const auto& definition = provenance_member(predicate, "buildDefinition");
+  const auto& external = provenance_member(definition, "externalParameters");
+  const auto& cell = provenance_member(external, "cell");
   Provenance out;
-  if (cell.is_object()) {
-    out.cell = cell.value("id", "");
-    out.build_id = cell.value("build_id", "");
-  }
-  out.channel = external.value("channel", "nightly");
-  for (const auto& dependency : definition.value("resolvedDependencies", nlohmann::json::array())) {
-    const auto digest = dependency.value("digest", nlohmann::json::object());
-    if (digest.contains("gitCommit"))
-      out.commit = digest.value("gitCommit", "");
-    else if (const std::string uri = dependency.value("uri", "");
+  out.cell = provenance_text(cell, "id");
+  out.build_id = provenance_text(cell, "build_id");
+  out.channel = provenance_text(external, "channel", "nightly");
+  const auto& dependencies = provenance_member(definition, "resolvedDependencies");
+  for (const auto& dependency : dependencies.is_array() ? dependencies : nlohmann::json::array()) {
+    const auto& digest = provenance_member(dependency, "digest");
+    if (digest.is_object() && digest.contains("gitCommit"))
+      out.commit = provenance_text(digest, "gitCommit");
+    else if (const std::string uri = provenance_text(dependency, "uri");
              !uri.ends_with(".json") && out.image.empty())
       out.image = uri;
   }
-  const auto metadata =
-      predicate.value("runDetails", nlohmann::json::object()).value("metadata", nlohmann::json::object());
-  const auto started = unix_of(metadata.value("startedOn", "")),
-             finished = unix_of(metadata.value("finishedOn", ""));
+  const auto& metadata = provenance_member(provenance_member(predicate, "runDetails"), "metadata");
+  const auto started = unix_of(provenance_text(metadata, "startedOn")),
+             finished = unix_of(provenance_text(metadata, "finishedOn"));
   if (started && finished && *finished >= *started) out.build_ms = (*finished - *started) * 1000;
   if (out.cell.empty() || out.build_id.empty() || out.commit.empty())
     return fail(
@@ -210,7 +222,20 @@ Result<RebuildResult> verify_rebuild(const RebuildOptions& options, const signin
                                        builders::cell_result_name(cell.result) + ": " + cell.message +
                                        "; log: " + cell.log + ")");
   out.rebuilt = cell.wheel;
-  auto diff = packaging::diff_wheels(options.wheel, out.rebuilt);
+  // The bytes compared are a copy whose sha256 is the one verified: a wheel replaced after its
+  // signature was checked is never the one reported as reproduced.
+  const fs::path compared = out.work / "signed" / options.wheel.filename();
+  if (!fs::is_regular_file(options.wheel, ec) || !fs::create_directories(compared.parent_path(), ec) ||
+      !fs::copy_file(options.wheel, compared, ec))
+    return fail(ErrorCategory::io, "cannot copy " + options.wheel.string() + " to " + compared.string() +
+                                       " for the comparison: " + (ec ? ec.message() : "not a regular file"));
+  auto copied = signing::sha256_of_regular_file(compared);
+  if (!copied) return tl::unexpected(copied.error());
+  if (*copied != bundle.subject.sha256)
+    return fail(ErrorCategory::integrity,
+                options.wheel.string() + " changed after its signature was verified (sha256 " + *copied +
+                    ", verified " + bundle.subject.sha256 + "): nothing was compared; verify it again");
+  auto diff = packaging::diff_wheels(compared, out.rebuilt);
   if (!diff) return tl::unexpected(diff.error());
   out.diff = std::move(*diff);
   out.reproduced = out.diff.identical;

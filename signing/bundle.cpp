@@ -1,10 +1,13 @@
 #include "signing/bundle.hpp"
 
 #include <sstream>
+#include <utility>
 
 #include "platform/digest.hpp"
 #include "platform/fs.hpp"
 #include "signing/dsse.hpp"
+#include "signing/file_bytes.hpp"
+#include "signing/strict_json.hpp"
 
 namespace relforge::signing {
 namespace {
@@ -47,6 +50,12 @@ BuildFacts facts_from(const nlohmann::json& entry) {
 Result<BuildFacts> load_build_facts(const std::filesystem::path& ledger, const std::string& file_name) {
   auto text = platform::read_file(ledger);
   if (!text) return tl::unexpected(text.error());
+  // The cell is copied into the predicate, which verify reads under k_max_json_depth.
+  if (!nesting_within(*text, k_max_json_depth)) {
+    return fail(ErrorCategory::invalid_input, ledger.string() + " nests deeper than " +
+                                                  std::to_string(k_max_json_depth) +
+                                                  " levels; a build ledger entry is a flat record");
+  }
   std::vector<nlohmann::json> entries;
   const auto whole = nlohmann::json::parse(*text, nullptr, false);
   if (!whole.is_discarded() && whole.is_object()) {
@@ -127,9 +136,9 @@ Json statement(const Subject& subject, const Json& predicate) {
 
 Result<std::string> sign_file(const std::filesystem::path& file, const PrivateKey& key,
                               const BuildFacts& facts) {
-  auto digest = platform::sha256_file(file);
+  auto digest = sha256_of_regular_file(file);
   if (!digest) return tl::unexpected(digest.error());
-  const Subject subject{file.filename().string(), platform::to_hex(*digest)};
+  const Subject subject{file.filename().string(), std::move(*digest)};
   Envelope envelope;
   envelope.payload = statement(subject, provenance_predicate(facts)).dump();
   auto signature = key.sign(pae(envelope.payload_type, envelope.payload));
@@ -142,77 +151,19 @@ Result<std::string> sign_file(const std::filesystem::path& file, const PrivateKe
                          {"tlogEntries", Json::array()},
                          {"timestampVerificationData", Json::object()}}},
                        {"dsseEnvelope", envelope_to_json(envelope)}};
-  return bundle.dump(2) + "\n";
-}
-
-Result<VerifiedBundle> verify_bundle(const std::filesystem::path& file, std::string_view bundle_json,
-                                     const PublicKey& key) {
-  const std::string where = "bundle for " + file.filename().string();
-  const auto bundle = nlohmann::json::parse(bundle_json, nullptr, false);
-  if (bundle.is_discarded() || !bundle.is_object()) {
-    return fail(ErrorCategory::integrity, "bundle check failed: " + where + " is not JSON");
+  std::string text = bundle.dump(2) + "\n";
+  // What verify would refuse is never written: the size, nesting and key rules of the strict reader.
+  for (const auto& [part, bytes] :
+       {std::pair<std::string, std::string_view>{"the bundle", text},
+        std::pair<std::string, std::string_view>{"the statement", envelope.payload}}) {
+    if (auto checked = parse_strict_json(bytes, part, k_max_bundle_bytes); !checked) {
+      return fail(ErrorCategory::invalid_input,
+                  "cannot sign " + subject.name + ": " + checked.error().message() +
+                      " (the provenance facts are too large, too deep or repeat a "
+                      "key in another letter case)");
+    }
   }
-  if (string_field(bundle, "mediaType") != k_bundle_media_type) {
-    return fail(ErrorCategory::integrity, "bundle check failed: " + where + " has media type '" +
-                                              string_field(bundle, "mediaType") + "', expected " +
-                                              std::string(k_bundle_media_type));
-  }
-  if (!bundle.contains("dsseEnvelope")) {
-    return fail(ErrorCategory::integrity, "bundle check failed: " + where + " has no dsseEnvelope");
-  }
-  auto envelope = envelope_from_json(bundle["dsseEnvelope"]);
-  if (!envelope) return fail(ErrorCategory::integrity, "bundle check failed: " + envelope.error().message());
-  if (envelope->signatures.size() != 1) {
-    return fail(ErrorCategory::integrity, "bundle check failed: " + where + " has " +
-                                              std::to_string(envelope->signatures.size()) +
-                                              " signatures; exactly one is accepted");
-  }
-  std::string hint;
-  if (bundle.contains("verificationMaterial") && bundle["verificationMaterial"].contains("publicKey")) {
-    hint = string_field(bundle["verificationMaterial"]["publicKey"], "hint");
-  }
-  if (hint != key.key_id()) {
-    return fail(ErrorCategory::integrity, "key id check failed: " + where + " was signed by key " +
-                                              (hint.empty() ? "(none named)" : hint) +
-                                              ", the given public key is " + key.key_id());
-  }
-  if (envelope->payload_type != k_in_toto_payload_type) {
-    return fail(ErrorCategory::integrity, "bundle check failed: payload type '" + envelope->payload_type +
-                                              "' is not " + std::string(k_in_toto_payload_type));
-  }
-  if (!key.verify(pae(envelope->payload_type, envelope->payload), envelope->signatures.front().signature)) {
-    return fail(ErrorCategory::integrity, "signature check failed: the signature in " + where +
-                                              " does not verify over the DSSE PAE with key " + key.key_id() +
-                                              " (the bundle was altered or signed by another key)");
-  }
-  const auto parsed = nlohmann::json::parse(envelope->payload, nullptr, false);
-  if (parsed.is_discarded() || string_field(parsed, "_type") != k_statement_type ||
-      !parsed.contains("subject") || !parsed["subject"].is_array() || parsed["subject"].size() != 1) {
-    return fail(ErrorCategory::integrity,
-                "statement check failed: the payload is not an in-toto Statement v1 with one subject");
-  }
-  VerifiedBundle verified;
-  const auto& subject = parsed["subject"][0];
-  verified.subject.name = string_field(subject, "name");
-  if (subject.contains("digest")) verified.subject.sha256 = string_field(subject["digest"], "sha256");
-  if (verified.subject.name != file.filename().string()) {
-    return fail(ErrorCategory::integrity, "subject name check failed: the statement is about '" +
-                                              verified.subject.name + "', not '" + file.filename().string() +
-                                              "'");
-  }
-  auto digest = platform::sha256_file(file);
-  if (!digest) return tl::unexpected(digest.error());
-  const std::string actual = platform::to_hex(*digest);
-  if (verified.subject.sha256 != actual) {
-    return fail(ErrorCategory::integrity, "subject digest check failed: " + file.string() + " has sha256 " +
-                                              actual + ", the statement says " + verified.subject.sha256 +
-                                              " (the file was changed after signing)");
-  }
-  verified.key_id = hint;
-  verified.predicate_type = string_field(parsed, "predicateType");
-  verified.statement = parsed;
-  verified.envelope = bundle["dsseEnvelope"];
-  return verified;
+  return text;
 }
 
 }  // namespace relforge::signing

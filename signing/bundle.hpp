@@ -1,6 +1,7 @@
 #pragma once
 // Sigstore bundle v0.3 (key-based: a public key hint, no tlog entries) holding a DSSE envelope of
 // an in-toto Statement v1 with an SLSA provenance v1 predicate; signing a file and verifying it.
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@ inline constexpr std::string_view k_bundle_media_type = "application/vnd.dev.sig
 inline constexpr std::string_view k_statement_type = "https://in-toto.io/Statement/v1";
 inline constexpr std::string_view k_slsa_predicate_type = "https://slsa.dev/provenance/v1";
 inline constexpr std::string_view k_build_type = "https://relforge.dev/build/wheel/v1";
+// A relforge bundle is a few KiB; verify reads and parses no more than this, and sign writes no more.
+inline constexpr std::size_t k_max_bundle_bytes = std::size_t{1} << 20;
 
 // What the provenance says about a build; empty fields are left out of the predicate.
 struct BuildFacts {
@@ -59,8 +62,15 @@ struct VerifiedBundle {
   nlohmann::json envelope;  // the dsseEnvelope object, as in the bundle
 };
 
-// Checks, in order: bundle shape, key id, signature over the PAE, subject name and digest. The
-// error (integrity) names the check that failed.
+// FILE.sigstore.json for `file`: a regular file (after links) of at most k_max_bundle_bytes.
+// not_found ("bundle check failed: no bundle ...") when there is none, integrity otherwise.
+Result<std::string> read_bundle(const std::filesystem::path& file);
+
+// Checks, in order: bundle shape (strict JSON; only the fields relforge writes and checks: no
+// certificate, tlog entry, timestamp or messageSignature it would ignore), key id, payload type,
+// signature over the PAE, statement (in-toto v1, one subject, SLSA provenance v1), subject name,
+// and the subject's sha256 (the only digest) against the bytes of `file`, a regular file read once.
+// The error (integrity) names the check that failed.
 Result<VerifiedBundle> verify_bundle(const std::filesystem::path& file, std::string_view bundle_json,
                                      const PublicKey& key);
 

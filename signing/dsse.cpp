@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "signing/strict_json.hpp"
+
 namespace relforge::signing {
 namespace {
 
@@ -57,17 +59,23 @@ std::string base64_encode(std::string_view bytes) {
 
 Result<std::string> base64_decode(std::string_view text) {
   std::string out;
+  out.reserve(text.size() / 4 * 3);
   unsigned buffer = 0;
   int bits = 0;
-  std::size_t padding = 0;
+  std::size_t symbols = 0, padding = 0;
+  bool standard = false, url_safe = false;
   for (const char c : text) {
+    if (c == '\n' || c == '\r') continue;
     if (c == '=') {
       ++padding;
       continue;
     }
-    if (c == '\n' || c == '\r') continue;
     const int value = decode_char(c);
-    if (value < 0 || padding > 0) return fail(ErrorCategory::integrity, "invalid base64 text");
+    if (value < 0) return fail(ErrorCategory::integrity, "invalid base64: a character outside the alphabet");
+    if (padding > 0) return fail(ErrorCategory::integrity, "invalid base64: text after the '=' padding");
+    standard = standard || c == '+' || c == '/';
+    url_safe = url_safe || c == '-' || c == '_';
+    ++symbols;
     buffer = (buffer << 6U) | static_cast<unsigned>(value);
     bits += 6;
     if (bits >= 8) {
@@ -75,7 +83,16 @@ Result<std::string> base64_decode(std::string_view text) {
       out += static_cast<char>((buffer >> static_cast<unsigned>(bits)) & 0xFFU);
     }
   }
-  if (padding > 2) return fail(ErrorCategory::integrity, "invalid base64 padding");
+  if (standard && url_safe) {
+    return fail(ErrorCategory::integrity,
+                "invalid base64: mixes the standard ('+', '/') and URL-safe ('-', '_') alphabets");
+  }
+  if (symbols % 4 == 1)
+    return fail(ErrorCategory::integrity, "invalid base64: a length no encoding produces");
+  if (padding > 2 || (padding > 0 && (symbols + padding) % 4 != 0)) {
+    return fail(ErrorCategory::integrity, "invalid base64 padding: " + std::to_string(padding) +
+                                              " '=' after " + std::to_string(symbols) + " characters");
+  }
   return out;
 }
 
@@ -96,20 +113,33 @@ Result<Envelope> envelope_from_json(const nlohmann::json& json) {
     return fail(ErrorCategory::integrity,
                 "the DSSE envelope needs string 'payload', string 'payloadType' and array 'signatures'");
   }
+  if (const auto extra = first_key_outside(json, {"payload", "payloadType", "signatures"}); !extra.empty()) {
+    return fail(ErrorCategory::integrity, "the DSSE envelope has the field '" + extra +
+                                              "', which is not DSSE's (payload, payloadType, signatures)");
+  }
   Envelope envelope;
   auto payload = base64_decode(json["payload"].get<std::string>());
-  if (!payload) return fail(ErrorCategory::integrity, "the DSSE payload is not valid base64");
+  if (!payload)
+    return fail(ErrorCategory::integrity,
+                "the DSSE payload is not valid base64: " + payload.error().message());
   envelope.payload = std::move(*payload);
   envelope.payload_type = json["payloadType"].get<std::string>();
   for (const auto& item : json["signatures"]) {
-    if (!item.is_object() || !item.contains("sig") || !item["sig"].is_string()) {
-      return fail(ErrorCategory::integrity, "a DSSE signature needs a string 'sig'");
+    if (!item.is_object() || !item.contains("sig") || !item["sig"].is_string() ||
+        (item.contains("keyid") && !item["keyid"].is_string())) {
+      return fail(ErrorCategory::integrity,
+                  "a DSSE signature needs a string 'sig' (and a string 'keyid', if any)");
+    }
+    if (const auto extra = first_key_outside(item, {"sig", "keyid"}); !extra.empty()) {
+      return fail(ErrorCategory::integrity,
+                  "a DSSE signature has the field '" + extra + "', which is not DSSE's (sig, keyid)");
     }
     auto sig = base64_decode(item["sig"].get<std::string>());
-    if (!sig) return fail(ErrorCategory::integrity, "a DSSE signature is not valid base64");
+    if (!sig)
+      return fail(ErrorCategory::integrity, "a DSSE signature is not valid base64: " + sig.error().message());
     DsseSignature signature;
     signature.signature = std::move(*sig);
-    if (item.contains("keyid") && item["keyid"].is_string()) signature.key_id = item["keyid"];
+    if (item.contains("keyid")) signature.key_id = item["keyid"].get<std::string>();
     envelope.signatures.push_back(std::move(signature));
   }
   return envelope;

@@ -1,6 +1,7 @@
 #include "channels/publish.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
 #include "channels/index.hpp"
@@ -218,6 +219,23 @@ TEST_F(PublishTest, StableRequiresAVerifiedSignatureAndServesProvenance) {
   const auto tampered_result = run_publish(tampered);
   ASSERT_FALSE(tampered_result);
   EXPECT_NE(tampered_result.error().message().find("signature check failed"), std::string::npos);
+}
+
+TEST_F(PublishTest, ABundleThatIsAFifoOrEndlessIsRefusedNotReadForEver) {
+  const auto public_key = sign(test::make_wheel(m_dir.path() / "key", "mini", "0.1+cpu"));
+  const auto fifo_wheel = test::make_wheel(m_dir.path() / "fifo", "mini", "1.0+cu126");
+  ASSERT_EQ(::mkfifo((fifo_wheel.string() + ".sigstore.json").c_str(), 0600), 0);
+  const auto endless_wheel = test::make_wheel(m_dir.path() / "endless", "mini", "1.1+cu126");
+  fs::create_symlink("/dev/zero", endless_wheel.string() + ".sigstore.json");
+  for (const auto& wheel : {fifo_wheel, endless_wheel}) {
+    auto signed_options = options(Channel::stable, {wheel});
+    signed_options.public_key = public_key;
+    const auto refused = run_publish(signed_options);
+    ASSERT_FALSE(refused) << wheel;
+    EXPECT_NE(refused.error().message().find("sigstore.json"), std::string::npos)
+        << refused.error().describe();
+  }
+  EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/cu126"));
 }
 
 TEST_F(PublishTest, RebuildRendersTheSamePagesAsIncrementalPublishes) {

@@ -35,6 +35,23 @@ TEST(Base64, RejectsGarbage) {
   EXPECT_FALSE(base64_decode("Zg==Zg"));
 }
 
+TEST(Base64, AcceptsTheSpellingsDsseAllows) {
+  EXPECT_EQ(base64_decode("+/8=").value(), "\xfb\xff");
+  EXPECT_EQ(base64_decode("-_8=").value(), "\xfb\xff");
+  EXPECT_EQ(base64_decode("-_8").value(), "\xfb\xff");
+  EXPECT_EQ(base64_decode("Zm9v\nYmFy").value(), "foobar");
+}
+
+TEST(Base64, RefusesMixedAlphabetsImpossibleLengthsAndWrongPadding) {
+  EXPECT_FALSE(base64_decode("+_8="));   // both alphabets: Go's protojson refuses, Python drops '_'
+  EXPECT_FALSE(base64_decode("Zm9vY"));  // 1 mod 4: no encoder writes it
+  EXPECT_FALSE(base64_decode("Z"));
+  EXPECT_FALSE(base64_decode("Zg="));  // padding that does not fill the quantum
+  EXPECT_FALSE(base64_decode("Zm8=="));
+  EXPECT_FALSE(base64_decode("Zm9v===="));
+  EXPECT_EQ(base64_decode("Zm8=").value(), "fo");
+}
+
 TEST(Envelope, RoundTripsThroughJson) {
   Envelope envelope;
   envelope.payload = "{\"a\":1}";

@@ -1,0 +1,29 @@
+#pragma once
+// The one JSON reader of what a signature covers or travels with (bundles, DSSE envelopes, in-toto
+// statements): bounded in size and nesting, and refusing the inputs that two JSON readers can read
+// as two different documents: a byte-order mark, and a key repeated in one object (also when the
+// repeats differ only in letter case, as Go's encoding/json matches them).
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace relforge::signing {
+
+inline constexpr std::size_t k_max_json_depth = 32;
+
+// integrity error naming `what`, the byte offset and the rule broken.
+Result<nlohmann::json> parse_strict_json(std::string_view text, std::string_view what, std::size_t max_bytes);
+
+// True when no array or object in `text` (JSON or not) opens deeper than `max_depth`: a check
+// before a lenient parse, whose copies and dumps recurse once per level.
+bool nesting_within(std::string_view text, std::size_t max_depth);
+
+// The first key of `object` that is not in `allowed`; empty when there is none (or no object).
+std::string first_key_outside(const nlohmann::json& object, std::initializer_list<std::string_view> allowed);
+
+}  // namespace relforge::signing
