@@ -194,7 +194,9 @@ Status FilesystemObjectStore::get_many(const std::vector<std::string>& keys, con
     runs.back().second = i + 1;
   }
   return core::parallel_for(runs.size(), [&](std::size_t r) -> Status {
-    const auto [first, last] = runs[r];
+    // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+    const std::size_t first = runs[r].first;
+    const std::size_t last = runs[r].second;
     for (std::size_t i = first; i < last; ++i) {
       if (auto checked = path_of(keys[i]); !checked) return tl::unexpected(checked.error());
     }
