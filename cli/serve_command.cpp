@@ -41,7 +41,9 @@ void register_serve(CLI::App& command, Runtime& runtime) {
       .add_option("--idle-timeout", flags->idle_timeout,
                   "Seconds a keep-alive connection may wait for its next request (default 5)")
       ->check(CLI::Range(1, 3600));
-  command.add_option("--threads", flags->threads, "Request threads, each answering one request at a time (default 8)")
+  command
+      .add_option("--threads", flags->threads,
+                  "Request threads, each answering one request at a time (default 8)")
       ->check(CLI::Range(1, 1024));
   add_json_flag(command, runtime);
   command.callback([&runtime, flags] {
