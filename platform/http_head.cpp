@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "core/text.hpp"
+#include "platform/uri_chars.hpp"
 
 namespace relforge::platform {
 namespace {
@@ -55,43 +56,15 @@ HeadResult reject(int status, std::string message) {
   return result;
 }
 
-bool is_ascii_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-bool is_ascii_hex(char c) {
-  return is_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-bool is_unreserved(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_ascii_digit(c) || c == '-' || c == '.' ||
-         c == '_' || c == '~';
-}
-
-bool is_sub_delim(char c) {
-  switch (c) {
-    case '!':
-    case '$':
-    case '&':
-    case '\'':
-    case '(':
-    case ')':
-    case '*':
-    case '+':
-    case ',':
-    case ';':
-    case '=':
-      return true;
-    default:
-      return false;
-  }
-}
+using uri::is_sub_delim;
+using uri::is_unreserved;
 
 // RFC 3986 reg-name: unreserved, sub-delims and %HH; an IPv4 address is one too.
 bool is_reg_name(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '%') {
-      if (i + 2 >= text.size() || !is_ascii_hex(text[i + 1]) || !is_ascii_hex(text[i + 2])) return false;
+      if (i + 2 >= text.size() || !uri::is_hex_digit(text[i + 1]) || !uri::is_hex_digit(text[i + 2]))
+        return false;
       i += 2;
     } else if (!is_unreserved(text[i]) && !is_sub_delim(text[i])) {
       return false;
@@ -105,7 +78,7 @@ bool is_ipv4(std::string_view text) {
   int octets = 0;
   while (true) {
     std::size_t digits = 0;
-    while (digits < text.size() && is_ascii_digit(text[digits])) ++digits;
+    while (digits < text.size() && uri::is_digit(text[digits])) ++digits;
     if (digits == 0 || digits > 3 || (digits > 1 && text[0] == '0')) return false;
     int value = 0;
     for (std::size_t i = 0; i < digits; ++i) value = value * 10 + (text[i] - '0');
@@ -128,7 +101,7 @@ bool is_ipv6(std::string_view text) {
   }
   while (!text.empty()) {
     std::size_t hex = 0;
-    while (hex < text.size() && is_ascii_hex(text[hex])) ++hex;
+    while (hex < text.size() && uri::is_hex_digit(text[hex])) ++hex;
     if (hex < text.size() && text[hex] == '.') {
       if (!is_ipv4(text)) return false;
       pieces += 2;
@@ -157,7 +130,7 @@ bool is_ipv_future(std::string_view text) {
   const std::size_t dot = text.find('.');
   if (dot == std::string_view::npos || dot < 2 || dot + 1 == text.size()) return false;
   for (std::size_t i = 1; i < dot; ++i) {
-    if (!is_ascii_hex(text[i])) return false;
+    if (!uri::is_hex_digit(text[i])) return false;
   }
   for (const char c : text.substr(dot + 1)) {
     if (!is_unreserved(c) && !is_sub_delim(c) && c != ':') return false;
@@ -184,7 +157,7 @@ bool is_host_value(std::string_view value) {
   }
   if (!port.empty()) port.remove_prefix(1);
   for (const char c : port) {
-    if (!is_ascii_digit(c)) return false;
+    if (!uri::is_digit(c)) return false;
   }
   return is_reg_name(host);
 }

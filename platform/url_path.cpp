@@ -1,5 +1,7 @@
 #include "platform/url_path.hpp"
 
+#include "platform/uri_chars.hpp"
+
 namespace relforge::platform {
 namespace {
 
@@ -12,29 +14,7 @@ int hex_value(char c) {
 
 // RFC 3986 pchar minus pct-encoded: unreserved, sub-delims, ':' and '@'.
 bool is_raw_pchar(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  switch (c) {
-    case '-':
-    case '.':
-    case '_':
-    case '~':
-    case '!':
-    case '$':
-    case '&':
-    case '\'':
-    case '(':
-    case ')':
-    case '*':
-    case '+':
-    case ',':
-    case ';':
-    case '=':
-    case ':':
-    case '@':
-      return true;
-    default:
-      return false;
-  }
+  return uri::is_unreserved(c) || uri::is_sub_delim(c) || c == ':' || c == '@';
 }
 
 // Strict UTF-8 (RFC 3629): no overlong forms (so "%c0%ae" is not a disguised '.'), no surrogates,
