@@ -25,6 +25,11 @@ Pick* entry_of(LedgerData& data, const Pick& pick) {
   return nullptr;
 }
 
+// A field's value for a message; a commit subject need not be UTF-8, and a message never throws.
+std::string shown(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> rewrite_entries(LedgerData& data, const std::vector<Pick>& from,
@@ -59,11 +64,11 @@ Result<std::vector<std::string>> rewrite_entries(LedgerData& data, const std::ve
         continue;
       }
       if (on_edit == OnLedgerEdit::refuse) {
-        refused.push_back(entry_label(*entry) + " has " + field + " " + is.dump() +
-                          " (the journal recorded " + was.dump() + " and would write " + wanted.dump() + ")");
+        refused.push_back(entry_label(*entry) + " has " + field + " " + shown(is) +
+                          " (the journal recorded " + shown(was) + " and would write " + shown(wanted) + ")");
       } else {
-        kept.push_back(entry_label(*entry) + ": " + field + " stays " + is.dump() + ", set " + since +
-                       " (it was " + wanted.dump() + " before)");
+        kept.push_back(entry_label(*entry) + ": " + field + " stays " + shown(is) + ", set " + since +
+                       " (it was " + shown(wanted) + " before)");
       }
     }
     merged.emplace_back(entry, std::move(result));

@@ -69,6 +69,18 @@ TEST(RewriteEntries, AFieldChangedToAThirdValueIsRefusedAndNothingIsSet) {
   EXPECT_EQ(data["2.7"].picks[0].applied_sha, "");
 }
 
+TEST(RewriteEntries, AValueThatIsNotUtf8IsNamedNotThrown) {
+  const Journal journal = apply_journal();
+  Pick edited = journal.before;
+  edited.state = "rej\xff";  // a hand-made ledger holds whatever bytes were pushed
+  LedgerData data = ledger_with(edited);
+  auto refused =
+      rewrite_entries(data, {journal.before}, {journal.after}, OnLedgerEdit::refuse, "pick apply 1");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("has state \"rej\xef\xbf\xbd\""), std::string::npos)
+      << refused.error().message();
+}
+
 TEST(RewriteEntries, AnAbortRestoresItsOwnFieldsAndKeepsTheRestWithANote) {
   const Journal journal = apply_journal();
   Pick now = journal.after;
