@@ -117,7 +117,10 @@ Result<LedgerData> decode(const std::map<std::string, std::string>& files) {
 
 std::map<std::string, std::string> encode(const LedgerData& data) {
   std::map<std::string, std::string> files;
-  for (const auto& [series, ledger] : data) files[series + ".json"] = Json(ledger).dump(2) + "\n";
+  // A commit subject need not be UTF-8 (git stores a message's bytes); the file is JSON, so
+  // ill-formed bytes are written as U+FFFD instead of failing the write.
+  for (const auto& [series, ledger] : data)
+    files[series + ".json"] = Json(ledger).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   return files;
 }
 

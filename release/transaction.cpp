@@ -176,7 +176,7 @@ Result<TxOutcome> finish(const Repository& repo, Ledger* ledger, Plan plan, cons
 }  // namespace
 
 std::string plan_to_json(const Plan& plan) {
-  return Json(plan).dump(2) + "\n";
+  return Json(plan).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 Result<Plan> plan_from_json(const std::string& text) {

@@ -79,6 +79,20 @@ TEST(LedgerMerge, ConflictingDecisionsResolveTheSameWayFromEitherSide) {
       << joined(notes_ba);
 }
 
+TEST(Ledger, ASubjectThatIsNotUtf8IsStoredWithReplacementCharacters) {
+  test::TempRepo temp;
+  temp.seed_project();
+  auto repo = Repository::open(temp.work);
+  ASSERT_TRUE(repo);
+  auto ledger = Ledger::open(*repo);
+  ASSERT_TRUE(ledger);
+  auto added = ledger->add("2.7", std::string(40, 'e'), "Corrige le caf\xe9", "regression", "");  // Latin-1
+  ASSERT_TRUE(added) << added.error().describe();
+  auto read = ledger->read();
+  ASSERT_TRUE(read) << read.error().describe();
+  EXPECT_EQ(read->at("2.7").picks.at(0).subject, "Corrige le caf\xef\xbf\xbd");
+}
+
 TEST(Ledger, LivesOnARefAsOneJsonFilePerRelease) {
   test::TempRepo temp;
   temp.seed_project();
