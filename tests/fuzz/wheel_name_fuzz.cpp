@@ -1,12 +1,15 @@
 // Wheel file names and project names: any bytes either fail cleanly or give a wheel whose
 // canonical file name parses back to the same wheel and is a fixed point; name normalisation is
-// idempotent, and UTF-8 decoding re-encodes every well-formed code point to the bytes it read.
+// idempotent, UTF-8 decoding re-encodes every well-formed code point to the bytes it read, and
+// canonical decomposition (how wheel verify compares entry names) is a fixed point.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "packaging/names.hpp"
+#include "packaging/unicode_nfd.hpp"
 #include "packaging/wheel_name.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
@@ -55,11 +58,24 @@ void check_names(std::string_view text) {
   }
 }
 
+// Entry names as wheel verify compares them: NFD is a fixed point, keeps ASCII as it is, and the
+// collision key of a key is the key.
+void check_canonical_form(std::string_view text) {
+  const std::string decomposed = pk::canonical_decomposition(text);
+  FUZZ_CHECK(pk::canonical_decomposition(decomposed) == decomposed, "NFD is idempotent");
+  const bool ascii =
+      std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (ascii) FUZZ_CHECK(decomposed == text, "ASCII text is its own NFD");
+  const std::string key = pk::name_collision_key(text);
+  FUZZ_CHECK(pk::name_collision_key(key) == key, "the collision key is a fixed point");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   check_wheel(text);
   check_names(text);
+  check_canonical_form(text);
   return 0;
 }
