@@ -56,28 +56,6 @@ bool anchor_starts(std::string_view lowered, std::size_t at) {
   return next == '>' || std::isspace(static_cast<unsigned char>(next));
 }
 
-// JSON nesting deeper than `limit` (brackets outside strings), counted in one pass before parsing.
-bool nests_deeper_than(std::string_view text, std::size_t limit) {
-  std::size_t depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > limit) return true;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return false;
-}
-
 constexpr std::size_t k_max_listing_depth = 64;
 
 // One environment, prepared once: its supported tags and marker variables.
@@ -153,7 +131,7 @@ Result<std::vector<std::string>> parse_listing(std::string_view text, const std:
   const std::string_view body = trim(text);
   std::vector<std::string> files;
   if (!body.empty() && body.front() == '{') {
-    if (nests_deeper_than(body, k_max_listing_depth))
+    if (!core::json_nesting_within(body, k_max_listing_depth))
       return fail(ErrorCategory::invalid_input, where +
                                                     ": not a PEP 691 project page: it nests deeper than " +
                                                     std::to_string(k_max_listing_depth) + " levels");

@@ -245,4 +245,26 @@ std::string short_sha(std::string_view sha) {
   return std::string(sha.substr(0, 12));
 }
 
+bool json_nesting_within(std::string_view text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return false;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return true;
+}
+
 }  // namespace relforge::core

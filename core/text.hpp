@@ -29,6 +29,10 @@ std::string short_sha(std::string_view sha);
 // Levenshtein distance, for "did you mean" suggestions.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
+// True when no array or object in `text` (JSON or not) opens deeper than `max_depth`: a linear
+// check before a parser whose copies and dumps recurse once per level.
+bool json_nesting_within(std::string_view text, std::size_t max_depth);
+
 // The candidate closest to `word` when it is close enough to be a plausible typo.
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
 

@@ -3,6 +3,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/text.hpp"
 #include "platform/digest.hpp"
 #include "platform/fs.hpp"
 #include "signing/dsse.hpp"
@@ -51,7 +52,7 @@ Result<BuildFacts> load_build_facts(const std::filesystem::path& ledger, const s
   auto text = platform::read_file(ledger);
   if (!text) return tl::unexpected(text.error());
   // The cell is copied into the predicate, which verify reads under k_max_json_depth.
-  if (!nesting_within(*text, k_max_json_depth)) {
+  if (!core::json_nesting_within(*text, k_max_json_depth)) {
     return fail(ErrorCategory::invalid_input, ledger.string() + " nests deeper than " +
                                                   std::to_string(k_max_json_depth) +
                                                   " levels; a build ledger entry is a flat record");

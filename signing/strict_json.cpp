@@ -92,28 +92,6 @@ Result<JsonValue> parse_strict_json(std::string_view text, std::string_view what
   return parsed;
 }
 
-bool nesting_within(std::string_view text, std::size_t max_depth) {
-  std::size_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return false;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return true;
-}
-
 std::string first_key_outside(const JsonValue& object, std::initializer_list<std::string_view> allowed) {
   if (!object.is_object()) return {};
   for (const auto& item : object.items()) {

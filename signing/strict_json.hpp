@@ -19,10 +19,6 @@ inline constexpr std::size_t k_max_json_depth = 32;
 // integrity error naming `what`, the byte offset and the rule broken.
 Result<nlohmann::json> parse_strict_json(std::string_view text, std::string_view what, std::size_t max_bytes);
 
-// True when no array or object in `text` (JSON or not) opens deeper than `max_depth`: a check
-// before a lenient parse, whose copies and dumps recurse once per level.
-bool nesting_within(std::string_view text, std::size_t max_depth);
-
 // The first key of `object` that is not in `allowed`; empty when there is none (or no object).
 std::string first_key_outside(const nlohmann::json& object, std::initializer_list<std::string_view> allowed);
 

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "core/text.hpp"
 #include "platform/digest.hpp"
 #include "platform/fs.hpp"
 #include "signing/bundle.hpp"
@@ -247,10 +248,10 @@ TEST_F(HostileBundle, TheFileIsHashedOnceAfterTheSignatureAndTheDigestReported) 
 }
 
 TEST(StrictJson, NestingScanIgnoresBracketsInStrings) {
-  EXPECT_TRUE(nesting_within(R"({"a": "[[[[[[", "b": [1, [2]]})", 3));
-  EXPECT_FALSE(nesting_within(R"({"a": "[[[[[[", "b": [1, [2]]})", 2));
-  EXPECT_FALSE(nesting_within("[[[", 2));
-  EXPECT_TRUE(nesting_within(R"(["\"[[[["])", 1));
+  EXPECT_TRUE(core::json_nesting_within(R"({"a": "[[[[[[", "b": [1, [2]]})", 3));
+  EXPECT_FALSE(core::json_nesting_within(R"({"a": "[[[[[[", "b": [1, [2]]})", 2));
+  EXPECT_FALSE(core::json_nesting_within("[[[", 2));
+  EXPECT_TRUE(core::json_nesting_within(R"(["\"[[[["])", 1));
   EXPECT_TRUE(parse_strict_json(R"({"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}]})", "x", 100));
   EXPECT_FALSE(parse_strict_json(R"({"a": 1, "A": 2})", "x", 100));
   EXPECT_FALSE(parse_strict_json("{} {}", "x", 100));
