@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "platform/digest.hpp"
 #include "tests/channels/s3_support.hpp"
@@ -43,6 +45,16 @@ protected:
   std::filesystem::path object_file(const std::string& key) const {
     return s_server->object_file(m_prefix + "/" + key);
   }
+  // The bytes s3rver keeps for `key`. It answers a PUT before its file stream has written them
+  // (its putObject resolves on the transform's finish), so wait a moment for `expected`.
+  std::string stored_bytes(const std::string& key, const std::string& expected) const {
+    std::string bytes = test::slurp(object_file(key));
+    for (int i = 0; i < 100 && bytes != expected; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      bytes = test::slurp(object_file(key));
+    }
+    return bytes;
+  }
   S3Options options() const {
     S3Options out;
     out.location = {"relforge-test", m_prefix};
@@ -72,7 +84,7 @@ TEST_F(S3StoreTest, ConditionalPutCreatesThenAcceptsSameBytesAndRefusesOthers) {
   ASSERT_TRUE(created) << created.error().describe();
   EXPECT_EQ(*created, PutResult::created);
   // The object is where s3rver keeps it, byte for byte, '+' and all.
-  EXPECT_EQ(test::slurp(object_file(key)), "first bytes");
+  EXPECT_EQ(stored_bytes(key, "first bytes"), "first bytes");
 
   auto again = s3->put_if_absent(key, first, sha("first bytes"), "application/octet-stream");
   ASSERT_TRUE(again) << again.error().describe();
@@ -84,7 +96,7 @@ TEST_F(S3StoreTest, ConditionalPutCreatesThenAcceptsSameBytesAndRefusesOthers) {
   EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
   EXPECT_NE(refused.error().message().find("immutable"), std::string::npos) << refused.error().describe();
   EXPECT_NE(refused.error().message().find("s3://relforge-test/" + m_prefix + "/" + key), std::string::npos);
-  EXPECT_EQ(test::slurp(object_file(key)), "first bytes");
+  EXPECT_EQ(stored_bytes(key, "first bytes"), "first bytes");
 
   auto info = s3->head(key);
   ASSERT_TRUE(info && info->has_value());
@@ -195,7 +207,7 @@ TEST_F(S3StoreTest, CopyKeepsBytesAndTheShaMetadata) {
   auto info = s3->head("whl/cpu/mini/w.whl");
   ASSERT_TRUE(info && info->has_value());
   EXPECT_EQ((*info)->sha256, sha("wheel bytes"));
-  EXPECT_EQ(test::slurp(object_file("whl/cpu/mini/w.whl")), "wheel bytes");
+  EXPECT_EQ(stored_bytes("whl/cpu/mini/w.whl", "wheel bytes"), "wheel bytes");
   auto missing = s3->copy("whl/none.whl", "whl/x.whl");
   ASSERT_FALSE(missing);
 }
