@@ -19,6 +19,7 @@
 #include "packaging/names.hpp"
 #include "packaging/unicode_nfd_tables.hpp"
 #include "tests/support/run.hpp"
+#include "tests/support/splitmix64.hpp"
 
 namespace relforge::packaging::unicode_nfd_test {
 namespace {
@@ -208,16 +209,10 @@ TEST(UnicodeNfdOracle, EveryCodePointDecomposesAsPythonDoes) {
   EXPECT_EQ(mismatches, 0u);
 }
 
-// splitmix64 with a fixed seed: the same names on every machine.
+// Names from a fixed seed: the same names on every machine.
 class NameMaker {
 public:
-  std::uint64_t next() {
-    std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
+  std::size_t below(std::size_t n) { return m_random.below(n); }
 
   char32_t code_point() {
     static const std::vector<char32_t> k_special = {0x212B,  0xC5,   0x2126, 0x3A9, 0xFB01, 0x344, 0xF73,
@@ -322,7 +317,7 @@ private:
     return out;
   }
 
-  std::uint64_t m_state = 0x6E66645F6B657973ULL;
+  test::SplitMix64 m_random{0x6E66645F6B657973ULL};
 };
 
 // Generated pairs of names: NFD of each, whether they are equivalent, and whether they are
