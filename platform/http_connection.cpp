@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -22,9 +23,14 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto k_next_request_moment = std::chrono::milliseconds(2);
 
+// How long a request thread waits for a full socket to take more of a file body before it
+// leaves the rest to the gate: a client reading at full speed keeps its thread, a slow one does not.
+constexpr auto k_send_moment = std::chrono::milliseconds(10);
+
 struct ConnectionState {
   bool must_close = false;
   std::optional<std::string> range{};
+  std::optional<FileBody> body{};
 };
 
 thread_local ConnectionState* t_state = nullptr;
@@ -61,7 +67,7 @@ void describe_address(const sockaddr_storage& address, socklen_t length, std::st
 
 // The socket as httplib's Stream: bytes already received (the head we scanned) are served first;
 // every read waits at most until the current deadline, every write at most write_timeout without
-// progress (SO_SNDTIMEO), so no client holds the thread longer than the limits say.
+// progress, so no client holds the thread longer than the limits say.
 class ConnectionStream final : public httplib::Stream {
 public:
   // `received`: bytes the gate already read, served before the socket's.
@@ -94,10 +100,11 @@ public:
         m_offset = 0;
       }
     } else {
-      if (!flush() || wait_for(m_fd, POLLIN, m_wake, m_deadline) != Wait::ready) return -1;
+      if (!flush()) return -1;
       do {
+        if (wait_for(m_fd, POLLIN, m_wake, m_deadline) != Wait::ready) return -1;
         n = ::recv(m_fd, ptr, size, 0);
-      } while (n < 0 && errno == EINTR);
+      } while (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK));
     }
     if (size == 1 && n == 1 && *ptr == '\n') m_line_run = 0;
     return n;
@@ -114,7 +121,7 @@ public:
     if (!flush() || !send_all(ptr, size)) return -1;
     return static_cast<ssize_t>(size);
   }
-  // Sends what write() gathered; false when the client stopped reading (SO_SNDTIMEO) or is gone.
+  // Sends what write() gathered; false when the client stopped reading or is gone.
   bool flush() {
     const bool sent = m_out.empty() || send_all(m_out.data(), m_out.size());
     m_out.clear();
@@ -165,11 +172,16 @@ public:
 private:
   static constexpr std::size_t k_gather_bytes = 64 * 1024;
 
+  // The socket does not block: a full one is waited on, write_timeout at most without progress.
   bool send_all(const char* ptr, std::size_t size) {
     for (std::size_t done = 0; done < size;) {
       const ssize_t n = ::send(m_fd, ptr + done, size - done, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;  // EAGAIN after SO_SNDTIMEO: the client stopped reading
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        if (!is_writable()) return false;  // the client stopped reading, or the server stops
+        continue;
+      }
+      if (n <= 0) return false;
       done += static_cast<std::size_t>(n);
     }
     return true;
@@ -200,6 +212,25 @@ private:
   std::size_t m_line_run = 0;
 };
 
+// Sends a file body while the client takes it at full speed; `blocked` leaves the rest to the
+// gate (the client is slow, or other requests wait for a thread).
+SendStep send_body(int fd, int wake_fd, FileBody& body, const ConnectionHooks& hooks) {
+  for (;;) {
+    std::size_t sent = 0;
+    const SendStep step = send_file_part(fd, body, std::numeric_limits<std::size_t>::max(), sent);
+    if (step != SendStep::blocked) return step;
+    if (hooks.others_waiting && hooks.others_waiting()) return step;
+    switch (wait_for(fd, POLLOUT, wake_fd, Clock::now() + k_send_moment)) {
+      case Wait::ready:
+        break;
+      case Wait::timeout:
+        return SendStep::blocked;
+      case Wait::stop:
+        return SendStep::failed;
+    }
+  }
+}
+
 // RFC 9112 §9.3: HTTP/1.1 stays open unless "close"; HTTP/1.0 closes unless "keep-alive".
 bool client_closes(const RequestHead& head) {
   std::string connection = head.field("connection").value_or("");
@@ -224,6 +255,10 @@ std::string rebuild_head(const RequestHead& head, std::size_t body_length) {
 
 void close_connection_after_response() {
   if (t_state != nullptr) t_state->must_close = true;
+}
+
+void send_file_after_head(std::shared_ptr<const OpenEntry> file, std::uint64_t offset, std::uint64_t length) {
+  if (t_state != nullptr) t_state->body = FileBody{std::move(file), offset, length};
 }
 
 AfterAnswers serve_requests(Connection& connection, int wake_fd, const HttpLimits& limits,
@@ -266,12 +301,30 @@ AfterAnswers serve_requests(Connection& connection, int wake_fd, const HttpLimit
         if (state.range) request.set_header("Range", *state.range);
       });
       const bool ok = stream.flush() && processed;
-      if (ok && (state.must_close || check.close_after)) {
-        after = AfterAnswers::drain;
-        break;
+      AfterAnswers then = AfterAnswers::wait;
+      if (!ok) {
+        then = AfterAnswers::close;
+      } else if (state.must_close || check.close_after) {
+        then = AfterAnswers::drain;
+      } else if (closed || close) {
+        then = AfterAnswers::close;
       }
-      if (!ok || closed || close || state.must_close) {
-        after = AfterAnswers::close;
+      if (ok && state.body) {
+        state.body->then = then;
+        const SendStep sent = send_body(connection.fd, wake_fd, *state.body, hooks);
+        if (sent == SendStep::failed) {
+          after = AfterAnswers::close;
+          break;
+        }
+        if (sent == SendStep::blocked) {
+          // Requests pipelined behind this one stay received, for after the body.
+          connection.body = std::move(state.body);
+          after = AfterAnswers::send;
+          break;
+        }
+      }
+      if (then != AfterAnswers::wait) {
+        after = then;
         break;
       }
     }

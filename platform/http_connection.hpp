@@ -3,7 +3,9 @@
 // thread. httplib parses each (a head we rebuilt, then its body) and runs the handlers over our stream.
 #include <httplib.h>
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "platform/http_gather.hpp"
@@ -22,20 +24,17 @@ struct ConnectionHooks {
   std::function<bool()> others_waiting;
 };
 
-// What becomes of a connection once its requests are answered.
-enum class AfterAnswers {
-  close,  // done (the client asked, or a limit): close it
-  wait,   // kept alive: back to the gate for the next request
-  drain,  // its input was not all read: drop what is in flight for a moment, then close
-};
-
 // Answers the request at the front of `connection` (gathered whole) and any whole ones after it.
-// Returns early when `wake_fd` becomes readable (the server stopping).
+// Returns early when `wake_fd` becomes readable (the server stopping), and with `send` when a file
+// body's reader is slow: the rest, in connection.body, is the gate's to send.
 AfterAnswers serve_requests(Connection& connection, int wake_fd, const HttpLimits& limits,
                             const ConnectionHooks& hooks);
 
 // From a handler running under serve_requests: close the connection after this response (its
 // body was not read to the end).
 void close_connection_after_response();
+// From a handler running under serve_requests: after this response's head (which says its
+// Content-Length), send `length` bytes of `file` from `offset` as its body.
+void send_file_after_head(std::shared_ptr<const OpenEntry> file, std::uint64_t offset, std::uint64_t length);
 
 }  // namespace relforge::platform::detail

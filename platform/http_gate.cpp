@@ -29,10 +29,11 @@ using Clock = std::chrono::steady_clock;
 constexpr auto k_drain_quiet = std::chrono::milliseconds(250);
 constexpr auto k_drain_time = std::chrono::seconds(2);
 constexpr std::size_t k_drain_bytes = std::size_t{64} << 20;
-// Bytes taken from one connection per wake-up, so one fast sender cannot hold the loop.
+// Bytes taken from (or sent to) one connection per wake-up, so one fast client cannot hold the loop.
 constexpr std::size_t k_read_per_wake = 256 * 1024;
+constexpr std::size_t k_send_per_wake = std::size_t{1} << 20;
 
-enum class Phase { idle, head, body, drain };
+enum class Phase { idle, head, body, drain, send };
 
 struct Waiting {
   ConnectionPtr connection;
@@ -48,14 +49,9 @@ void send_now(int fd, const std::string& text) {
   [[maybe_unused]] const auto sent = ::send(fd, text.data(), text.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-void tune_socket(int fd, const HttpLimits& limits) {
+void tune_socket(int fd) {
   const int yes = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
-  // Request threads write answers with blocking sends: a client that stops reading is dropped
-  // after write_timeout without progress.
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(limits.write_timeout).count();
-  timeval send_timeout{static_cast<time_t>(micros / 1'000'000), static_cast<suseconds_t>(micros % 1'000'000)};
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
 }
 
 }  // namespace
@@ -75,7 +71,7 @@ struct Gate::Impl {
   Clock::time_point next_sweep = Clock::time_point::max();
 
   Mutex mutex;
-  std::vector<std::pair<ConnectionPtr, bool>> returned GUARDED_BY(mutex);
+  std::vector<std::pair<ConnectionPtr, AfterAnswers>> returned GUARDED_BY(mutex);
   bool stopped GUARDED_BY(mutex) = false;
 
   Impl(Gate& gate, int listener_fd, int wake_fd, const HttpLimits& l, std::size_t body_limit,
@@ -88,11 +84,12 @@ struct Gate::Impl {
         precheck(std::move(check)),
         dispatch(std::move(d)) {}
 
-  void watch(int fd) {
+  // A connection waits to read, or (sending a body) to write; hang-ups and errors come either way.
+  void watch(int fd, bool writing = false, int operation = EPOLL_CTL_ADD) {
     epoll_event event{};
-    event.events = EPOLLIN | EPOLLRDHUP;
+    event.events = writing ? EPOLLOUT : EPOLLIN | EPOLLRDHUP;
     event.data.fd = fd;
-    ::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event);
+    ::epoll_ctl(epoll.get(), operation, fd, &event);
   }
 
   void set_deadline(Waiting& w, Clock::time_point deadline) {
@@ -115,6 +112,7 @@ struct Gate::Impl {
   }
 
   void start_drain(Waiting& w, Clock::time_point now) {
+    if (w.phase == Phase::send) watch(w.connection->fd, false, EPOLL_CTL_MOD);
     ::shutdown(w.connection->fd, SHUT_WR);
     held -= w.connection->received.size();
     w.connection->received.clear();
@@ -143,15 +141,26 @@ struct Gate::Impl {
     if (victim != waiting.end()) forget(victim->first);
   }
 
-  void admit(ConnectionPtr connection, bool drain, Clock::time_point now) {
+  void admit(ConnectionPtr connection, AfterAnswers after, Clock::time_point now) {
     if (waiting.size() >= limits.max_connections) evict_one();
     const int fd = connection->fd;
     Waiting& w = waiting[fd];
     w.connection = std::move(connection);
     w.since = now;
     held += w.connection->received.size();
+    if (after == AfterAnswers::send && w.connection->body) {
+      watch(fd, true);
+      w.phase = Phase::send;
+      return set_deadline(w, now + limits.write_timeout);
+    }
     watch(fd);
-    if (drain) return start_drain(w, now);
+    if (after == AfterAnswers::drain) return start_drain(w, now);
+    wait_for_request(w, now);
+  }
+
+  // After an answer: what the connection has already sent decides how it waits.
+  void wait_for_request(Waiting& w, Clock::time_point now) {
+    const int fd = w.connection->fd;
     RequestGatherer& gather = w.connection->gather;
     if (gather.in_body()) {
       w.phase = Phase::body;
@@ -169,27 +178,55 @@ struct Gate::Impl {
 
   void accept_ready(Clock::time_point now) {
     for (int i = 0; i < 64; ++i) {
-      const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      // Non-blocking: the gate never waits on one client, and request threads wait with deadlines.
+      const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd < 0) {
         // Out of descriptors: back off instead of spinning; the connection waits in the backlog.
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
           std::this_thread::sleep_for(std::chrono::milliseconds(10));
         return;
       }
-      tune_socket(fd, limits);
-      admit(std::make_shared<Connection>(fd, limits, max_body), false, now);
+      tune_socket(fd);
+      admit(std::make_shared<Connection>(fd, limits, max_body), AfterAnswers::wait, now);
     }
   }
 
   void take_returned(Clock::time_point now) {
     std::uint64_t count = 0;
     [[maybe_unused]] const auto n = ::read(returns.get(), &count, sizeof count);
-    std::vector<std::pair<ConnectionPtr, bool>> batch;
+    std::vector<std::pair<ConnectionPtr, AfterAnswers>> batch;
     {
       MutexLock lock(mutex);
       batch.swap(returned);
     }
-    for (auto& [connection, drain] : batch) admit(std::move(connection), drain, now);
+    for (auto& [connection, after] : batch) admit(std::move(connection), after, now);
+  }
+
+  // Sends more of a body; a client that takes nothing for write_timeout is dropped (the sweep).
+  void writable(int fd, Clock::time_point now) {
+    const auto it = waiting.find(fd);
+    if (it == waiting.end()) return;
+    Waiting& w = it->second;
+    FileBody& body = *w.connection->body;
+    std::size_t sent = 0;
+    switch (send_file_part(fd, body, k_send_per_wake, sent)) {
+      case SendStep::failed:
+        return forget(fd);
+      case SendStep::blocked:
+        if (sent > 0) set_deadline(w, now + limits.write_timeout);
+        return;
+      case SendStep::done:
+        break;
+    }
+    const AfterAnswers then = body.then;
+    w.connection->body.reset();
+    if (then == AfterAnswers::close) return forget(fd);
+    if (then == AfterAnswers::drain) return start_drain(w, now);
+    watch(fd, false, EPOLL_CTL_MOD);
+    w.connection->gather.reset();
+    wait_for_request(w, now);
+    // Requests the client sent while its body went out were received before: judge them now.
+    if (!w.connection->received.empty()) judge(fd, w, false, now);
   }
 
   void readable(int fd, Clock::time_point now) {
@@ -221,6 +258,12 @@ struct Gate::Impl {
       held += static_cast<std::size_t>(n);
     }
     if (w.phase == Phase::drain) return;
+    judge(fd, w, ended, now);
+  }
+
+  // Whether what the connection has sent holds a whole request (or a refusable one) yet.
+  void judge(int fd, Waiting& w, bool ended, Clock::time_point now) {
+    const std::string& received = w.connection->received;
     if (w.phase == Phase::idle && !received.empty()) {
       w.phase = Phase::head;
       set_deadline(w, now + limits.header_timeout);
@@ -319,6 +362,9 @@ Status Gate::run() {
         }
       } else if (fd == impl.returns.get()) {
         impl.take_returned(now);
+      } else if (const auto it = impl.waiting.find(fd);
+                 it != impl.waiting.end() && it->second.phase == Phase::send) {
+        impl.writable(fd, now);
       } else {
         impl.readable(fd, now);
       }
@@ -329,12 +375,12 @@ Status Gate::run() {
   return result;
 }
 
-void Gate::give_back(ConnectionPtr connection, bool drain) {
+void Gate::give_back(ConnectionPtr connection, AfterAnswers after) {
   Impl& impl = *m_impl;
   {
     MutexLock lock(impl.mutex);
     if (impl.stopped) return;  // dropping it closes the socket
-    impl.returned.emplace_back(std::move(connection), drain);
+    impl.returned.emplace_back(std::move(connection), after);
   }
   const std::uint64_t one = 1;
   [[maybe_unused]] const auto n = ::write(impl.returns.get(), &one, sizeof one);

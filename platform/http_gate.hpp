@@ -1,7 +1,7 @@
 #pragma once
-// Internal to platform/: one thread (epoll) holds every connection while its next request arrives.
-// Heads and bodies are gathered there under the limits and deadlines, and only a whole request is
-// handed to a request thread, so slow or idle clients cost memory (bounded), never a thread.
+// Internal to platform/: one thread (epoll) holds every connection while its next request arrives
+// (gathered under the limits: only a whole request takes a request thread) or while a slow reader
+// takes a file body, so slow or idle clients cost bounded memory and descriptors, never a thread.
 #include <functional>
 #include <memory>
 
@@ -22,10 +22,11 @@ public:
 
   // Accepts and gathers until `wake_fd` becomes readable; then closes what it holds.
   Status run();
-  // From a request thread: the connection waits here for its next request or, with `drain`, has
-  // its unread input read and dropped for a moment before it closes (so the answer is not lost to
-  // a reset). Once run() has returned, the connection is closed instead.
-  void give_back(ConnectionPtr connection, bool drain);
+  // From a request thread: the connection waits here for its next request (`wait`); or, with
+  // `drain`, has its unread input read and dropped for a moment before it closes (so the answer is
+  // not lost to a reset); or, with `send`, gets the rest of its file body sent as the client reads
+  // it, then what the body's `then` says. Once run() has returned, the connection is closed instead.
+  void give_back(ConnectionPtr connection, AfterAnswers after);
 
 private:
   struct Impl;

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "platform/http_chunked.hpp"
+#include "platform/http_file_body.hpp"
 #include "platform/http_head.hpp"
 #include "platform/http_server.hpp"
 
@@ -82,7 +83,8 @@ struct Connection {
   int fd;
   std::string received{};  // the request being gathered starts at byte 0
   RequestGatherer gather;
-  std::size_t answered = 0;  // requests answered on this connection
+  std::size_t answered = 0;        // requests answered on this connection
+  std::optional<FileBody> body{};  // the rest of an answer's file body, still to be sent
 };
 
 using ConnectionPtr = std::shared_ptr<Connection>;

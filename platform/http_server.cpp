@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <httplib.h>
 #include <re2/re2.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -105,7 +106,7 @@ std::string response_header(const HttpResponse& response, const std::string& nam
   return {};
 }
 
-// Streams the open file (or the slice a single Range asks for) in chunks, so serving a
+// Streams the open file (or the slice a single Range asks for) from the file itself, so serving a
 // multi-gigabyte wheel needs constant memory; the size is the one fstat saw when it was opened.
 void set_file_body(const httplib::Request& in, const HttpResponse& response, httplib::Response& out) {
   std::shared_ptr<const OpenEntry> file = response.open_file;
@@ -143,15 +144,11 @@ void set_file_body(const httplib::Request& in, const HttpResponse& response, htt
                                         std::to_string(range.last) + "/" + std::to_string(size));
   }
   if (length == 0) return out.set_content("", response.content_type);
-  out.set_content_provider(static_cast<std::size_t>(length), response.content_type,
-                           [file, first](std::size_t offset, std::size_t want, httplib::DataSink& sink) {
-                             char buffer[1 << 16];
-                             const std::size_t chunk = std::min(want, sizeof buffer);
-                             const ssize_t n =
-                                 ::pread(file->fd(), buffer, chunk, static_cast<off_t>(first + offset));
-                             if (n <= 0) return false;  // the file shrank or failed: abort the connection
-                             return sink.write(buffer, static_cast<std::size_t>(n));
-                           });
+  // httplib writes the head (with our Content-Length and no body of its own); the connection then
+  // sends the body from the file, and leaves a slow reader's rest to the gate, not to a thread.
+  out.set_header("Content-Type", response.content_type);
+  out.set_header("Content-Length", std::to_string(length));
+  if (in.method != "HEAD") detail::send_file_after_head(std::move(file), first, length);
 }
 
 class Server : public httplib::Server {
@@ -174,6 +171,16 @@ public:
     return process_request(stream, close_connection, connection_closed, setup);
   }
 };
+
+// Every waiting connection holds its socket, and one taking a file body holds the file too: the
+// usual soft limit of 1024 descriptors would refuse connections well below max_connections.
+void make_room_for_descriptors(const HttpLimits& limits) {
+  const rlim_t wanted = static_cast<rlim_t>(limits.max_connections) * 2 + 256;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= wanted) return;
+  limit.rlim_cur = std::min(wanted, limit.rlim_max);
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+}
 
 bool takes_body(const std::string& method) {
   return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
@@ -412,6 +419,7 @@ Result<int> HttpServer::bind(const std::string& host, int port) {
 
 Status HttpServer::serve() {
   if (!m_impl->bound) return fail(ErrorCategory::internal, "HttpServer::serve before bind");
+  make_room_for_descriptors(m_impl->limits);
   const int listener = m_impl->server.listening_socket();
   // Only for the Keep-Alive field httplib writes into responses; the loop enforces them.
   m_impl->server.set_keep_alive_max_count(m_impl->limits.max_requests_per_connection);
@@ -430,8 +438,7 @@ Status HttpServer::serve() {
                         queued.fetch_sub(1, std::memory_order_relaxed);
                         const auto after =
                             detail::serve_requests(*connection, impl->wake[0], impl->limits, hooks);
-                        if (after != detail::AfterAnswers::close)
-                          from.give_back(connection, after == detail::AfterAnswers::drain);
+                        if (after != detail::AfterAnswers::close) from.give_back(connection, after);
                       });
                     });
   const Status result = gate.run();

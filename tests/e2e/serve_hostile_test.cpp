@@ -333,6 +333,31 @@ TEST_F(ServeHostile, OversizedHeadsAndSlowClients) {
   for (auto& t : slow) t.join();
 }
 
+TEST_F(ServeHostile, SlowDownloadsOverCurlHoldNoThread) {
+  // Three curls take a 32 MiB wheel at 6 MB/s (more than the sockets buffer) from a server with two
+  // request threads: while they read, a page is still answered at once, and each gets every byte.
+  const std::string name = "mini-2.0-py3-none-any.whl";
+  std::string big(std::size_t{32} << 20, '\0');
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>((i * 2654435761u) >> 13);
+  std::ofstream(root() / "whl" / "nightly" / "cpu" / "mini" / name, std::ios::binary) << big;
+  std::vector<std::thread> slow;
+  for (int i = 0; i < 3; ++i) {
+    slow.emplace_back([this, i, name] {
+      run_shell("curl -s --limit-rate 6M --max-time 60 -o " +
+                shell_quote((m_dir / ("slow" + std::to_string(i))).string()) + " " +
+                shell_quote(base() + "/whl/nightly/cpu/mini/" + name));
+    });
+  }
+  std::this_thread::sleep_for(700ms);
+  const auto started = std::chrono::steady_clock::now();
+  const auto page = curl("/whl/nightly/cpu/mini/", "--max-time 8");
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(page.status, 200);
+  EXPECT_LT(took, 1000ms) << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+  for (auto& t : slow) t.join();
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(slurp(m_dir / ("slow" + std::to_string(i))) == big) << i;
+}
+
 // ---- the relay ----
 
 constexpr const char* k_relay_secret = "e2e hostile secret";

@@ -2,13 +2,22 @@
 // must cost no thread, and what it costs in connections and bytes is bounded.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "platform/http_server.hpp"
 #include "tests/support/raw_client.hpp"
+#include "tests/support/splitmix64.hpp"
 
 namespace relforge::platform {
 namespace {
@@ -19,6 +28,11 @@ using test::RawClient;
 class HttpSlowClientsTest : public ::testing::Test {
 protected:
   void SetUp() override {
+    m_dir = std::filesystem::temp_directory_path() /
+            ("relforge-http-slow-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(m_dir);
+    m_big = m_dir / "big.bin";
     m_server.set_max_body_bytes(1 << 20);
     m_server.route("GET", "/ping", [this](const HttpRequest&) {
       ++m_calls;
@@ -28,12 +42,20 @@ protected:
       ++m_calls;
       return HttpResponse::text(200, "got " + std::to_string(request.body.size()) + "\n");
     });
+    m_server.route("GET", "/big", [this](const HttpRequest&) {
+      ++m_calls;
+      HttpResponse response;
+      response.content_type = "application/octet-stream";
+      response.file = m_big;
+      return response;
+    });
   }
   void TearDown() override {
     if (m_thread.joinable()) {
       m_server.stop();
       m_thread.join();
     }
+    std::filesystem::remove_all(m_dir);
   }
   void start(HttpLimits limits, std::size_t threads) {
     m_server.set_limits(limits);
@@ -55,6 +77,20 @@ protected:
     return answer;
   }
 
+  // A file of `size` bytes that are not all alike, served at /big.
+  std::string write_big(std::size_t size) {
+    std::string bytes(size, '\0');
+    test::SplitMix64 random(42);
+    for (std::size_t i = 0; i < size; i += 8) {
+      const std::uint64_t word = random.next();
+      std::memcpy(bytes.data() + i, &word, std::min<std::size_t>(8, size - i));
+    }
+    std::ofstream(m_big, std::ios::binary) << bytes;
+    return bytes;
+  }
+
+  std::filesystem::path m_dir;
+  std::filesystem::path m_big;
   HttpServer m_server;
   std::atomic<int> m_calls{0};
   int m_port = 0;
@@ -205,6 +241,133 @@ TEST_F(HttpSlowClientsTest, PipelinedRequestsAreAnsweredInOrder) {
   }
   EXPECT_NE(answers.find("pong\n", at), std::string::npos) << answers;
   EXPECT_EQ(m_calls.load(), 6);
+}
+
+// Reads `count` bytes `chunk` at a time with a pause after each: a client on a slow link.
+std::string read_slowly(int fd, std::size_t count, std::size_t chunk, std::chrono::milliseconds pause) {
+  std::string out;
+  std::vector<char> buffer(chunk);
+  while (out.size() < count) {
+    const ssize_t n = ::recv(fd, buffer.data(), std::min(chunk, count - out.size()), 0);
+    if (n <= 0) break;
+    out.append(buffer.data(), static_cast<std::size_t>(n));
+    std::this_thread::sleep_for(pause);
+  }
+  return out;
+}
+
+// The head of an answer read byte by byte, so the body that follows stays in the socket.
+std::string read_head(int fd) {
+  std::string head;
+  char byte = 0;
+  while (!head.ends_with("\r\n\r\n") && ::recv(fd, &byte, 1, 0) == 1) head += byte;
+  return head;
+}
+
+TEST_F(HttpSlowClientsTest, DownloadsReadSlowlyHoldNoThread) {
+  write_big(std::size_t{16} << 20);
+  start(HttpLimits{}, 1);
+  // Four clients ask for 16 MiB and read none of it: a thread writing to them would wait for
+  // write_timeout (30 s) each.
+  std::vector<std::unique_ptr<RawClient>> stalled;
+  for (int i = 0; i < 4; ++i) {
+    stalled.push_back(std::make_unique<RawClient>(m_port));
+    ASSERT_TRUE(stalled.back()->send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
+  }
+  std::this_thread::sleep_for(300ms);
+  std::chrono::milliseconds took{};
+  EXPECT_NE(ping(&took).find("pong"), std::string::npos);
+  EXPECT_LT(took, 2000ms);
+  EXPECT_EQ(m_calls.load(), 5);
+}
+
+TEST_F(HttpSlowClientsTest, ASlowReaderGetsTheWholeFileThenItsPipelinedRequests) {
+  const std::string big = write_big((std::size_t{6} << 20) + 12345);
+  start(HttpLimits{}, 1);
+  RawClient client(m_port);
+  ASSERT_TRUE(
+      client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"
+                  "GET /big HTTP/1.1\r\nHost: x\r\nRange: bytes=1000-1048575\r\n\r\n"
+                  "GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  std::this_thread::sleep_for(200ms);  // the socket fills: the rest waits in the gate
+  const std::string head = read_head(client.fd());
+  EXPECT_TRUE(head.starts_with("HTTP/1.1 200")) << head;
+  EXPECT_NE(head.find("Content-Length: " + std::to_string(big.size())), std::string::npos) << head;
+  const std::string body = read_slowly(client.fd(), big.size(), 256 * 1024, 20ms);
+  ASSERT_EQ(body.size(), big.size());
+  EXPECT_TRUE(body == big);
+  const std::string partial_head = read_head(client.fd());
+  EXPECT_TRUE(partial_head.starts_with("HTTP/1.1 206")) << partial_head;
+  EXPECT_NE(partial_head.find("Content-Range: bytes 1000-1048575/" + std::to_string(big.size())),
+            std::string::npos)
+      << partial_head;
+  const std::string slice = read_slowly(client.fd(), 1048576 - 1000, 64 * 1024, 5ms);
+  EXPECT_TRUE(slice == big.substr(1000, 1048576 - 1000));
+  const std::string last = client.read_all();
+  EXPECT_TRUE(last.starts_with("HTTP/1.1 200")) << last.substr(0, 200);
+  EXPECT_TRUE(last.ends_with("pong\n")) << last.substr(0, 200);
+}
+
+TEST_F(HttpSlowClientsTest, ADownloadThatStopsBeingReadIsDroppedAfterTheWriteTimeout) {
+  const std::string big = write_big(std::size_t{32} << 20);
+  HttpLimits limits;
+  limits.write_timeout = 300ms;
+  start(limits, 1);
+  RawClient client(m_port);
+  ASSERT_TRUE(client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
+  std::this_thread::sleep_for(1500ms);  // reads nothing for five times the write timeout
+  const std::string got = client.read_all();
+  EXPECT_TRUE(got.starts_with("HTTP/1.1 200"));
+  EXPECT_LT(got.size(), big.size());  // cut off, not sent whole
+  EXPECT_NE(ping().find("pong"), std::string::npos);
+}
+
+TEST_F(HttpSlowClientsTest, AFileThatShrinksWhileSentEndsTheConnection) {
+  const std::string big = write_big(std::size_t{16} << 20);
+  start(HttpLimits{}, 1);
+  RawClient client(m_port);
+  ASSERT_TRUE(client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const std::string head = read_head(client.fd());
+  ASSERT_TRUE(head.starts_with("HTTP/1.1 200")) << head;
+  std::string body = read_slowly(client.fd(), 1 << 20, 64 * 1024, 1ms);
+  std::filesystem::resize_file(m_big, 2 << 20);
+  const auto started = std::chrono::steady_clock::now();
+  body += client.read_all();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);  // closed, not left hanging
+  EXPECT_LT(body.size(), big.size());
+  EXPECT_TRUE(big.starts_with(body));
+}
+
+TEST_F(HttpSlowClientsTest, AHeadAnswerSaysTheFilesLengthAndSendsNoBody) {
+  const std::string big = write_big(100000);
+  start(HttpLimits{}, 1);
+  RawClient client(m_port);
+  ASSERT_TRUE(
+      client.send("HEAD /big HTTP/1.1\r\nHost: x\r\n\r\n"
+                  "GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  const std::string answers = client.read_all();
+  EXPECT_NE(answers.find("Content-Length: 100000\r\n"), std::string::npos) << answers;
+  EXPECT_NE(answers.find("Content-Type: application/octet-stream\r\n"), std::string::npos) << answers;
+  const auto second = answers.find("HTTP/1.1 200", 1);
+  ASSERT_NE(second, std::string::npos) << answers;
+  EXPECT_TRUE(answers.substr(0, second).ends_with("\r\n\r\n")) << answers;  // no body between
+  EXPECT_TRUE(answers.ends_with("pong\n"));
+}
+
+TEST_F(HttpSlowClientsTest, ServingRaisesTheDescriptorLimitForItsConnections) {
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+  if (before.rlim_max < 2 * 512 + 256)
+    GTEST_SKIP() << "the hard descriptor limit is below what serving needs";
+  rlimit low = before;
+  low.rlim_cur = 256;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  start(HttpLimits{}, 1);
+  EXPECT_NE(ping().find("pong"), std::string::npos);  // serving has begun
+  rlimit during{};
+  ::getrlimit(RLIMIT_NOFILE, &during);
+  ::setrlimit(RLIMIT_NOFILE, &before);
+  EXPECT_GE(during.rlim_cur, rlim_t{2 * 512 + 256});
 }
 
 }  // namespace

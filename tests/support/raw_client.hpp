@@ -65,6 +65,7 @@ public:
     }
     return out;
   }
+  int fd() const { return m_fd; }
   bool readable() const {
     pollfd fd{m_fd, POLLIN, 0};
     return ::poll(&fd, 1, 0) > 0;
