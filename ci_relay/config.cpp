@@ -128,7 +128,7 @@ Result<RelayConfig> parse_config(std::string_view toml_text, const std::filesyst
   if (auto ok = reader.check_keys(
           relay,
           with_secret_keys({"upstream", "branch", "api_base", "max_body_bytes", "zombie_hours",
-                            "max_attempts", "backoff_seconds", "fetch_logs", "rules"},
+                            "max_attempts", "backoff_seconds", "fetch_logs", "max_log_bytes", "rules"},
                            {"secret", "token"}),
           context);
       !ok) {
@@ -176,6 +176,12 @@ Result<RelayConfig> parse_config(std::string_view toml_text, const std::filesyst
     auto value = reader.boolean(*node, "'fetch_logs' in [relay]");
     if (!value) return tl::unexpected(value.error());
     config.fetch_logs = *value ? FetchLogs::yes : FetchLogs::no;
+  }
+  if (const auto* node = relay.get("max_log_bytes")) {
+    auto value =
+        reader.integer(*node, "'max_log_bytes' in [relay]", std::int64_t{1} << 20, std::int64_t{4} << 30);
+    if (!value) return tl::unexpected(value.error());
+    config.max_log_bytes = static_cast<std::size_t>(*value);
   }
   if (const auto* node = relay.get("rules")) {
     auto rules = reader.string(*node, "'rules' in [relay]");

@@ -33,7 +33,8 @@ struct RelayConfig {
   std::string webhook_secret;   // X-Hub-Signature-256 key
   std::string upstream_token;   // for check runs on upstream commits
   std::string api_base = "https://api.github.com";
-  std::size_t max_body_bytes = 25U * 1024U * 1024U;  // GitHub caps payloads at 25 MB
+  std::size_t max_body_bytes = 25U * 1024U * 1024U;    // GitHub caps payloads at 25 MB
+  std::size_t max_log_bytes = std::size_t{256} << 20;  // a longer job log is not fetched whole
   std::int64_t zombie_seconds = 6 * 3600;
   int max_attempts = 8;              // outbox retries before an entry is marked failed
   std::int64_t backoff_seconds = 5;  // first retry delay; doubles up to an hour

@@ -11,6 +11,8 @@ using nlohmann::json;
 
 constexpr int k_per_page = 100;
 constexpr int k_max_pages = 100;  // 10,000 comments: past that, a new comment is posted
+// A page of 100 comments at GitHub's maximum of 65,536 characters each, escaped, fits in 64 MiB.
+constexpr std::size_t k_max_answer_bytes = std::size_t{64} << 20;
 
 Result<platform::HttpClientResponse> call(const GitHubTarget& target, const std::string& method,
                                           const std::string& path, const std::string& body = {}) {
@@ -23,6 +25,7 @@ Result<platform::HttpClientResponse> call(const GitHubTarget& target, const std:
                      {"Authorization", "Bearer " + target.token}};
   if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
   request.body = body;
+  request.max_body_bytes = k_max_answer_bytes;
   auto response = platform::http_request(request);
   if (!response) return tl::unexpected(response.error().with_context(method + " " + request.url));
   if (response->status == 401 || response->status == 403) {

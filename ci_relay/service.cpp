@@ -15,6 +15,9 @@
 namespace relforge::ci_relay {
 namespace {
 
+// GitHub's answers to the calls the relay makes are small JSON documents.
+constexpr std::size_t k_max_api_answer_bytes = std::size_t{1} << 20;
+
 using nlohmann::json;
 using platform::HttpRequest;
 using platform::HttpResponse;
@@ -463,6 +466,7 @@ Sender github_sender() {
     request.url = call.url;
     request.body = call.body;
     request.timeout = std::chrono::seconds(30);
+    request.max_body_bytes = k_max_api_answer_bytes;
     request.headers = {{"Accept", "application/vnd.github+json"},
                        {"X-GitHub-Api-Version", "2022-11-28"},
                        {"User-Agent", "relforge-relay"},
@@ -474,17 +478,21 @@ Sender github_sender() {
   };
 }
 
-LogFetcher github_log_fetcher() {
-  return [](const LogRequest& log) {
+LogFetcher github_log_fetcher(std::size_t max_log_bytes) {
+  return [max_log_bytes](const LogRequest& log) {
+    const auto failed = [](const Error& error) {
+      return FetchedLog{0, "", error.describe() + " (a longer log needs a larger max_log_bytes in [relay])"};
+    };
     platform::HttpClientRequest request;
     request.url = log.url;
     request.timeout = std::chrono::seconds(120);
+    request.max_body_bytes = max_log_bytes;
     request.headers = {{"Accept", "application/vnd.github+json"},
                        {"X-GitHub-Api-Version", "2022-11-28"},
                        {"User-Agent", "relforge-relay"}};
     if (!log.token.empty()) request.headers.emplace_back("Authorization", "Bearer " + log.token);
     auto response = platform::http_request(request);
-    if (!response) return FetchedLog{0, "", response.error().describe()};
+    if (!response) return failed(response.error());
     if (response->status >= 300 && response->status < 400) {
       const auto location = response->headers.find("location");
       if (location == response->headers.end())
@@ -492,9 +500,10 @@ LogFetcher github_log_fetcher() {
       platform::HttpClientRequest follow;
       follow.url = location->second;
       follow.timeout = request.timeout;
+      follow.max_body_bytes = max_log_bytes;
       follow.headers = {{"User-Agent", "relforge-relay"}};
       response = platform::http_request(follow);
-      if (!response) return FetchedLog{0, "", response.error().describe()};
+      if (!response) return failed(response.error());
     }
     if (response->status >= 300) return FetchedLog{response->status, "", response->body.substr(0, 300)};
     return FetchedLog{response->status, std::move(response->body), ""};

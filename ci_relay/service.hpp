@@ -105,8 +105,9 @@ private:
 // Sends outbox calls to the GitHub REST API (platform HTTP client, bearer token, 30 s timeout).
 Sender github_sender();
 // Fetches a job's log: GET with the bearer token, then the redirect GitHub answers with (without
-// the token: the blob URL is pre-signed).
-LogFetcher github_log_fetcher();
+// the token: the blob URL is pre-signed). A log over `max_log_bytes` is a failed fetch naming the
+// limit; the transfer stops when it passes it.
+LogFetcher github_log_fetcher(std::size_t max_log_bytes = RelayConfig{}.max_log_bytes);
 
 constexpr int k_callbacks_per_minute = 100;
 constexpr std::size_t k_max_intake_batch = 512;

@@ -67,9 +67,10 @@ Status run_serve(const ServeOptions& options, Runtime& runtime) {
               << relay->config().upstream << ", " << relay->config().downstream.size() << " downstream)"
               << std::endl;
   // Failed jobs' logs are fetched after their webhook was acknowledged (when fetch_logs is on).
-  service.start_worker(ci_relay::github_sender(), relay->config().fetch_logs == ci_relay::FetchLogs::yes
-                                                      ? ci_relay::github_log_fetcher()
-                                                      : ci_relay::LogFetcher{});
+  service.start_worker(ci_relay::github_sender(),
+                       relay->config().fetch_logs == ci_relay::FetchLogs::yes
+                           ? ci_relay::github_log_fetcher(relay->config().max_log_bytes)
+                           : ci_relay::LogFetcher{});
   std::thread waiter([&server, signals] {
     int received = 0;
     sigwait(&signals, &received);

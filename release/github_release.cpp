@@ -9,6 +9,9 @@ namespace {
 
 using Json = nlohmann::json;
 
+// The answers read here are one release or one tag: JSON documents of a few kilobytes.
+constexpr std::size_t k_max_answer_bytes = std::size_t{16} << 20;
+
 Result<platform::HttpClientResponse> call(const GitHubApi& api, const std::string& method,
                                           const std::string& path, const std::string& body = {}) {
   if (api.repo.find('/') == std::string::npos)
@@ -22,6 +25,7 @@ Result<platform::HttpClientResponse> call(const GitHubApi& api, const std::strin
   if (!api.token.empty()) request.headers.emplace_back("Authorization", "Bearer " + api.token);
   if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
   request.body = body;
+  request.max_body_bytes = k_max_answer_bytes;
   auto response = platform::http_request(request);
   if (!response) return tl::unexpected(response.error().with_context(method + " " + request.url));
   if (response->status == 401 || response->status == 403) {

@@ -325,6 +325,51 @@ TEST(LiveLogFetch, FailedJobsLogIsFetchedAfterTheAckAndClassified) {
   EXPECT_EQ(fetch_state(relay, 71), (std::pair<std::string, std::int64_t>{"failed", 3}));
 }
 
+TEST(LiveLogFetch, ALogOverMaxLogBytesIsNotTakenWholeAndTheErrorNamesTheLimit) {
+  // 3 MiB of log lines against a 1 MiB limit: the transfer stops, nothing is classified, and the
+  // failure says which setting to raise. Under the limit, the same fetch classifies.
+  std::string log;
+  while (log.size() < (std::size_t{3} << 20))
+    log += "2025-06-15T10:00:00.0000000Z Compiling aten/src/ATen/native/cpu/Activation.cpp\n";
+  log += "2025-06-15T10:00:09.0000000Z FAILED test/test_ops.py::TestOps::test_matmul - AssertionError\n";
+  FakeGitHubLogs github({{"v/accel#51", {200, log}}});
+  RelayConfig config = scenario_config();
+  config.api_base = github.base();
+  config.max_attempts = 1;
+  config.max_log_bytes = std::size_t{1} << 20;
+  auto opened = Relay::open(config, ":memory:");
+  ASSERT_TRUE(opened) << opened.error().describe();
+  Relay relay = std::move(*opened);
+  std::int64_t now = k_t0;
+  RelayService service(relay, [&now] { return now; });
+  const auto sent = [](const OutboundCall&) { return OutboundAnswer{201, ""}; };
+  const auto accel = job_payload("v/accel", "ci", "test", 5, 1, sha_of(1), "completed", "failure");
+  EXPECT_EQ(service.webhook(signed_job(config, "a", accel)).status, 202);
+  ASSERT_TRUE(service.background_pass(sent, github_log_fetcher(config.max_log_bytes)));
+  EXPECT_EQ(classification_of(relay, "v/accel", 5), std::nullopt);
+  EXPECT_EQ(fetch_state(relay, 51), (std::pair<std::string, std::int64_t>{"failed", 1}));
+  auto stmt = relay.db().prepare("SELECT last_error FROM log_fetches WHERE github_job_id = 51");
+  ASSERT_TRUE(stmt);
+  auto row = stmt->step();
+  ASSERT_TRUE(row && *row);
+  const std::string error = stmt->column_text(0);
+  EXPECT_NE(error.find("1048576"), std::string::npos) << error;
+  EXPECT_NE(error.find("max_log_bytes"), std::string::npos) << error;
+
+  const auto second = job_payload("v/accel", "ci", "test", 6, 1, sha_of(1), "completed", "failure");
+  FakeGitHubLogs roomy({{"v/accel#61", {200, log}}});
+  RelayConfig larger = config;
+  larger.api_base = roomy.base();
+  larger.max_log_bytes = std::size_t{8} << 20;
+  auto reopened = Relay::open(larger, ":memory:");
+  ASSERT_TRUE(reopened);
+  Relay other = std::move(*reopened);
+  RelayService other_service(other, [&now] { return now; });
+  EXPECT_EQ(other_service.webhook(signed_job(larger, "b", second)).status, 202);
+  ASSERT_TRUE(other_service.background_pass(sent, github_log_fetcher(larger.max_log_bytes)));
+  EXPECT_EQ(classification_of(other, "v/accel", 6), "pytest_failure");
+}
+
 TEST(LiveLogFetch, DisabledFetchQueuesNothing) {
   RelayConfig config = scenario_config();
   config.fetch_logs = FetchLogs::no;

@@ -134,6 +134,15 @@ TEST(RelayConfig, WrongTypesAndOutOfRangeValuesAreRefusedWhereTheyAre) {
                 "r.toml:4:16: 'max_attempts' in [relay] is 0; it must be between 1 and 100"),
             std::string::npos)
       << attempts.error().message();
+  auto log_limit = parse_config(head + "max_log_bytes = 1000\n", "r.toml", env);
+  ASSERT_FALSE(log_limit);
+  EXPECT_NE(log_limit.error().message().find("r.toml:4:17: 'max_log_bytes' in [relay] is 1000; it must be "
+                                             "between 1048576 and 4294967296"),
+            std::string::npos)
+      << log_limit.error().message();
+  auto roomy = parse_config(head + "max_log_bytes = 1073741824\n", "r.toml", env);
+  ASSERT_TRUE(roomy) << roomy.error().describe();
+  EXPECT_EQ(roomy->max_log_bytes, std::size_t{1} << 30);
   auto hours = parse_config(head + "zombie_hours = '6'\n", "r.toml", env);
   ASSERT_FALSE(hours);
   EXPECT_NE(
