@@ -16,12 +16,14 @@ namespace relforge::platform {
 Result<FileChunks> FileChunks::open(const std::filesystem::path& path, std::size_t chunk) {
   FileChunks out;
   out.m_path = path;
-  out.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer; it is refused below instead.
+  out.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (out.m_fd < 0) return detail::open_failed(path, errno);
   struct stat info {};
   if (::fstat(out.m_fd, &info) != 0) return detail::read_failed(path, errno);
   if (!S_ISREG(info.st_mode))
     return fail(ErrorCategory::invalid_input, path.string() + " is not a regular file");
+  ::fcntl(out.m_fd, F_SETFL, ::fcntl(out.m_fd, F_GETFL) & ~O_NONBLOCK);
   (void)::posix_fadvise(out.m_fd, 0, 0, POSIX_FADV_SEQUENTIAL);  // larger read-ahead; only a hint
   out.m_buffer.resize(std::max<std::size_t>(chunk, 1));
   return out;

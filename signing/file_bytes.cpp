@@ -9,7 +9,8 @@ namespace relforge::signing {
 namespace fs = std::filesystem;
 namespace {
 
-// Checked before the open as well as after it: opening a FIFO waits for a writer.
+// Checked before the open for a clear message; FileChunks checks the open file again (a FIFO
+// swapped in between is refused there without waiting for a writer).
 Result<platform::FileChunks> open_regular(const fs::path& file, std::size_t chunk) {
   std::error_code error;
   const auto status = fs::status(file, error);

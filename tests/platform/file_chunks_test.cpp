@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -83,6 +87,17 @@ TEST_F(FileChunksTest, AMissingFileIsNotFoundAndAFolderIsNoFile) {
   ASSERT_FALSE(folder);
   EXPECT_EQ(folder.error().category(), ErrorCategory::invalid_input);
   EXPECT_NE(folder.error().describe().find("not a regular file"), std::string::npos);
+}
+
+TEST_F(FileChunksTest, AFifoIsRefusedWithoutWaitingForAWriter) {
+  const auto fifo = m_dir.path / "swapped.whl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto started = std::chrono::steady_clock::now();
+  auto chunks = FileChunks::open(fifo);  // no writer ever opens it: a blocking open waits for ever
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
+  ASSERT_FALSE(chunks);
+  EXPECT_EQ(chunks.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(chunks.error().describe().find("not a regular file"), std::string::npos);
 }
 
 }  // namespace
