@@ -9,6 +9,7 @@
 
 #include "packaging/version.hpp"
 #include "packaging/version_key.hpp"
+#include "tests/support/splitmix64.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -112,13 +113,8 @@ TEST(VersionKey, OrdersEveryTrickyPairAsVersionDoes) {
 }
 
 TEST(VersionKey, OrdersGeneratedVersionsAsVersionDoes) {
-  std::uint64_t state = 42;
-  auto next = [&state] {  // splitmix64
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  };
+  test::SplitMix64 random(42);
+  auto next = [&random] { return random.next(); };
   const std::array<const char*, 6> pre = {"", "a", "b", "rc", ".dev", ".post"};
   const std::array<const char*, 7> local = {"", "+cpu", "+cu126", "+1", "+cu126.1", "+a.b", "+z9"};
   std::vector<std::string> texts;

@@ -19,29 +19,12 @@
 #include "packaging/version.hpp"
 #include "tests/packaging/oracle_python.hpp"
 #include "tests/support/run.hpp"
+#include "tests/support/splitmix64.hpp"
 
 namespace relforge::packaging {
 namespace {
 
-class Rng {
-public:
-  explicit Rng(std::uint64_t seed) : m_state(seed) {}
-  std::uint64_t next() {  // splitmix64: the same sequence on every platform
-    std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
-  bool percent(std::size_t p) { return below(100) < p; }
-  template <typename T, std::size_t N>
-  const T& pick(const std::array<T, N>& items) {
-    return items[below(N)];
-  }
-
-private:
-  std::uint64_t m_state;
-};
+using Rng = test::SplitMix64;
 
 constexpr std::array<const char*, 4> k_separators = {"", ".", "-", "_"};
 constexpr std::array<const char*, 8> k_pre_words = {"a", "b", "c", "rc", "alpha", "beta", "pre", "preview"};

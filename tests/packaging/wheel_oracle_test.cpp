@@ -19,6 +19,7 @@
 #include "packaging/wheel_name.hpp"
 #include "tests/packaging/oracle_python.hpp"
 #include "tests/support/run.hpp"
+#include "tests/support/splitmix64.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -41,26 +42,17 @@ std::string unhex(std::string_view text) {
   return out;
 }
 
-// splitmix64 with a fixed seed: the same cases on every machine and standard library.
-class Generator {
+// Cases from a fixed seed: the same on every machine and standard library.
+class Generator : public test::SplitMix64 {
 public:
-  std::uint64_t next() {
-    std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
-  bool percent(std::size_t p) { return below(100) < p; }
-  std::string pick(const std::vector<std::string>& items) { return items[below(items.size())]; }
+  Generator() : SplitMix64(20250101) {}
+  // Takes a braced list of choices too.
+  std::string pick(const std::vector<std::string>& items) { return SplitMix64::pick(items); }
   std::string join_some(const std::vector<std::string>& items, std::size_t most, const std::string& sep) {
     std::string out = pick(items);
     for (std::size_t n = below(most); n > 0; --n) out += sep + pick(items);
     return out;
   }
-
-private:
-  std::uint64_t m_state = 20250101;
 };
 
 const std::vector<std::string> k_unicode = {"é", "Ñ", "ß", "İ", "ǅ", "Ω", "ж", "٣", "²", "中", "Ⅻ"};

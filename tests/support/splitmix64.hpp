@@ -3,6 +3,7 @@
 // machine and standard library.
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 
 namespace relforge::test {
 
@@ -16,6 +17,11 @@ public:
     return z ^ (z >> 31);
   }
   std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
+  bool percent(std::size_t p) { return below(100) < p; }
+  template <typename Items>
+  const auto& pick(const Items& items) {
+    return items[below(std::size(items))];
+  }
 
 private:
   std::uint64_t m_state;
