@@ -8,6 +8,7 @@
 #include "core/parallel.hpp"
 #include "platform/digest.hpp"
 #include "platform/file_lock.hpp"
+#include "platform/file_snapshot.hpp"
 #include "platform/fs.hpp"
 #include "platform/fs_walk.hpp"
 
@@ -125,16 +126,28 @@ Result<PutResult> FilesystemObjectStore::put_if_absent(const std::string& key, c
     // A hard link from a complete temp copy fails when the name exists: no window where a racing
     // publisher's bytes are replaced.
     const fs::path temp = target->parent_path() / ("." + target->filename().string() + ".partial");
-    fs::copy_file(file, temp, fs::copy_options::overwrite_existing, error);
+    std::error_code ignored;
+    // Only the bytes that were checked are stored: a file rewritten since has another hash.
+    auto copied = platform::copy_file_hashing(file, temp);
+    if (!copied) {
+      fs::remove(temp, ignored);
+      return tl::unexpected(copied.error());
+    }
+    if (*copied != sha256_hex) {
+      fs::remove(temp, ignored);
+      return fail(ErrorCategory::integrity, file.string() + " changed while it was being published (sha256 " +
+                                                *copied + ", checked as " + sha256_hex +
+                                                "); nothing was stored under " + key + ": publish it again");
+    }
     // The bytes reach the disk before the name does: a sidecar written next must never describe a
     // wheel that a power cut left empty.
-    if (!error) error = platform::fsync_path(temp);
+    error = platform::fsync_path(temp);
     if (error) {
+      fs::remove(temp, ignored);
       return fail(ErrorCategory::io,
                   "cannot copy " + file.string() + " to " + temp.string() + ": " + error.message());
     }
     fs::create_hard_link(temp, *target, error);
-    std::error_code ignored;
     fs::remove(temp, ignored);
     if (!error) return PutResult::created;
     if (error != std::errc::file_exists) {

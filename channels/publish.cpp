@@ -20,6 +20,7 @@
 #include "packaging/wheel_name.hpp"
 #include "packaging/wheel_repair.hpp"
 #include "platform/digest.hpp"
+#include "platform/file_snapshot.hpp"
 #include "platform/fs.hpp"
 #include "signing/bundle.hpp"
 #include "signing/keys.hpp"
@@ -49,10 +50,19 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
   const std::string filename = file.filename().string();
   auto name = packaging::parse_wheel_filename(filename);
   if (!name) return tl::unexpected(name.error());
+  // Every check reads one private copy, taken in one read and hashed on the way: a file rewritten
+  // or swapped meanwhile cannot pass one check with some bytes and another with others, and the
+  // store takes only bytes of this hash (put_if_absent).
+  auto snapshot = platform::FileSnapshot::take(file);
+  if (!snapshot) return tl::unexpected(snapshot.error());
+  const fs::path& copy = (*snapshot)->path();
+  const auto about_input = [&snapshot](const Error& error) {
+    return tl::unexpected((*snapshot)->about_original(error));
+  };
   // What `wheel verify` refuses is never published: one rule for paths, duplicates and RECORD.
-  if (auto verified = packaging::verify_wheel(file); !verified) return tl::unexpected(verified.error());
-  auto metadata = packaging::read_wheel_metadata(file);
-  if (!metadata) return tl::unexpected(metadata.error());
+  if (auto verified = packaging::verify_wheel(copy); !verified) return about_input(verified.error());
+  auto metadata = packaging::read_wheel_metadata(copy);
+  if (!metadata) return about_input(metadata.error());
   auto meta_version = packaging::parse_version(metadata->version);
   if (packaging::normalize_project_name(metadata->name) != name->normalized_name() || !meta_version ||
       meta_version->to_string() != name->version.to_string()) {
@@ -91,8 +101,8 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
     // /dev/zero is refused, not read for ever.
     auto text = signing::read_bundle(file);
     if (!text) return tl::unexpected(text.error());
-    auto verified = signing::verify_bundle(file, *text, *key);
-    if (!verified) return tl::unexpected(verified.error());
+    auto verified = signing::verify_bundle(copy, *text, *key);
+    if (!verified) return about_input(verified.error());
     out.bundle = std::move(*text);
     out.key_id = verified->key_id;
   } else if (require_signature) {
@@ -115,14 +125,11 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
   auto identity = identity_of(*canonical);
   if (!identity) return tl::unexpected(identity.error());
   out.identity = std::move(*identity);
-  auto digest = platform::sha256_file(file);
-  if (!digest) return tl::unexpected(digest.error());
-  std::error_code error;
   out.info.filename = *canonical;
   out.info.project = name->normalized_name();
   out.info.version = name->version.to_string();
-  out.info.sha256 = platform::to_hex(*digest);
-  out.info.size = fs::file_size(file, error);
+  out.info.sha256 = (*snapshot)->sha256();
+  out.info.size = (*snapshot)->size();
   out.info.metadata_sha256 = platform::to_hex(platform::sha256(metadata->metadata));
   out.info.requires_python = metadata->requires_python;
   out.info.upload_time = options.upload_time;
@@ -421,6 +428,7 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
   auto checked = prepare_publish(options);
   if (!checked) return tl::unexpected(checked.error());
   std::vector<Prepared>& prepared = *checked;
+  if (options.on_stage) options.on_stage("checked");
   auto lock = store.lock();
   if (!lock) return tl::unexpected(lock.error());
   std::set<std::string> projects;

@@ -27,7 +27,8 @@ struct PublishOptions {
   SignaturePolicy signatures = SignaturePolicy::channel_default;
   std::optional<std::filesystem::path> public_key;  // verifies FILE.sigstore.json
   std::string upload_time;                          // 2025-01-02T03:04:05Z, from the caller's clock
-  // Called at "files-written" (wheels stored, no page touched yet) and "page-written"; tests crash here.
+  // Called at "checked" (every wheel checked, nothing written), "files-written" (wheels stored, no
+  // page touched yet) and "page-written"; tests crash or change the input files here.
   std::function<void(std::string_view stage)> on_stage;
 };
 

@@ -175,6 +175,41 @@ TEST_F(PublishTest, AWheelVerifyRefusesIsNeverPublished) {
   }
 }
 
+TEST_F(PublishTest, AWheelRewrittenAfterItWasCheckedIsNotStored) {
+  // Someone who can write the input folder replaces the checked wheel with other bytes (here a
+  // wheel that verify refuses) before it is copied: the copy's hash differs, nothing is stored.
+  const auto wheel = test::make_wheel(m_dir.path() / "in", "demo", "1.0+cpu");
+  const auto evil = test::make_wheel(m_dir.path() / "evil", "demo", "1.0+cpu", "--extra-entry ../../evil.py");
+  auto with = options(Channel::nightly, {wheel});
+  with.on_stage = [&](std::string_view stage) {
+    if (stage == "checked") fs::copy_file(evil, wheel, fs::copy_options::overwrite_existing);
+  };
+  const auto result = run_publish(with);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), ErrorCategory::integrity);
+  EXPECT_NE(result.error().describe().find("changed while it was being published"), std::string::npos)
+      << result.error().describe();
+  const fs::path project = m_dir.path() / "store/whl/nightly/cpu/demo";
+  EXPECT_FALSE(fs::exists(project / "demo-1.0+cpu-py3-none-any.whl"));
+  for (const auto& entry : fs::directory_iterator(project))
+    EXPECT_FALSE(entry.path().filename().string().ends_with(".partial")) << entry.path();
+}
+
+TEST_F(PublishTest, ChecksReadOneCopyAndErrorsNameTheInput) {
+  // A refused wheel's error names the file the user gave, not the private copy the checks read,
+  // and no copy is left behind.
+  const auto wheel = test::make_wheel(m_dir.path() / "in", "demo", "1.0+cpu", "--extra-entry ../../evil.py");
+  const auto result = run_publish(options(Channel::nightly, {wheel}));
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().describe().find(wheel.string()), std::string::npos) << result.error().describe();
+  EXPECT_EQ(result.error().describe().find("relforge-snapshot"), std::string::npos)
+      << result.error().describe();
+  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path()))
+    EXPECT_FALSE(entry.path().filename().string().starts_with("relforge-snapshot") &&
+                 fs::exists(entry.path() / wheel.filename()))
+        << entry.path();
+}
+
 TEST_F(PublishTest, StableRequiresAVerifiedSignatureAndServesProvenance) {
   const auto wheel = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cu126");
   auto unsigned_result = run_publish(options(Channel::stable, {wheel}));
