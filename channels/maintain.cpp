@@ -14,6 +14,7 @@
 #include "core/text.hpp"
 #include "packaging/version.hpp"
 #include "platform/digest.hpp"
+#include "signing/bundle.hpp"
 
 namespace relforge::channels {
 namespace fs = std::filesystem;
@@ -356,9 +357,12 @@ Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& st
     if (error)
       return fail(ErrorCategory::io,
                   "cannot create " + target.parent_path().string() + ": " + error.message());
-    if (auto status = store.download(file.key, target); !status) return tl::unexpected(status.error());
+    // No more than the record says: the sha256 check below then refuses anything else.
+    if (auto status = store.download(file.key, target, file.info.size); !status)
+      return tl::unexpected(status.error());
     if (file.info.provenance) {
-      if (auto status = store.download(file.key + ".sigstore.json", target.string() + ".sigstore.json");
+      if (auto status = store.download(file.key + ".sigstore.json", target.string() + ".sigstore.json",
+                                       signing::k_max_bundle_bytes);
           !status)
         return tl::unexpected(status.error());
     }

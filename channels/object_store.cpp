@@ -87,6 +87,13 @@ Result<fs::path> scratch_folder(const fs::path& chosen) {
   return temp;
 }
 
+Status download_as_listed(ObjectStore& store, const std::string& key, const fs::path& target) {
+  auto info = store.head(key);
+  if (!info) return tl::unexpected(info.error());
+  if (!info->has_value()) return fail(ErrorCategory::not_found, store.describe(key) + " does not exist");
+  return store.download(key, target, (*info)->size);
+}
+
 Result<std::string> object_sha256(ObjectStore& store, const std::string& key, const fs::path& scratch) {
   if (auto local = store.local_path(key)) {
     auto digest = platform::sha256_file(*local);
@@ -99,7 +106,7 @@ Result<std::string> object_sha256(ObjectStore& store, const std::string& key, co
   fs::create_directories(*folder, error);
   if (error) return fail(ErrorCategory::io, "cannot create " + folder->string() + ": " + error.message());
   const fs::path target = *folder / (".hash-" + std::to_string(std::hash<std::string>{}(key)) + ".download");
-  if (auto status = store.download(key, target); !status) return tl::unexpected(status.error());
+  if (auto status = download_as_listed(store, key, target); !status) return tl::unexpected(status.error());
   auto digest = platform::sha256_file(target);
   fs::remove(target, error);
   if (!digest) return tl::unexpected(digest.error());
@@ -267,11 +274,17 @@ Status FilesystemObjectStore::put_many(const std::vector<ObjectPut>& objects) {
   });
 }
 
-Status FilesystemObjectStore::download(const std::string& key, const fs::path& to) {
+Status FilesystemObjectStore::download(const std::string& key, const fs::path& to, std::uint64_t max_bytes) {
   auto target = path_of(key);
   if (!target) return tl::unexpected(target.error());
   if (!fs::is_regular_file(*target))
     return fail(ErrorCategory::not_found, target->string() + " does not exist");
+  std::error_code error;
+  if (const auto size = fs::file_size(*target, error); !error && size > max_bytes) {
+    return fail(ErrorCategory::integrity, target->string() + " holds " + std::to_string(size) +
+                                              " bytes, more than the " + std::to_string(max_bytes) +
+                                              " its record says; run 'relforge index check'");
+  }
   return copy_file_atomic(*target, to);
 }
 

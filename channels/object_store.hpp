@@ -67,7 +67,10 @@ public:
   // put() for each object, possibly several at once and in any order; stops at the first error.
   // The default puts them one after another, in order.
   virtual Status put_many(const std::vector<ObjectPut>& objects);
-  virtual Status download(const std::string& key, const std::filesystem::path& target) = 0;
+  // Copies the object to `target`; a body longer than `max_bytes` (what the listing or record says
+  // it holds) stops the transfer with an error, and nothing is left at `target`.
+  virtual Status download(const std::string& key, const std::filesystem::path& target,
+                          std::uint64_t max_bytes) = 0;
   virtual Result<std::optional<ObjectInfo>> head(const std::string& key) = 0;  // nullopt: absent
   // Every object whose key starts with `prefix`, sorted by key.
   virtual Result<std::vector<ObjectInfo>> list(const std::string& prefix,
@@ -106,7 +109,8 @@ public:
   // Both in parallel: keys are grouped by folder, each folder read through one directory handle.
   Status get_many(const std::vector<std::string>& keys, const ObjectVisitor& visit) override;
   Status put_many(const std::vector<ObjectPut>& objects) override;
-  Status download(const std::string& key, const std::filesystem::path& target) override;
+  Status download(const std::string& key, const std::filesystem::path& target,
+                  std::uint64_t max_bytes) override;
   Result<std::optional<ObjectInfo>> head(const std::string& key) override;
   Result<std::vector<ObjectInfo>> list(const std::string& prefix,
                                        Temporaries temporaries = Temporaries::hide) override;
@@ -131,8 +135,11 @@ private:
 // The conflict error both stores give for other bytes under an existing key.
 Error immutable_conflict(const std::string& where, const std::string& existing_sha256);
 
+// download() of no more bytes than head() says the object holds.
+Status download_as_listed(ObjectStore& store, const std::string& key, const std::filesystem::path& target);
+
 // The sha256 (hex) of an object, hashed as a stream: from the file itself in a folder, else from a
-// download into `scratch` (empty: scratch_folder({})) that is removed afterwards.
+// download (no longer than head() says) into `scratch` (empty: scratch_folder({})), removed afterwards.
 Result<std::string> object_sha256(ObjectStore& store, const std::string& key,
                                   const std::filesystem::path& scratch);
 

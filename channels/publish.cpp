@@ -237,7 +237,7 @@ std::string differing_entries(ObjectStore& store, const std::string& key, const 
   if (!published) {
     scratch = fs::temp_directory_path() /
               (".relforge-diff-" + std::to_string(std::hash<std::string>{}(key)) + ".whl");
-    if (!store.download(key, scratch)) return "";
+    if (!download_as_listed(store, key, scratch)) return "";
     published = scratch;
   }
   auto diff = packaging::diff_wheels(*published, local);

@@ -132,8 +132,12 @@ public:
     return std::optional<std::string>(std::move(response->body));
   }
 
-  Status download(const std::string& key, const fs::path& target) override {
-    auto response = send({.method = "GET", .key = key, .response_file = target, .max_body_bytes = 0});
+  Status download(const std::string& key, const fs::path& target, std::uint64_t max_bytes) override {
+    // Held to what the object should hold: a hostile or broken endpoint cannot fill the disk.
+    auto response = send({.method = "GET",
+                          .key = key,
+                          .response_file = target,
+                          .max_body_bytes = static_cast<std::size_t>(std::max<std::uint64_t>(max_bytes, 1))});
     if (!response) return tl::unexpected(response.error());
     if (response->status != 200) return tl::unexpected(error_of(*response, "GET", key));
     return {};
@@ -325,7 +329,7 @@ private:
     std::string body{};
     std::optional<fs::path> body_file{};
     std::optional<fs::path> response_file{};
-    std::size_t max_body_bytes = k_max_answer_bytes;  // 0: none (a download to a file)
+    std::size_t max_body_bytes = k_max_answer_bytes;
     std::string where{};  // for messages when there is no key (a listing's prefix)
   };
 

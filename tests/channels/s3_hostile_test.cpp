@@ -65,7 +65,7 @@ TEST(S3Hostile, KeysThatWouldLeaveTheStoreAreNeverSent) {
     EXPECT_FALSE(s3->put_if_absent(key, file, platform::to_hex(platform::sha256("w")), "x"));
     EXPECT_FALSE(s3->get(key));
     EXPECT_FALSE(s3->head(key));
-    EXPECT_FALSE(s3->download(key, dir.path() / "out"));
+    EXPECT_FALSE(s3->download(key, dir.path() / "out", 100));
     EXPECT_FALSE(s3->remove(key));
     EXPECT_FALSE(s3->copy("whl/ok.whl", key));
     EXPECT_FALSE(s3->list(key + "/"));
@@ -214,8 +214,21 @@ TEST(S3Hostile, BodiesAreHeldToWhatTheySayAndToALimit) {
   const auto cut = s3->get("whl/index.html");
   ASSERT_FALSE(cut);
   EXPECT_EQ(cut.error().category(), ErrorCategory::network);
-  EXPECT_FALSE(s3->download("whl/a.whl", dir.path() / "a.whl"));
+  EXPECT_FALSE(s3->download("whl/a.whl", dir.path() / "a.whl", 100));
   EXPECT_TRUE(fs::is_empty(dir.path()));
+
+  // A download is held to the size its record gives: an endless or oversized body stops there,
+  // and leaves no partial file.
+  for (const char* which : {"endless", "huge-length", "long"}) {
+    mode = which;
+    const auto started = std::chrono::steady_clock::now();
+    const auto held = s3->download("whl/a.whl", dir.path() / "a.whl", 4);
+    ASSERT_FALSE(held) << which;
+    EXPECT_NE(held.error().describe().find("answered more than 4 bytes"), std::string::npos)
+        << held.error().describe();
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5)) << which;
+    EXPECT_TRUE(fs::is_empty(dir.path())) << which;
+  }
 
   mode = "long";
   const auto clipped = s3->get("whl/index.html");

@@ -126,12 +126,12 @@ TEST_F(S3StoreTest, PutGetDownloadHeadAndRemove) {
   auto page = s3->get("whl/index.html");
   ASSERT_TRUE(page && page->has_value());
   EXPECT_EQ(**page, "<html>v2</html>");
-  ASSERT_TRUE(s3->download("whl/index.html", m_dir.path() / "page.html"));
+  ASSERT_TRUE(s3->download("whl/index.html", m_dir.path() / "page.html", 1 << 20));
   EXPECT_EQ(test::slurp(m_dir.path() / "page.html"), "<html>v2</html>");
   auto missing = s3->get("whl/none.html");
   ASSERT_TRUE(missing);
   EXPECT_FALSE(missing->has_value());
-  auto failed = s3->download("whl/none.html", m_dir.path() / "none.html");
+  auto failed = s3->download("whl/none.html", m_dir.path() / "none.html", 1 << 20);
   ASSERT_FALSE(failed);
   EXPECT_FALSE(fs::exists(m_dir.path() / "none.html"));
   ASSERT_TRUE(s3->remove("whl/index.html"));
