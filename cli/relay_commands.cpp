@@ -16,6 +16,7 @@
 #include "ci_relay/replay.hpp"
 #include "ci_relay/service.hpp"
 #include "cli/commands.hpp"
+#include "cli/http_options.hpp"
 #include "cli/relay_common.hpp"
 #include "core/text.hpp"
 #include "platform/fs.hpp"
@@ -34,6 +35,7 @@ struct ServeOptions {
   int port = 8787;
   std::string port_file;  // written once bound (for scripts and tests using --port 0)
   std::string now;        // RFC 3339: the dashboard's health and ages as of this instant
+  int max_connections_per_client = 64;
 };
 
 Status run_serve(const ServeOptions& options, Runtime& runtime) {
@@ -57,6 +59,9 @@ Status run_serve(const ServeOptions& options, Runtime& runtime) {
   if (now) service.pin_dashboard_clock(*now);
   platform::HttpServer server;
   service.install(server);
+  platform::HttpLimits limits;
+  limits.max_connections_per_client = static_cast<std::size_t>(options.max_connections_per_client);
+  server.set_limits(limits);
   auto port = server.bind(options.host, options.port);
   if (!port) return tl::unexpected(port.error());
   if (!options.port_file.empty()) {
@@ -100,6 +105,7 @@ void add_relay_serve(CLI::App& group, Runtime& runtime) {
   command->add_option("--port-file", options->port_file, "Write the bound port to this file");
   command->add_option("--now", options->now,
                       "Dashboard health and ages as of this RFC 3339 time (replays, demos)");
+  add_max_connections_per_client_option(*command, options->max_connections_per_client);
   add_json_flag(*command, runtime);
   command->callback([&runtime, options] { finish(runtime, run_serve(*options, runtime)); });
 }

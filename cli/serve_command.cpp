@@ -10,6 +10,7 @@
 #include "channels/serve.hpp"
 #include "cli/channel_root.hpp"
 #include "cli/commands.hpp"
+#include "cli/http_options.hpp"
 #include "platform/http_server.hpp"
 
 namespace relforge::cli {
@@ -24,6 +25,7 @@ struct ServeFlags {
   int header_timeout = 10;
   int idle_timeout = 5;
   int threads = 8;
+  int max_connections_per_client = 64;
 };
 
 }  // namespace
@@ -45,6 +47,7 @@ void register_serve(CLI::App& command, Runtime& runtime) {
       .add_option("--threads", flags->threads,
                   "Request threads, each answering one request at a time (default 8)")
       ->check(CLI::Range(1, 1024));
+  add_max_connections_per_client_option(command, flags->max_connections_per_client);
   add_json_flag(command, runtime);
   command.callback([&runtime, flags] {
     const fs::path base = fs::absolute(store_root(runtime, flags->root));
@@ -58,6 +61,7 @@ void register_serve(CLI::App& command, Runtime& runtime) {
     platform::HttpLimits limits;
     limits.header_timeout = std::chrono::seconds(flags->header_timeout);
     limits.idle_timeout = std::chrono::seconds(flags->idle_timeout);
+    limits.max_connections_per_client = static_cast<std::size_t>(flags->max_connections_per_client);
     server.set_limits(limits);
     server.set_threads(static_cast<std::size_t>(flags->threads));
     server.route("GET", "/.*", [base](const platform::HttpRequest& request) {

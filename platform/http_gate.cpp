@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -54,6 +55,22 @@ void tune_socket(int fd) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
 }
 
+// Who a connection counts against: an IPv4 address, or an IPv6 peer's /64 (one host usually holds a
+// whole /64, so counting single IPv6 addresses would limit nothing). IPv4-mapped peers count as IPv4.
+std::string client_key(const sockaddr_storage& peer) {
+  if (peer.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(peer);
+    return std::string(reinterpret_cast<const char*>(&v4.sin_addr), 4);
+  }
+  if (peer.ss_family == AF_INET6) {
+    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(peer);
+    const auto* bytes = reinterpret_cast<const char*>(&v6.sin6_addr);
+    if (IN6_IS_ADDR_V4MAPPED(&v6.sin6_addr)) return std::string(bytes + 12, 4);
+    return std::string(bytes, 8);
+  }
+  return {};
+}
+
 }  // namespace
 
 struct Gate::Impl {
@@ -67,6 +84,7 @@ struct Gate::Impl {
   UniqueFd epoll{::epoll_create1(EPOLL_CLOEXEC)};
   UniqueFd returns{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
   std::unordered_map<int, Waiting> waiting;
+  std::unordered_map<std::string, std::size_t> per_client;  // waiting connections by client_key
   std::size_t held = 0;  // bytes received and held for the waiting connections
   Clock::time_point next_sweep = Clock::time_point::max();
 
@@ -101,6 +119,9 @@ struct Gate::Impl {
     const auto it = waiting.find(fd);
     if (it == waiting.end()) return;
     held -= it->second.connection->received.size();
+    if (const auto count = per_client.find(it->second.connection->client);
+        count != per_client.end() && --count->second == 0)
+      per_client.erase(count);
     ::epoll_ctl(epoll.get(), EPOLL_CTL_DEL, fd, nullptr);
     waiting.erase(it);  // the last owner closes the socket
   }
@@ -127,13 +148,15 @@ struct Gate::Impl {
     start_drain(w, now);
   }
 
-  // The connection that has waited longest (draining ones first, then idle ones) makes room.
-  void evict_one() {
+  // The connection that has waited longest (draining ones first, then idle ones) makes room: of
+  // all, or of one client's.
+  void evict_one(const std::string* client = nullptr) {
     const auto rank = [](const Waiting& w) {
       return w.phase == Phase::drain ? 0 : w.phase == Phase::idle ? 1 : 2;
     };
     auto victim = waiting.end();
     for (auto it = waiting.begin(); it != waiting.end(); ++it) {
+      if (client && it->second.connection->client != *client) continue;
       if (victim == waiting.end() || rank(it->second) < rank(victim->second) ||
           (rank(it->second) == rank(victim->second) && it->second.since < victim->second.since))
         victim = it;
@@ -142,8 +165,14 @@ struct Gate::Impl {
   }
 
   void admit(ConnectionPtr connection, AfterAnswers after, Clock::time_point now) {
+    const std::size_t per_client_limit = limits.max_connections_per_client;
+    if (per_client_limit > 0) {
+      const auto count = per_client.find(connection->client);
+      if (count != per_client.end() && count->second >= per_client_limit) evict_one(&connection->client);
+    }
     if (waiting.size() >= limits.max_connections) evict_one();
     const int fd = connection->fd;
+    ++per_client[connection->client];
     Waiting& w = waiting[fd];
     w.connection = std::move(connection);
     w.since = now;
@@ -179,7 +208,10 @@ struct Gate::Impl {
   void accept_ready(Clock::time_point now) {
     for (int i = 0; i < 64; ++i) {
       // Non-blocking: the gate never waits on one client, and request threads wait with deadlines.
-      const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      sockaddr_storage peer{};
+      socklen_t peer_size = sizeof peer;
+      const int fd =
+          ::accept4(listener, reinterpret_cast<sockaddr*>(&peer), &peer_size, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd < 0) {
         // Out of descriptors: back off instead of spinning; the connection waits in the backlog.
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
@@ -187,7 +219,9 @@ struct Gate::Impl {
         return;
       }
       tune_socket(fd);
-      admit(std::make_shared<Connection>(fd, limits, max_body), AfterAnswers::wait, now);
+      auto connection = std::make_shared<Connection>(fd, limits, max_body);
+      connection->client = client_key(peer);
+      admit(std::move(connection), AfterAnswers::wait, now);
     }
   }
 

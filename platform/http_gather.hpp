@@ -81,6 +81,7 @@ struct Connection {
   Connection& operator=(const Connection&) = delete;
 
   int fd;
+  std::string client{};    // the peer's address bytes (an IPv6 peer's first 64 bits): one client
   std::string received{};  // the request being gathered starts at byte 0
   RequestGatherer gather;
   std::size_t answered = 0;        // requests answered on this connection

@@ -63,6 +63,10 @@ struct HttpLimits {
   // Connections waiting for a request (or sending one); at the limit a new one makes the one that
   // has waited longest close. Their buffered bytes together: beyond this, 503 and close.
   std::size_t max_connections = 512;
+  // Of those, from one client address (an IPv6 client's /64): at this, a new one makes that
+  // client's longest-waiting close, so one client cannot push the others out. 0: no limit (behind
+  // a proxy, every connection comes from the proxy's address).
+  std::size_t max_connections_per_client = 64;
   std::size_t max_gathered_bytes = std::size_t{256} << 20;
 };
 

@@ -101,10 +101,11 @@ TEST_F(HttpSlowClientsTest, HeadsSentAByteAtATimeHoldNoThread) {
   HttpLimits limits;
   limits.header_timeout = 20s;
   start(limits, 2);
-  // Far more trickling clients than threads, each with a head that is never finished.
+  // Far more trickling clients than threads, each with a head that is never finished (each from an
+  // address of its own, as 64 clients are: one address holds at most 64 waiting connections).
   std::vector<std::unique_ptr<RawClient>> slow;
   for (int i = 0; i < 64; ++i) {
-    slow.push_back(std::make_unique<RawClient>(m_port));
+    slow.push_back(std::make_unique<RawClient>(m_port, ("127.0.1." + std::to_string(i + 1)).c_str()));
     ASSERT_TRUE(slow.back()->send("GET /ping HTTP/1.1\r\nX-Slow: "));
   }
   for (int round = 0; round < 3; ++round) {
@@ -172,6 +173,56 @@ TEST_F(HttpSlowClientsTest, AtTheConnectionLimitTheLongestWaitingGoes) {
   // The others were kept and are served when they finish.
   ASSERT_TRUE(slow.back()->send("Host: x\r\n\r\n"));
   EXPECT_TRUE(slow.back()->read_until("pong\n", 5s).ends_with("pong\n"));
+}
+
+TEST_F(HttpSlowClientsTest, AClientAtItsConnectionLimitClosesItsOwnLongestWaitingNotAnothers) {
+  HttpLimits limits;
+  limits.max_connections = 6;
+  limits.max_connections_per_client = 3;
+  limits.header_timeout = 20s;
+  start(limits, 1);
+  RawClient other(m_port, "127.0.0.2");  // waiting longest of all
+  ASSERT_TRUE(other.connected());
+  ASSERT_TRUE(other.send("GET /ping HTTP/1.1\r\n"));
+  std::this_thread::sleep_for(20ms);
+  std::vector<std::unique_ptr<RawClient>> greedy;
+  for (int i = 0; i < 8; ++i) {
+    greedy.push_back(std::make_unique<RawClient>(m_port, "127.0.0.1"));
+    ASSERT_TRUE(greedy.back()->send("GET /ping HTTP/1.1\r\n"));
+    std::this_thread::sleep_for(20ms);  // an order of arrival
+  }
+  // The other client is served: the greedy one's eight connections pushed out only its own.
+  ASSERT_TRUE(other.send("Host: x\r\n\r\n"));
+  EXPECT_TRUE(other.read_until("pong\n", 5s).ends_with("pong\n"));
+  // Of the greedy client's, its first five were closed unanswered and its last three are served.
+  for (int i = 0; i < 8; ++i) {
+    greedy[i]->send("Host: x\r\nConnection: close\r\n\r\n");
+    const std::string answer = greedy[i]->read_all();
+    if (i < 5) {
+      EXPECT_EQ(answer, "") << i;
+    } else {
+      EXPECT_TRUE(answer.ends_with("pong\n")) << i << ": " << answer;
+    }
+  }
+  EXPECT_EQ(m_calls.load(), 4);
+}
+
+TEST_F(HttpSlowClientsTest, WithoutAPerClientLimitOneAddressMayHoldEveryConnection) {
+  HttpLimits limits;
+  limits.max_connections = 6;
+  limits.max_connections_per_client = 0;  // behind a proxy: every connection has its address
+  limits.header_timeout = 20s;
+  start(limits, 1);
+  std::vector<std::unique_ptr<RawClient>> clients;
+  for (int i = 0; i < 6; ++i) {
+    clients.push_back(std::make_unique<RawClient>(m_port, "127.0.0.1"));
+    ASSERT_TRUE(clients.back()->send("GET /ping HTTP/1.1\r\n"));
+    std::this_thread::sleep_for(20ms);
+  }
+  for (auto& client : clients) {
+    client->send("Host: x\r\nConnection: close\r\n\r\n");
+    EXPECT_TRUE(client->read_all().ends_with("pong\n"));
+  }
 }
 
 TEST_F(HttpSlowClientsTest, BytesWaitingBeyondTheBudgetAre503) {

@@ -15,8 +15,15 @@ namespace relforge::test {
 
 class RawClient {
 public:
-  explicit RawClient(int port) {
+  // `from`: the loopback address to connect from (127.0.0.2 is another client to the server).
+  explicit RawClient(int port, const char* from = nullptr) {
     m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (from) {
+      sockaddr_in source{};
+      source.sin_family = AF_INET;
+      ::inet_pton(AF_INET, from, &source.sin_addr);
+      ::bind(m_fd, reinterpret_cast<sockaddr*>(&source), sizeof source);
+    }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<std::uint16_t>(port));
