@@ -30,6 +30,7 @@ def machine():
 
 
 def commit():
+    """HEAD, with -dirty when tracked files differ from it."""
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
@@ -47,6 +48,8 @@ def main():
     parser.add_argument("--load-before", default="")
     parser.add_argument("--failed", default="")
     parser.add_argument("--binary", default="")
+    parser.add_argument("--commit", default="",
+                        help="the checkout's commit when the run started (default: read now)")
     args = parser.parse_args()
     records = []
     with open(args.records, encoding="utf-8") as handle:
@@ -63,7 +66,7 @@ def main():
     result = {
         "started": args.started,
         "machine": machine(),
-        "commit": commit(),
+        "commit": args.commit or commit(),
         "binary": args.binary,
         "load_before": [float(x) for x in args.load_before.split()] if args.load_before else None,
         "load_after": load_after,

@@ -17,6 +17,9 @@ export BENCH_RESULTS=$build/$results.jsonl
 failed=()
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# The commit the measured binaries were built from, read now: an edit made while the benches run
+# (they take ~15 minutes) must not mark the run's results as from a changed tree.
+commit=$(/usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import collect; print(collect.commit() or "")' "$here")
 # Before each bench: the previous one's dirty pages are flushed and the machine gets up to 90 s
 # to settle, so one bench's writeback and builds do not land in the next one's figures. Settled:
 # the last second's CPU use (/proc/stat: user, nice, system, irq, softirq) under a tenth of one
@@ -59,7 +62,7 @@ for s in "${scripts[@]}"; do
   RELFORGE="$build/relforge" BUILD_DIR="$build" bash "$s" || failed+=("$(basename "$s" .sh)")
 done
 /usr/bin/python3 "$here/collect.py" "$BENCH_RESULTS" "$build/$results.json" \
-  --started "$started" --load-before "$load_before" --failed "${failed[*]:-}" --binary "$build/relforge"
+  --started "$started" --load-before "$load_before" --failed "${failed[*]:-}" --binary "$build/relforge" --commit "$commit"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "benches that did not run to the end: ${failed[*]}" >&2
   exit 1
