@@ -30,7 +30,7 @@ constexpr auto k_send_moment = std::chrono::milliseconds(10);
 struct ConnectionState {
   bool must_close = false;
   std::optional<std::string> range{};
-  std::optional<FileBody> body{};
+  std::optional<UnsentBody> body{};
 };
 
 thread_local ConnectionState* t_state = nullptr;
@@ -71,8 +71,14 @@ void describe_address(const sockaddr_storage& address, socklen_t length, std::st
 class ConnectionStream final : public httplib::Stream {
 public:
   // `received`: bytes the gate already read, served before the socket's.
-  ConnectionStream(int fd, int wake_fd, const HttpLimits& limits, std::string received)
-      : m_fd(fd), m_wake(wake_fd), m_limits(limits), m_buffer(std::move(received)) {}
+  ConnectionStream(int fd, int wake_fd, const HttpLimits& limits, std::string received,
+                   const ConnectionHooks& hooks)
+      : m_fd(fd),
+        m_wake(wake_fd),
+        m_limits(limits),
+        m_hooks(hooks),
+        m_deferred_lease(hooks.unsent_budget),
+        m_buffer(std::move(received)) {}
 
   bool is_readable() const override {
     return m_offset < m_buffer.size() || wait_for(m_fd, POLLIN, m_wake, Clock::now()) == Wait::ready;
@@ -100,7 +106,7 @@ public:
         m_offset = 0;
       }
     } else {
-      if (!flush()) return -1;
+      if (!settle()) return -1;
       do {
         if (wait_for(m_fd, POLLIN, m_wake, m_deadline) != Wait::ready) return -1;
         n = ::recv(m_fd, ptr, size, 0);
@@ -113,19 +119,30 @@ public:
   // httplib writes a response's head and its body in separate calls: sent as they come, each small
   // answer would take two segments and two trips through the client's TCP stack. Small writes are
   // gathered and sent when the response is done (flush), before the next read, or when full.
+  // What a slow reader does not take within a moment is deferred: kept (under the unsent budget)
+  // for the gate to send, and what the answer writes after it joins it.
   ssize_t write(const char* ptr, std::size_t size) override {
+    if (!m_deferred.empty()) return add_deferred(ptr, size) ? static_cast<ssize_t>(size) : -1;
     if (m_out.size() + size <= k_gather_bytes) {
       m_out.append(ptr, size);
       return static_cast<ssize_t>(size);
     }
-    if (!flush() || !send_all(ptr, size)) return -1;
+    if (!flush() || !add_deferred(ptr, size)) return -1;
     return static_cast<ssize_t>(size);
   }
-  // Sends what write() gathered; false when the client stopped reading or is gone.
+  // Sends (or defers) what write() gathered; false when the client stopped reading or is gone.
   bool flush() {
-    const bool sent = m_out.empty() || send_all(m_out.data(), m_out.size());
+    const bool sent = m_out.empty() || add_deferred(m_out.data(), m_out.size());
     m_out.clear();
     return sent;
+  }
+  // Whether part of the answer waits to be sent by the gate; take_deferred hands it over with its
+  // lease on the unsent budget.
+  bool has_deferred() const { return !m_deferred.empty(); }
+  std::string take_deferred(BudgetLease& lease) {
+    lease = std::move(m_deferred_lease);
+    m_deferred_lease = BudgetLease(m_hooks.unsent_budget);
+    return std::exchange(m_deferred, std::string());
   }
 
   // A connection's two ends do not change: asked once, not once per request.
@@ -141,7 +158,7 @@ public:
   void consume(std::size_t count) { m_offset += count; }
   // Receives what arrives by `deadline` into the buffer; false when nothing did (or the client left).
   bool receive_until(Clock::time_point deadline) {
-    if (!flush() || wait_for(m_fd, POLLIN, m_wake, deadline) != Wait::ready) return false;
+    if (!settle() || wait_for(m_fd, POLLIN, m_wake, deadline) != Wait::ready) return false;
     char chunk[16384];
     ssize_t n = 0;
     do {
@@ -158,7 +175,7 @@ public:
     return std::move(m_buffer);
   }
   // An answer written whole, now; false when the client is gone or stopped reading.
-  bool send_now(const std::string& text) { return flush() && send_all(text.data(), text.size()); }
+  bool send_now(const std::string& text) { return settle() && send_all(text.data(), text.size()); }
   // Replaces the first `count` buffered bytes (the head as received) with `text`.
   void replace_front(std::size_t count, const std::string& text) {
     m_buffer = text + std::string(buffered().substr(count));
@@ -171,6 +188,47 @@ public:
 
 private:
   static constexpr std::size_t k_gather_bytes = 64 * 1024;
+
+  // Everything written is sent, in order, before anything is read or sent another way.
+  bool settle() {
+    if (!flush()) return false;
+    if (m_deferred.empty()) return true;
+    const bool sent = send_all(m_deferred.data(), m_deferred.size());
+    m_deferred.clear();
+    m_deferred_lease.release();
+    return sent;
+  }
+
+  // Sends `size` bytes, or defers what the reader does not take within a moment (at once while
+  // other requests wait for a thread). Without room in the budget, it waits for the reader.
+  bool add_deferred(const char* ptr, std::size_t size) {
+    if (!m_deferred.empty()) {
+      if (m_deferred_lease.grow(size)) {
+        m_deferred.append(ptr, size);
+        return true;
+      }
+      return settle() && send_all(ptr, size);
+    }
+    for (std::size_t done = 0; done < size;) {
+      const ssize_t n = ::send(m_fd, ptr + done, size - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        const bool others = m_hooks.others_waiting && m_hooks.others_waiting();
+        const Wait moment =
+            others ? Wait::timeout : wait_for(m_fd, POLLOUT, m_wake, Clock::now() + k_send_moment);
+        if (moment == Wait::ready) continue;
+        if (moment == Wait::stop) return false;
+        if (m_deferred_lease.grow(size - done)) {
+          m_deferred.assign(ptr + done, size - done);
+          return true;
+        }
+        return send_all(ptr + done, size - done);
+      }
+      if (n <= 0) return false;
+      done += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
 
   // The socket does not block: a full one is waited on, write_timeout at most without progress.
   bool send_all(const char* ptr, std::size_t size) {
@@ -204,7 +262,10 @@ private:
   int m_fd;
   int m_wake;
   const HttpLimits& m_limits;
-  std::string m_out;  // written, not yet sent
+  const ConnectionHooks& m_hooks;
+  std::string m_out;       // written, not yet sent
+  std::string m_deferred;  // written, not taken by a slow reader: the gate's to send
+  BudgetLease m_deferred_lease;
   mutable Address m_remote, m_local;
   std::string m_buffer;
   std::size_t m_offset = 0;
@@ -214,10 +275,10 @@ private:
 
 // Sends a file body while the client takes it at full speed; `blocked` leaves the rest to the
 // gate (the client is slow, or other requests wait for a thread).
-SendStep send_body(int fd, int wake_fd, FileBody& body, const ConnectionHooks& hooks) {
+SendStep send_body(int fd, int wake_fd, UnsentBody& body, const ConnectionHooks& hooks) {
   for (;;) {
     std::size_t sent = 0;
-    const SendStep step = send_file_part(fd, body, std::numeric_limits<std::size_t>::max(), sent);
+    const SendStep step = send_unsent_part(fd, body, std::numeric_limits<std::size_t>::max(), sent);
     if (step != SendStep::blocked) return step;
     if (hooks.others_waiting && hooks.others_waiting()) return step;
     switch (wait_for(fd, POLLOUT, wake_fd, Clock::now() + k_send_moment)) {
@@ -258,12 +319,16 @@ void close_connection_after_response() {
 }
 
 void send_file_after_head(std::shared_ptr<const OpenEntry> file, std::uint64_t offset, std::uint64_t length) {
-  if (t_state != nullptr) t_state->body = FileBody{std::move(file), offset, length};
+  if (t_state == nullptr) return;
+  t_state->body.emplace();
+  t_state->body->file = std::move(file);
+  t_state->body->offset = offset;
+  t_state->body->left = length;
 }
 
 AfterAnswers serve_requests(Connection& connection, int wake_fd, const HttpLimits& limits,
                             const ConnectionHooks& hooks) {
-  ConnectionStream stream(connection.fd, wake_fd, limits, std::move(connection.received));
+  ConnectionStream stream(connection.fd, wake_fd, limits, std::move(connection.received), hooks);
   ConnectionState state;
   t_state = &state;
   RequestGatherer& gather = connection.gather;
@@ -308,6 +373,10 @@ AfterAnswers serve_requests(Connection& connection, int wake_fd, const HttpLimit
         then = AfterAnswers::drain;
       } else if (closed || close) {
         then = AfterAnswers::close;
+      }
+      if (ok && stream.has_deferred()) {  // the answer's rest goes before any file body
+        if (!state.body) state.body.emplace();
+        state.body->bytes = stream.take_deferred(state.body->lease);
       }
       if (ok && state.body) {
         state.body->then = then;

@@ -22,6 +22,8 @@ struct ConnectionHooks {
   // Whether whole requests of other connections wait for a thread: then a kept-alive connection
   // goes back to the gate at once instead of holding its thread for its next request a moment.
   std::function<bool()> others_waiting;
+  // Answer bytes held for slow readers, all connections together (HttpLimits::max_unsent_bytes).
+  ByteBudget* unsent_budget = nullptr;
 };
 
 // Answers the request at the front of `connection` (gathered whole) and any whole ones after it.

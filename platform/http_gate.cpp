@@ -241,9 +241,9 @@ struct Gate::Impl {
     const auto it = waiting.find(fd);
     if (it == waiting.end()) return;
     Waiting& w = it->second;
-    FileBody& body = *w.connection->body;
+    UnsentBody& body = *w.connection->body;
     std::size_t sent = 0;
-    switch (send_file_part(fd, body, k_send_per_wake, sent)) {
+    switch (send_unsent_part(fd, body, k_send_per_wake, sent)) {
       case SendStep::failed:
         return forget(fd);
       case SendStep::blocked:

@@ -10,9 +10,9 @@
 #include <string_view>
 
 #include "platform/http_chunked.hpp"
-#include "platform/http_file_body.hpp"
 #include "platform/http_head.hpp"
 #include "platform/http_server.hpp"
+#include "platform/http_unsent_body.hpp"
 
 namespace relforge::platform::detail {
 
@@ -84,8 +84,8 @@ struct Connection {
   std::string client{};    // the peer's address bytes (an IPv6 peer's first 64 bits): one client
   std::string received{};  // the request being gathered starts at byte 0
   RequestGatherer gather;
-  std::size_t answered = 0;        // requests answered on this connection
-  std::optional<FileBody> body{};  // the rest of an answer's file body, still to be sent
+  std::size_t answered = 0;          // requests answered on this connection
+  std::optional<UnsentBody> body{};  // the rest of an answer, still to be sent
 };
 
 using ConnectionPtr = std::shared_ptr<Connection>;

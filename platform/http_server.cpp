@@ -427,6 +427,8 @@ Status HttpServer::serve() {
       1, std::chrono::duration_cast<std::chrono::seconds>(m_impl->limits.idle_timeout).count()));
   auto* impl = m_impl.get();
   detail::ConnectionHooks hooks = impl->hooks();
+  detail::ByteBudget unsent_budget(impl->limits.max_unsent_bytes);  // outlives every connection
+  hooks.unsent_budget = &unsent_budget;
   httplib::ThreadPool pool(impl->threads);
   std::atomic<std::size_t> queued{0};  // whole requests handed on that no thread has taken yet
   hooks.others_waiting = [&queued] { return queued.load(std::memory_order_relaxed) > 0; };

@@ -42,6 +42,13 @@ protected:
       ++m_calls;
       return HttpResponse::text(200, "got " + std::to_string(request.body.size()) + "\n");
     });
+    m_server.route("GET", "/large", [this](const HttpRequest&) {
+      ++m_calls;
+      HttpResponse response;
+      response.content_type = "application/octet-stream";
+      response.body = m_large;  // an answer held in memory (as the relay's pages and API answers)
+      return response;
+    });
     m_server.route("GET", "/big", [this](const HttpRequest&) {
       ++m_calls;
       HttpResponse response;
@@ -91,6 +98,7 @@ protected:
 
   std::filesystem::path m_dir;
   std::filesystem::path m_big;
+  std::string m_large;  // served at /large; set before start()
   HttpServer m_server;
   std::atomic<int> m_calls{0};
   int m_port = 0;
@@ -330,6 +338,101 @@ TEST_F(HttpSlowClientsTest, DownloadsReadSlowlyHoldNoThread) {
   EXPECT_NE(ping(&took).find("pong"), std::string::npos);
   EXPECT_LT(took, 2000ms);
   EXPECT_EQ(m_calls.load(), 5);
+}
+
+// `size` bytes that are not all alike, served from memory at /large.
+std::string large_answer(std::size_t size) {
+  std::string bytes(size, '\0');
+  test::SplitMix64 random(7);
+  for (std::size_t i = 0; i < size; i += 8) {
+    const std::uint64_t word = random.next();
+    std::memcpy(bytes.data() + i, &word, std::min<std::size_t>(8, size - i));
+  }
+  return bytes;
+}
+
+TEST_F(HttpSlowClientsTest, AnswersHeldInMemoryReadSlowlyHoldNoThread) {
+  m_large = large_answer(std::size_t{16} << 20);
+  start(HttpLimits{}, 1);
+  // Four clients ask for 16 MiB answered from memory and read none of it: a thread writing to them
+  // would wait for write_timeout (30 s) each.
+  std::vector<std::unique_ptr<RawClient>> stalled;
+  for (int i = 0; i < 4; ++i) {
+    stalled.push_back(std::make_unique<RawClient>(m_port));
+    ASSERT_TRUE(stalled.back()->send("GET /large HTTP/1.1\r\nHost: x\r\n\r\n"));
+  }
+  std::this_thread::sleep_for(300ms);
+  std::chrono::milliseconds took{};
+  EXPECT_NE(ping(&took).find("pong"), std::string::npos);
+  EXPECT_LT(took, 2000ms);
+  EXPECT_EQ(m_calls.load(), 5);
+  // Each still gets the whole answer, byte for byte.
+  for (auto& client : stalled) {
+    const std::string head = read_head(client->fd());
+    EXPECT_NE(head.find("Content-Length: " + std::to_string(m_large.size())), std::string::npos) << head;
+    EXPECT_TRUE(read_slowly(client->fd(), m_large.size(), 1 << 20, 0ms) == m_large);
+  }
+}
+
+TEST_F(HttpSlowClientsTest, ASlowReaderGetsTheWholeAnswerThenItsPipelinedRequests) {
+  m_large = large_answer((std::size_t{6} << 20) + 777);
+  start(HttpLimits{}, 1);
+  RawClient client(m_port);
+  ASSERT_TRUE(
+      client.send("GET /large HTTP/1.1\r\nHost: x\r\n\r\n"
+                  "GET /large HTTP/1.1\r\nHost: x\r\n\r\n"
+                  "GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  std::this_thread::sleep_for(200ms);  // the socket fills: the rest waits in the gate
+  for (int round = 0; round < 2; ++round) {
+    const std::string head = read_head(client.fd());
+    EXPECT_TRUE(head.starts_with("HTTP/1.1 200")) << head;
+    const std::string body = read_slowly(client.fd(), m_large.size(), 256 * 1024, 10ms);
+    ASSERT_EQ(body.size(), m_large.size()) << round;
+    EXPECT_TRUE(body == m_large) << round;
+  }
+  const std::string last = client.read_all();
+  EXPECT_TRUE(last.starts_with("HTTP/1.1 200")) << last.substr(0, 200);
+  EXPECT_TRUE(last.ends_with("pong\n")) << last.substr(0, 200);
+}
+
+TEST_F(HttpSlowClientsTest, TheUnsentBudgetIsGivenBackOnceAnAnswerIsSent) {
+  // Room for one 16 MiB answer at a time: the second stalled reader finds it only if the first
+  // answer's bytes were given back when it was sent.
+  m_large = large_answer(std::size_t{16} << 20);
+  HttpLimits limits;
+  limits.max_unsent_bytes = std::size_t{20} << 20;
+  start(limits, 1);
+  for (int round = 0; round < 2; ++round) {
+    RawClient stalled(m_port);
+    ASSERT_TRUE(stalled.send("GET /large HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    std::this_thread::sleep_for(200ms);
+    std::chrono::milliseconds took{};
+    EXPECT_NE(ping(&took).find("pong"), std::string::npos) << round;
+    EXPECT_LT(took, 2000ms) << round;
+    const std::string answer = stalled.read_all();
+    EXPECT_TRUE(answer.ends_with(m_large.substr(m_large.size() - 4096))) << round;
+    EXPECT_EQ(answer.size() - answer.find("\r\n\r\n") - 4, m_large.size()) << round;
+  }
+}
+
+TEST_F(HttpSlowClientsTest, BeyondTheUnsentBudgetARequestThreadWaitsForItsReader) {
+  // A 16 MiB answer does not fit a 1 MiB budget: its thread waits for the reader as it always did,
+  // until write_timeout passes without progress and the connection is dropped.
+  m_large = large_answer(std::size_t{16} << 20);
+  HttpLimits limits;
+  limits.max_unsent_bytes = std::size_t{1} << 20;
+  limits.write_timeout = 1s;
+  start(limits, 1);
+  RawClient stalled(m_port);
+  ASSERT_TRUE(stalled.send("GET /large HTTP/1.1\r\nHost: x\r\n\r\n"));
+  std::this_thread::sleep_for(100ms);
+  std::chrono::milliseconds took{};
+  EXPECT_NE(ping(&took).find("pong"), std::string::npos);
+  EXPECT_GE(took, 500ms);
+  EXPECT_LT(took, 5000ms);
+  EXPECT_LT(stalled.read_all().size(), m_large.size());  // dropped part-way
+  EXPECT_NE(ping(&took).find("pong"), std::string::npos);
+  EXPECT_LT(took, 1000ms);
 }
 
 TEST_F(HttpSlowClientsTest, ASlowReaderGetsTheWholeFileThenItsPipelinedRequests) {
