@@ -84,6 +84,8 @@ public:
     return m_offset < m_buffer.size() || wait_for(m_fd, POLLIN, m_wake, Clock::now()) == Wait::ready;
   }
   bool is_writable() const override {
+    // Once part of an answer is deferred, the rest is too: a write never waits then.
+    if (!m_deferred.empty()) return true;
     return wait_for(m_fd, POLLOUT, m_wake, Clock::now() + m_limits.write_timeout) == Wait::ready;
   }
 
@@ -132,9 +134,9 @@ public:
   }
   // Sends (or defers) what write() gathered; false when the client stopped reading or is gone.
   bool flush() {
-    const bool sent = m_out.empty() || add_deferred(m_out.data(), m_out.size());
-    m_out.clear();
-    return sent;
+    if (m_out.empty()) return true;
+    const std::string out = std::exchange(m_out, std::string());
+    return add_deferred(out.data(), out.size());
   }
   // Whether part of the answer waits to be sent by the gate; take_deferred hands it over with its
   // lease on the unsent budget.
