@@ -20,11 +20,13 @@
 
 #include "core/text.hpp"
 #include "tests/support/paths.hpp"
+#include "tests/support/raw_client.hpp"
 #include "tests/support/run.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using relforge::test::RawClient;
 using relforge::test::run_shell;
 using relforge::test::shell_quote;
 using relforge::test::slurp;
@@ -363,46 +365,27 @@ TEST_F(ServeHostile, OneClientsConnectionsPushOutOnlyItsOwn) {
   // Another client (127.0.0.2) is part-way through its request when one address opens 600
   // connections that send half a head, more than the server's 512: at its 64 (the default
   // --max-connections-per-client) the flooding client's own oldest are closed, not the other's.
-  const auto connect_from = [this](const char* from) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in source{};
-    source.sin_family = AF_INET;
-    ::inet_pton(AF_INET, from, &source.sin_addr);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof source);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<std::uint16_t>(m_port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0) << from;
-    timeval timeout{5, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    return fd;
-  };
-  const std::string_view half = "GET /whl/nightly/cpu/mini/ HTTP/1.1\r\n";
-  const int other = connect_from("127.0.0.2");
-  ASSERT_EQ(::send(other, half.data(), half.size(), MSG_NOSIGNAL), static_cast<ssize_t>(half.size()));
-  std::vector<int> flood;
+  const std::string half = "GET /whl/nightly/cpu/mini/ HTTP/1.1\r\n";
+  RawClient other(m_port, "127.0.0.2");
+  ASSERT_TRUE(other.connected());
+  ASSERT_TRUE(other.send(half));
+  std::vector<std::unique_ptr<RawClient>> flood;
   for (int i = 0; i < 600; ++i) {
-    flood.push_back(connect_from("127.0.0.1"));
-    ::send(flood.back(), half.data(), half.size(), MSG_NOSIGNAL);
+    flood.push_back(std::make_unique<RawClient>(m_port, "127.0.0.1"));
+    ASSERT_TRUE(flood.back()->connected()) << i;
+    flood.back()->send(half);
   }
   std::this_thread::sleep_for(200ms);  // well inside --header-timeout 1
-  const std::string_view rest = "Host: 127.0.0.1\r\nConnection: close\r\n\r\n";
-  ::send(other, rest.data(), rest.size(), MSG_NOSIGNAL);
-  std::string answer;
-  char buffer[65536];
-  for (ssize_t n; (n = ::recv(other, buffer, sizeof buffer, 0)) > 0;)
-    answer.append(buffer, static_cast<std::size_t>(n));
+  ASSERT_TRUE(other.send("Host: 127.0.0.1\r\nConnection: close\r\n\r\n"));
+  const std::string answer = other.read_all();
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 200 ")) << answer.substr(0, 200);
   EXPECT_NE(answer.find("<html>mini</html>"), std::string::npos);
   // The flooding client's oldest connection was closed unanswered; its newest is still waiting.
   char byte = 0;
-  const ssize_t oldest = ::recv(flood.front(), &byte, 1, MSG_DONTWAIT);
+  const ssize_t oldest = ::recv(flood.front()->fd(), &byte, 1, MSG_DONTWAIT);
   EXPECT_TRUE(oldest == 0 || (oldest < 0 && errno == ECONNRESET)) << oldest << " " << errno;
-  EXPECT_EQ(::recv(flood.back(), &byte, 1, MSG_DONTWAIT), -1);
-  EXPECT_EQ(errno, EAGAIN);
-  ::close(other);
-  for (const int fd : flood) ::close(fd);
+  EXPECT_FALSE(flood.back()->readable());
+  flood.clear();
   // The limit is a number from 0 (none) to the server's 512.
   const auto refused =
       run_shell(shell_quote(relforge::test::relforge_binary()) +

@@ -25,6 +25,17 @@ namespace {
 using namespace std::chrono_literals;
 using test::RawClient;
 
+// `size` bytes that are not all alike.
+std::string random_bytes(std::size_t size, std::uint64_t seed) {
+  std::string bytes(size, '\0');
+  test::SplitMix64 random(seed);
+  for (std::size_t i = 0; i < size; i += 8) {
+    const std::uint64_t word = random.next();
+    std::memcpy(bytes.data() + i, &word, std::min<std::size_t>(8, size - i));
+  }
+  return bytes;
+}
+
 class HttpSlowClientsTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -84,14 +95,25 @@ protected:
     return answer;
   }
 
+  // Four clients ask for `path` and read none of it, against one request thread: a thread writing
+  // to them would wait for write_timeout (30 s) each. A ping is still answered at once.
+  std::vector<std::unique_ptr<RawClient>> stall_four_readers_then_ping(const std::string& path) {
+    std::vector<std::unique_ptr<RawClient>> stalled;
+    for (int i = 0; i < 4; ++i) {
+      stalled.push_back(std::make_unique<RawClient>(m_port));
+      EXPECT_TRUE(stalled.back()->send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+    }
+    std::this_thread::sleep_for(300ms);
+    std::chrono::milliseconds took{};
+    EXPECT_NE(ping(&took).find("pong"), std::string::npos);
+    EXPECT_LT(took, 2000ms);
+    EXPECT_EQ(m_calls.load(), 5);
+    return stalled;
+  }
+
   // A file of `size` bytes that are not all alike, served at /big.
   std::string write_big(std::size_t size) {
-    std::string bytes(size, '\0');
-    test::SplitMix64 random(42);
-    for (std::size_t i = 0; i < size; i += 8) {
-      const std::uint64_t word = random.next();
-      std::memcpy(bytes.data() + i, &word, std::min<std::size_t>(8, size - i));
-    }
+    std::string bytes = random_bytes(size, 42);
     std::ofstream(m_big, std::ios::binary) << bytes;
     return bytes;
   }
@@ -326,46 +348,13 @@ std::string read_head(int fd) {
 TEST_F(HttpSlowClientsTest, DownloadsReadSlowlyHoldNoThread) {
   write_big(std::size_t{16} << 20);
   start(HttpLimits{}, 1);
-  // Four clients ask for 16 MiB and read none of it: a thread writing to them would wait for
-  // write_timeout (30 s) each.
-  std::vector<std::unique_ptr<RawClient>> stalled;
-  for (int i = 0; i < 4; ++i) {
-    stalled.push_back(std::make_unique<RawClient>(m_port));
-    ASSERT_TRUE(stalled.back()->send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
-  }
-  std::this_thread::sleep_for(300ms);
-  std::chrono::milliseconds took{};
-  EXPECT_NE(ping(&took).find("pong"), std::string::npos);
-  EXPECT_LT(took, 2000ms);
-  EXPECT_EQ(m_calls.load(), 5);
-}
-
-// `size` bytes that are not all alike, served from memory at /large.
-std::string large_answer(std::size_t size) {
-  std::string bytes(size, '\0');
-  test::SplitMix64 random(7);
-  for (std::size_t i = 0; i < size; i += 8) {
-    const std::uint64_t word = random.next();
-    std::memcpy(bytes.data() + i, &word, std::min<std::size_t>(8, size - i));
-  }
-  return bytes;
+  stall_four_readers_then_ping("/big");
 }
 
 TEST_F(HttpSlowClientsTest, AnswersHeldInMemoryReadSlowlyHoldNoThread) {
-  m_large = large_answer(std::size_t{16} << 20);
+  m_large = random_bytes(std::size_t{16} << 20, 7);
   start(HttpLimits{}, 1);
-  // Four clients ask for 16 MiB answered from memory and read none of it: a thread writing to them
-  // would wait for write_timeout (30 s) each.
-  std::vector<std::unique_ptr<RawClient>> stalled;
-  for (int i = 0; i < 4; ++i) {
-    stalled.push_back(std::make_unique<RawClient>(m_port));
-    ASSERT_TRUE(stalled.back()->send("GET /large HTTP/1.1\r\nHost: x\r\n\r\n"));
-  }
-  std::this_thread::sleep_for(300ms);
-  std::chrono::milliseconds took{};
-  EXPECT_NE(ping(&took).find("pong"), std::string::npos);
-  EXPECT_LT(took, 2000ms);
-  EXPECT_EQ(m_calls.load(), 5);
+  const auto stalled = stall_four_readers_then_ping("/large");
   // Each still gets the whole answer, byte for byte.
   for (auto& client : stalled) {
     const std::string head = read_head(client->fd());
@@ -375,7 +364,7 @@ TEST_F(HttpSlowClientsTest, AnswersHeldInMemoryReadSlowlyHoldNoThread) {
 }
 
 TEST_F(HttpSlowClientsTest, ASlowReaderGetsTheWholeAnswerThenItsPipelinedRequests) {
-  m_large = large_answer((std::size_t{6} << 20) + 777);
+  m_large = random_bytes((std::size_t{6} << 20) + 777, 7);
   start(HttpLimits{}, 1);
   RawClient client(m_port);
   ASSERT_TRUE(
@@ -398,7 +387,7 @@ TEST_F(HttpSlowClientsTest, ASlowReaderGetsTheWholeAnswerThenItsPipelinedRequest
 TEST_F(HttpSlowClientsTest, TheUnsentBudgetIsGivenBackOnceAnAnswerIsSent) {
   // Room for one 16 MiB answer at a time: the second stalled reader finds it only if the first
   // answer's bytes were given back when it was sent.
-  m_large = large_answer(std::size_t{16} << 20);
+  m_large = random_bytes(std::size_t{16} << 20, 7);
   HttpLimits limits;
   limits.max_unsent_bytes = std::size_t{20} << 20;
   start(limits, 1);
@@ -418,7 +407,7 @@ TEST_F(HttpSlowClientsTest, TheUnsentBudgetIsGivenBackOnceAnAnswerIsSent) {
 TEST_F(HttpSlowClientsTest, BeyondTheUnsentBudgetARequestThreadWaitsForItsReader) {
   // A 16 MiB answer does not fit a 1 MiB budget: its thread waits for the reader as it always did,
   // until write_timeout passes without progress and the connection is dropped.
-  m_large = large_answer(std::size_t{16} << 20);
+  m_large = random_bytes(std::size_t{16} << 20, 7);
   HttpLimits limits;
   limits.max_unsent_bytes = std::size_t{1} << 20;
   limits.write_timeout = 1s;
