@@ -35,7 +35,8 @@ struct ServeOptions {
   int port = 8787;
   std::string port_file;  // written once bound (for scripts and tests using --port 0)
   std::string now;        // RFC 3339: the dashboard's health and ages as of this instant
-  int max_connections_per_client = 64;
+  // 0: the relay sits behind a TLS proxy, whose one address every connection has.
+  int max_connections_per_client = 0;
 };
 
 Status run_serve(const ServeOptions& options, Runtime& runtime) {

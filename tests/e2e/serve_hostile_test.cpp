@@ -459,6 +459,21 @@ protected:
   int m_port = 0;
 };
 
+TEST_F(RelayHostile, BehindItsProxyOneAddressMayHoldManyWaitingConnections) {
+  // Every connection through the relay's TLS proxy comes from one address: by default the relay
+  // keeps 100 of them waiting at once (serve's default limit per client, 64, would close 36).
+  std::vector<std::unique_ptr<RawClient>> proxied;
+  for (int i = 0; i < 100; ++i) {
+    proxied.push_back(std::make_unique<RawClient>(m_port, "127.0.0.1"));
+    ASSERT_TRUE(proxied.back()->send("GET /api/health HTTP/1.1\r\n")) << i;
+  }
+  std::this_thread::sleep_for(200ms);
+  for (auto& client : proxied) {
+    ASSERT_TRUE(client->send("Host: 127.0.0.1\r\nConnection: close\r\n\r\n"));
+    EXPECT_TRUE(client->read_all().starts_with("HTTP/1.1 200 "));
+  }
+}
+
 TEST_F(RelayHostile, ChunkedBodiesOverTheLimitAre413AndNothingIsStored) {
   const auto push = m_dir / "push.json";
   fs::copy_file(fs::path(relforge::test::source_dir()) /
