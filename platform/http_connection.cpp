@@ -202,14 +202,14 @@ private:
   }
 
   // Sends `size` bytes, or defers what the reader does not take within a moment (at once while
-  // other requests wait for a thread). Without room in the budget, it waits for the reader.
+  // other requests wait for a thread). Without room in the budget the connection is dropped: a
+  // thread that waited for such a reader could be held for as long as it kept taking a byte now
+  // and then, and the budget is only full when hundreds of readers have stalled.
   bool add_deferred(const char* ptr, std::size_t size) {
     if (!m_deferred.empty()) {
-      if (m_deferred_lease.grow(size)) {
-        m_deferred.append(ptr, size);
-        return true;
-      }
-      return settle() && send_all(ptr, size);
+      if (!m_deferred_lease.grow(size)) return false;
+      m_deferred.append(ptr, size);
+      return true;
     }
     for (std::size_t done = 0; done < size;) {
       const ssize_t n = ::send(m_fd, ptr + done, size - done, MSG_NOSIGNAL);
@@ -220,11 +220,9 @@ private:
             others ? Wait::timeout : wait_for(m_fd, POLLOUT, m_wake, Clock::now() + k_send_moment);
         if (moment == Wait::ready) continue;
         if (moment == Wait::stop) return false;
-        if (m_deferred_lease.grow(size - done)) {
-          m_deferred.assign(ptr + done, size - done);
-          return true;
-        }
-        return send_all(ptr + done, size - done);
+        if (!m_deferred_lease.grow(size - done)) return false;
+        m_deferred.assign(ptr + done, size - done);
+        return true;
       }
       if (n <= 0) return false;
       done += static_cast<std::size_t>(n);

@@ -69,8 +69,8 @@ struct HttpLimits {
   std::size_t max_connections_per_client = 64;
   std::size_t max_gathered_bytes = std::size_t{256} << 20;
   // Answer bytes a slow reader has not taken, held so that its request thread can go on: all
-  // connections together. Beyond, a request thread waits for its reader (write_timeout at most
-  // without progress), as for any answer.
+  // connections together. A slow reader whose answer does not fit is disconnected, so that no
+  // request thread ever waits on one.
   std::size_t max_unsent_bytes = std::size_t{256} << 20;
 };
 

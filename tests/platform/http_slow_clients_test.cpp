@@ -404,24 +404,20 @@ TEST_F(HttpSlowClientsTest, TheUnsentBudgetIsGivenBackOnceAnAnswerIsSent) {
   }
 }
 
-TEST_F(HttpSlowClientsTest, BeyondTheUnsentBudgetARequestThreadWaitsForItsReader) {
-  // A 16 MiB answer does not fit a 1 MiB budget: its thread waits for the reader as it always did,
-  // until write_timeout passes without progress and the connection is dropped.
+TEST_F(HttpSlowClientsTest, ASlowReaderWhoseAnswerDoesNotFitTheUnsentBudgetIsDropped) {
+  // A 16 MiB answer does not fit a 1 MiB budget: its stalled reader is disconnected part-way and
+  // the one request thread goes on at once.
   m_large = random_bytes(std::size_t{16} << 20, 7);
   HttpLimits limits;
   limits.max_unsent_bytes = std::size_t{1} << 20;
-  limits.write_timeout = 1s;
   start(limits, 1);
   RawClient stalled(m_port);
   ASSERT_TRUE(stalled.send("GET /large HTTP/1.1\r\nHost: x\r\n\r\n"));
-  std::this_thread::sleep_for(100ms);
+  std::this_thread::sleep_for(300ms);
   std::chrono::milliseconds took{};
   EXPECT_NE(ping(&took).find("pong"), std::string::npos);
-  EXPECT_GE(took, 500ms);
-  EXPECT_LT(took, 5000ms);
-  EXPECT_LT(stalled.read_all().size(), m_large.size());  // dropped part-way
-  EXPECT_NE(ping(&took).find("pong"), std::string::npos);
   EXPECT_LT(took, 1000ms);
+  EXPECT_LT(stalled.read_all().size(), m_large.size());
 }
 
 TEST_F(HttpSlowClientsTest, ASlowReaderGetsTheWholeFileThenItsPipelinedRequests) {
