@@ -25,7 +25,7 @@ struct ServeFlags {
   int header_timeout = 10;
   int idle_timeout = 5;
   int threads = 8;
-  int max_connections_per_client = 64;
+  int max_connections_per_client = static_cast<int>(platform::HttpLimits{}.max_connections_per_client);
 };
 
 }  // namespace

@@ -138,13 +138,12 @@ public:
     const std::string out = std::exchange(m_out, std::string());
     return add_deferred(out.data(), out.size());
   }
-  // Whether part of the answer waits to be sent by the gate; take_deferred hands it over with its
-  // lease on the unsent budget.
+  // Whether part of the answer waits to be sent by the gate; hand_deferred_to gives it to `body`
+  // with its lease on the unsent budget.
   bool has_deferred() const { return !m_deferred.empty(); }
-  std::string take_deferred(BudgetLease& lease) {
-    lease = std::move(m_deferred_lease);
-    m_deferred_lease = BudgetLease(m_hooks.unsent_budget);
-    return std::exchange(m_deferred, std::string());
+  void hand_deferred_to(UnsentBody& body) {
+    body.bytes = std::exchange(m_deferred, std::string());
+    body.lease = std::exchange(m_deferred_lease, BudgetLease(m_hooks.unsent_budget));
   }
 
   // A connection's two ends do not change: asked once, not once per request.
@@ -211,34 +210,35 @@ private:
       m_deferred.append(ptr, size);
       return true;
     }
-    for (std::size_t done = 0; done < size;) {
-      const ssize_t n = ::send(m_fd, ptr + done, size - done, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        const bool others = m_hooks.others_waiting && m_hooks.others_waiting();
-        const Wait moment =
-            others ? Wait::timeout : wait_for(m_fd, POLLOUT, m_wake, Clock::now() + k_send_moment);
-        if (moment == Wait::ready) continue;
-        if (moment == Wait::stop) return false;
-        if (!m_deferred_lease.grow(size - done)) return false;
-        m_deferred.assign(ptr + done, size - done);
-        return true;
-      }
-      if (n <= 0) return false;
-      done += static_cast<std::size_t>(n);
+    for (std::size_t done = 0;;) {
+      if (!send_some(ptr, size, done)) return false;
+      if (done == size) return true;
+      const bool others = m_hooks.others_waiting && m_hooks.others_waiting();
+      const Wait moment =
+          others ? Wait::timeout : wait_for(m_fd, POLLOUT, m_wake, Clock::now() + k_send_moment);
+      if (moment == Wait::ready) continue;
+      if (moment == Wait::stop) return false;
+      if (!m_deferred_lease.grow(size - done)) return false;
+      m_deferred.assign(ptr + done, size - done);
+      return true;
     }
-    return true;
   }
 
   // The socket does not block: a full one is waited on, write_timeout at most without progress.
   bool send_all(const char* ptr, std::size_t size) {
-    for (std::size_t done = 0; done < size;) {
+    for (std::size_t done = 0;;) {
+      if (!send_some(ptr, size, done)) return false;
+      if (done == size) return true;
+      if (!is_writable()) return false;  // the client stopped reading, or the server stops
+    }
+  }
+
+  // Sends from `done` on what the socket takes now; false when the client is gone.
+  bool send_some(const char* ptr, std::size_t size, std::size_t& done) {
+    while (done < size) {
       const ssize_t n = ::send(m_fd, ptr + done, size - done, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        if (!is_writable()) return false;  // the client stopped reading, or the server stops
-        continue;
-      }
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
       if (n <= 0) return false;
       done += static_cast<std::size_t>(n);
     }
@@ -376,7 +376,7 @@ AfterAnswers serve_requests(Connection& connection, int wake_fd, const HttpLimit
       }
       if (ok && stream.has_deferred()) {  // the answer's rest goes before any file body
         if (!state.body) state.body.emplace();
-        state.body->bytes = stream.take_deferred(state.body->lease);
+        stream.hand_deferred_to(*state.body);
       }
       if (ok && state.body) {
         state.body->then = then;
