@@ -2,7 +2,8 @@
 # Whole-process start-up, where users call relforge in loops and pipes: `relforge --version`,
 # `version compare` and `wheel parse` of the static dist binary (make dist) against the same
 # commands of the shared-library build ($RELFORGE), the loader's work included; median of 200 runs
-# (hyperfine, in rounds: see below). Target: the dist binary's median under 5 ms wall.
+# (hyperfine, in rounds: see below). Target: the dist binary's median under 5 ms wall. Also
+# reported: /bin/true started the same way, the floor the machine puts under any process.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
@@ -29,6 +30,7 @@ for round in $(seq "$rounds"); do
         "$binary ${commands[$i]}" >/dev/null 2>&1
     done
   done
+  hyperfine -N --warmup 5 --runs 50 --export-json "$BENCH_TMP/floor.0.$round.json" /bin/true >/dev/null 2>&1
 done
 
 # pooled SIDE I: "MEDIAN_S CPU_S null" over that line's rounds (CPU: mean user + system per run).
@@ -50,3 +52,6 @@ for i in "${!commands[@]}"; do
     \"peer\": $(side "shared-library build" "$(pooled peer "$i")"),
     \"target\": {\"on\": \"ours_wall_ms\", \"op\": \"<\", \"value\": 5, \"text\": \"dist median < 5 ms wall\"}}"
 done
+record "{\"name\": \"start-up floor: /bin/true\", \"input\": \"/bin/true, whole process, median of 200 (hyperfine, in the same rounds): what starting any process costs on this machine\",
+  \"ours\": $(side "/bin/true" "$(pooled floor 0)"),
+  \"target\": {\"op\": \"report\", \"text\": \"reported\"}}"
