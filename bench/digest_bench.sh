@@ -14,8 +14,8 @@ cat "$file" >/dev/null  # both read it from the page cache
 
 ours=() peer=()
 for _ in 1 2 3; do
-  BENCH_OUT=$BENCH_TMP/ours.out ours+=("$(measure "$relforge" wheel hash "$file")")
-  BENCH_OUT=$BENCH_TMP/peer.out peer+=("$(measure openssl dgst -sha256 -r "$file")")
+  ours+=("$(BENCH_OUT=$BENCH_TMP/ours.out measure "$relforge" wheel hash "$file")")
+  peer+=("$(BENCH_OUT=$BENCH_TMP/peer.out measure openssl dgst -sha256 -r "$file")")
 done
 [ "$(cut -d' ' -f1 "$BENCH_TMP/ours.out")" = "$(cut -d' ' -f1 "$BENCH_TMP/peer.out")" ] || {
   echo "sha256 1 GiB: relforge and openssl disagree on the digest" >&2

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by bench/*_bench.sh: timing a whole process the same way in every bench, and handing
 # the figures to bench/record.py (the one formatter of bench lines and results).
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -31,9 +31,9 @@ PY
 ours=() shared=() peer=()
 export BENCH_IN=$BENCH_TMP/versions.txt
 for _ in 1 2 3; do
-  BENCH_OUT=$BENCH_TMP/ours.txt ours+=("$(measure "$dist" version sort)")
-  BENCH_OUT=$BENCH_TMP/shared.txt shared+=("$(measure "$relforge" version sort)")
-  BENCH_OUT=$BENCH_TMP/peer.txt peer+=("$(PYTHONPATH=$oracle measure /usr/bin/python3 "$BENCH_TMP/peer.py" "$BENCH_TMP/versions.txt")")
+  ours+=("$(BENCH_OUT=$BENCH_TMP/ours.txt measure "$dist" version sort)")
+  shared+=("$(BENCH_OUT=$BENCH_TMP/shared.txt measure "$relforge" version sort)")
+  peer+=("$(BENCH_OUT=$BENCH_TMP/peer.txt PYTHONPATH=$oracle measure /usr/bin/python3 "$BENCH_TMP/peer.py" "$BENCH_TMP/versions.txt")")
 done
 unset BENCH_IN
 cmp -s "$BENCH_TMP/ours.txt" "$BENCH_TMP/shared.txt" || { echo "version sort: the dist and shared builds disagree" >&2; exit 1; }

@@ -23,6 +23,8 @@ packages=(
   zsh fish
   # bench/startup_bench.sh (make dist's static libraries build with the toolchain above)
   hyperfine
+  # bench/repair_bench.sh: the verification floor it reports against
+  unzip
 )
 
 # Hyperscan (triage's multi-pattern prefilter) exists for x86-64 only.
