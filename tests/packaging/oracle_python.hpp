@@ -1,6 +1,7 @@
 #pragma once
 // The oracle command line for differential tests: /usr/bin/python3 with packaging 26.3 (pure
-// Python, from the shared/ folder beside the checkout) first on PYTHONPATH.
+// Python: $RELFORGE_PACKAGING_ORACLE, else shared/oracles/ beside the checkout) first on PYTHONPATH.
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -10,6 +11,7 @@
 namespace relforge::test {
 
 inline std::filesystem::path packaging_oracle_dir() {
+  if (const char* dir = std::getenv("RELFORGE_PACKAGING_ORACLE"); dir && *dir) return dir;
   return std::filesystem::path(relforge::test::source_dir()) / ".." / "shared" / "oracles" / "packaging-26.3";
 }
 
@@ -23,7 +25,8 @@ inline std::string oracle_python() {
 inline std::string oracle_missing_message() {
   return "packaging 26.3, the oracle, is missing: expected its pure-Python sources in " +
          packaging_oracle_dir().string() +
-         " (a checkout of pypa/packaging 26.3's src/ beside the repository, as shared/oracles/)";
+         " (pypa/packaging 26.3's src/: clone the repository beside shared/, or set"
+         " RELFORGE_PACKAGING_ORACLE to the folder that holds packaging/version.py)";
 }
 
 }  // namespace relforge::test
