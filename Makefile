@@ -10,7 +10,7 @@ export CCACHE_NOHASHDIR := 1
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
 
-.PHONY: all deps build test oracle-check demo bench bench-table format format-check clean fuzz fuzz-build tsan dist tidy
+.PHONY: all deps build test oracle-check ctest-costs demo bench bench-table format format-check clean fuzz fuzz-build tsan dist tidy
 SOURCE_DIRS := core platform packaging matrix builders signing channels release ci_relay triage runner_images cli tests bench
 
 all: build
@@ -41,6 +41,14 @@ test: oracle-check build
 	ctest --preset $(PRESET)
 	$(MAKE) tsan
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
+
+# tests/ctest-costs.txt from this build's own ctest measurements (the tests over 1.5 s, longest
+# first): run after a `make test` when slow tests were added or renamed.
+ctest-costs:
+	@test -f $(BUILD_DIR)/Testing/Temporary/CTestCostData.txt || { echo "ctest-costs: no measurements in $(BUILD_DIR): run make test first" >&2; exit 1; }
+	awk '$$1 == "---" { exit } $$3 > 1.5 { printf "%s 1 %.1f\n", $$1, $$3 }' \
+	  $(BUILD_DIR)/Testing/Temporary/CTestCostData.txt | sort -k3 -rn >tests/ctest-costs.txt.tmp
+	echo --- >>tests/ctest-costs.txt.tmp && mv tests/ctest-costs.txt.tmp tests/ctest-costs.txt
 
 # The relay, executor and platform tests (the threaded code: the HTTP server's gate and request
 # threads among it) under ThreadSanitizer, built by clang with
