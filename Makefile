@@ -10,7 +10,7 @@ export CCACHE_NOHASHDIR := 1
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
 
-.PHONY: all deps build test oracle-check ctest-costs demo bench bench-table format format-check clean fuzz fuzz-build tsan dist tidy
+.PHONY: all deps build test oracle-check ctest-costs gpu-smoke demo bench bench-table format format-check clean fuzz fuzz-build tsan dist tidy
 SOURCE_DIRS := core platform packaging matrix builders signing channels release ci_relay triage runner_images cli tests bench
 
 all: build
@@ -22,6 +22,10 @@ deps:
 build: deps
 	cmake --preset $(PRESET)
 	cmake --build --preset $(PRESET)
+
+# On a GPU runner: build minitensor's CUDA cell and run its kernel on the GPU (scripts/gpu-smoke.sh).
+gpu-smoke: build
+	@RELFORGE=$${RELFORGE:-$(CURDIR)/$(BUILD_DIR)/relforge} bash scripts/gpu-smoke.sh
 
 # packaging 26.3, the oracle of the differential tests (tests/packaging/oracle_python.hpp): said up
 # front when it is missing, since its tests fail only after the build and ~1,400 other tests.

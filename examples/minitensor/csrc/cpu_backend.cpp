@@ -9,8 +9,8 @@ bool cuda_compiled() {
 int cuda_device_count() {
   return 0;
 }
-bool cuda_add(const float*, const float*, float*, std::int64_t) {
-  return false;
+const char* cuda_add(const float*, const float*, float*, std::int64_t) {
+  return "this minitensor build has no CUDA kernels: install a +cu wheel";
 }
 
 }  // namespace minitensor

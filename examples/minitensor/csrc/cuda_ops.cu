@@ -13,7 +13,9 @@ __global__ void add_kernel(const float* a, const float* b, float* out, long long
 }
 }  // namespace
 
-bool cuda_compiled() { return true; }
+bool cuda_compiled() {
+  return true;
+}
 
 int cuda_device_count() {
   int count = 0;
@@ -24,25 +26,31 @@ int cuda_device_count() {
   return count;
 }
 
-bool cuda_add(const float* a, const float* b, float* out, std::int64_t n) {
-  if (cuda_device_count() == 0) return false;
+const char* cuda_add(const float* a, const float* b, float* out, std::int64_t n) {
+  if (cuda_device_count() == 0)
+    return "no CUDA device is visible (no driver, or CUDA_VISIBLE_DEVICES hides it)";
   const size_t bytes = sizeof(float) * static_cast<size_t>(n);
   float *da = nullptr, *db = nullptr, *dout = nullptr;
-  bool ok = cudaMalloc(&da, bytes) == cudaSuccess && cudaMalloc(&db, bytes) == cudaSuccess &&
-            cudaMalloc(&dout, bytes) == cudaSuccess &&
-            cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice) == cudaSuccess &&
-            cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice) == cudaSuccess;
-  if (ok) {
+  cudaError_t error = cudaSuccess;
+  // The first failing call's error is the one reported; the later calls are skipped.
+  auto ok = [&error](cudaError_t result) {
+    if (error == cudaSuccess) error = result;
+    return error == cudaSuccess;
+  };
+  if (ok(cudaMalloc(&da, bytes)) && ok(cudaMalloc(&db, bytes)) && ok(cudaMalloc(&dout, bytes)) &&
+      ok(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice)) &&
+      ok(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice))) {
     const int threads = 256;
     const long long blocks = (n + threads - 1) / threads;
     add_kernel<<<static_cast<unsigned>(blocks), threads>>>(da, db, dout, n);
-    ok = cudaGetLastError() == cudaSuccess &&
-         cudaMemcpy(out, dout, bytes, cudaMemcpyDeviceToHost) == cudaSuccess;
+    if (ok(cudaGetLastError())) ok(cudaMemcpy(out, dout, bytes, cudaMemcpyDeviceToHost));
   }
   cudaFree(da);
   cudaFree(db);
   cudaFree(dout);
-  return ok;
+  if (error == cudaSuccess) return nullptr;
+  cudaGetLastError();  // a non-sticky error must not fail the next call
+  return cudaGetErrorString(error);
 }
 
 }  // namespace minitensor

@@ -2,6 +2,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <cstring>
 #include <new>
 
 #include "tensor.hpp"
@@ -104,10 +105,36 @@ PyObject* binary(PyObject* a, PyObject* b,
   return wrap(static_cast<minitensor::Tensor&&>(out));
 }
 
-PyObject* add(PyObject*, PyObject* args) {
+// add(a, b, device=None): device "cuda" raises instead of quietly computing on the CPU, so a smoke
+// test on a GPU host proves the kernel ran.
+PyObject* add(PyObject*, PyObject* args, PyObject* kwargs) {
+  static const char* keywords[] = {"a", "b", "device", nullptr};
   PyObject *a = nullptr, *b = nullptr;
-  if (!PyArg_ParseTuple(args, "OO", &a, &b)) return nullptr;
-  return binary(a, b, minitensor::add);
+  const char* device_name = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|z", const_cast<char**>(keywords), &a, &b, &device_name))
+    return nullptr;
+  minitensor::Device device = minitensor::Device::any;
+  if (device_name != nullptr) {
+    if (std::strcmp(device_name, "cpu") == 0) {
+      device = minitensor::Device::cpu;
+    } else if (std::strcmp(device_name, "cuda") == 0) {
+      device = minitensor::Device::cuda;
+    } else {
+      PyErr_Format(PyExc_ValueError, "device must be None, 'cpu' or 'cuda', not '%s'", device_name);
+      return nullptr;
+    }
+  }
+  minitensor::Tensor *ta = nullptr, *tb = nullptr;
+  if (!as_tensor(a, &ta) || !as_tensor(b, &tb)) return nullptr;
+  minitensor::Tensor out;
+  const char* why = nullptr;
+  if (auto s = minitensor::add(*ta, *tb, out, device, &why); s != minitensor::Status::ok) {
+    if (s != minitensor::Status::cuda_unavailable) return fail(s);
+    PyErr_Format(PyExc_RuntimeError, "add on the GPU failed: %s",
+                 why != nullptr ? why : "unknown CUDA error");
+    return nullptr;
+  }
+  return wrap(static_cast<minitensor::Tensor&&>(out));
 }
 
 PyObject* matmul(PyObject*, PyObject* args) {
@@ -116,8 +143,12 @@ PyObject* matmul(PyObject*, PyObject* args) {
   return binary(a, b, minitensor::matmul);
 }
 
+minitensor::Status add_anywhere(const minitensor::Tensor& a, const minitensor::Tensor& b,
+                                minitensor::Tensor& out) {
+  return minitensor::add(a, b, out);
+}
 PyObject* nb_add(PyObject* a, PyObject* b) {
-  return binary(a, b, minitensor::add);
+  return binary(a, b, add_anywhere);
 }
 PyObject* nb_matmul(PyObject* a, PyObject* b) {
   return binary(a, b, minitensor::matmul);
@@ -172,7 +203,8 @@ PyType_Spec tensor_spec = {"minitensor._C.Tensor", sizeof(PyTensor), 0, Py_TPFLA
 PyMethodDef module_methods[] = {
     {"tensor", make_tensor, METH_VARARGS, "tensor(values, shape): a tensor from a flat sequence."},
     {"full", full, METH_VARARGS, "full(shape, value): a tensor filled with value."},
-    {"add", add, METH_VARARGS, "add(a, b): elementwise sum."},
+    {"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(add)), METH_VARARGS | METH_KEYWORDS,
+     "add(a, b, device=None): elementwise sum; device 'cpu' or 'cuda' (raises if the GPU cannot run it)."},
     {"matmul", matmul, METH_VARARGS, "matmul(a, b): 2-D matrix product."},
     {"cuda_compiled", cuda_compiled, METH_NOARGS, "Whether this build has CUDA kernels."},
     {"cuda_device_count", cuda_device_count, METH_NOARGS, "Visible CUDA devices (0 without a driver)."},

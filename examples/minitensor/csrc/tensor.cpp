@@ -15,6 +15,8 @@ const char* status_message(Status status) {
       return "out of memory";
     case Status::bad_shape:
       return "bad shape (rank 1 to 4, non-negative dimensions)";
+    case Status::cuda_unavailable:
+      return "the operation could not run on the GPU";
   }
   return "unknown error";
 }
@@ -67,14 +69,20 @@ static bool same_shape(const Tensor& a, const Tensor& b) {
   return true;
 }
 
-Status add(const Tensor& a, const Tensor& b, Tensor& out) {
+Status add(const Tensor& a, const Tensor& b, Tensor& out, Device device, const char** why) {
   if (!same_shape(a, b)) return Status::shape_mismatch;
   std::int64_t shape[Tensor::k_max_rank];
   for (int i = 0; i < a.rank(); ++i) shape[i] = a.dim(i);
   Tensor result;
   if (Status s = Tensor::create(shape, a.rank(), 0.0f, result); s != Status::ok) return s;
-  // Large tensors go to the GPU when one is there; the CPU loop is the reference.
-  if (!(a.numel() >= (1 << 16) && cuda_add(a.data(), b.data(), result.data(), a.numel()))) {
+  // By default large tensors go to the GPU when one is there; the CPU loop is the reference.
+  const bool try_gpu = device == Device::cuda || (device == Device::any && a.numel() >= (1 << 16));
+  const char* gpu_error = try_gpu ? cuda_add(a.data(), b.data(), result.data(), a.numel()) : "";
+  if (gpu_error != nullptr) {
+    if (device == Device::cuda) {
+      if (why != nullptr) *why = gpu_error;
+      return Status::cuda_unavailable;
+    }
     for (std::int64_t i = 0; i < a.numel(); ++i) result.data()[i] = a.data()[i] + b.data()[i];
   }
   out = static_cast<Tensor&&>(result);

@@ -6,7 +6,10 @@
 
 namespace minitensor {
 
-enum class Status { ok, shape_mismatch, out_of_memory, bad_shape };
+enum class Status { ok, shape_mismatch, out_of_memory, bad_shape, cuda_unavailable };
+
+// Where an operation runs. `any`: on the GPU for large tensors when that works, else on the CPU.
+enum class Device { any, cpu, cuda };
 
 const char* status_message(Status status);
 
@@ -37,8 +40,10 @@ private:
   std::int64_t m_numel = 0;
 };
 
-// Elementwise a + b (same shape).
-Status add(const Tensor& a, const Tensor& b, Tensor& out);
+// Elementwise a + b (same shape) on `device`. Device::cuda never falls back to the CPU: it returns
+// cuda_unavailable and, when `why` is given, sets *why to the CUDA error (a static string).
+Status add(const Tensor& a, const Tensor& b, Tensor& out, Device device = Device::any,
+           const char** why = nullptr);
 // (m x k) @ (k x n) for 2-D tensors.
 Status matmul(const Tensor& a, const Tensor& b, Tensor& out);
 // The sum of every element, accumulated in double.
@@ -47,7 +52,7 @@ double sum(const Tensor& a);
 // CUDA backend hooks (cuda_ops.cu in the CUDA build, cpu_backend.cpp otherwise).
 bool cuda_compiled();
 int cuda_device_count();  // 0 when there is no driver or no GPU
-// Elementwise add on the GPU; returns false when it could not run there.
-bool cuda_add(const float* a, const float* b, float* out, std::int64_t n);
+// Elementwise add on the GPU: nullptr when it ran there, else why it could not (a static string).
+const char* cuda_add(const float* a, const float* b, float* out, std::int64_t n);
 
 }  // namespace minitensor
