@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CUDA smoke test of a GPU runner: builds minitensor's CUDA cell for this host's Python with
 # `relforge build` (recipe, repair, manylinux check, smoke test in a fresh venv), then proves the
-# kernel runs on the GPU here and agrees with the CPU bit for bit. `make gpu-smoke` runs it.
+# kernel runs on the GPU here and agrees with the CPU bit for bit, also once the wheel is signed,
+# published, served by `relforge serve` and pip-installed from it. `make gpu-smoke` runs it.
 #   RELFORGE  the relforge binary (default: build/release/relforge, else build/dist/relforge)
 #   PYTHON    the interpreter to build for (default: python3 on PATH; it needs its headers)
 #   STATE     where the build's ledger, logs and wheels go (default: a new temporary folder)
@@ -17,8 +18,6 @@ if [ -z "$relforge" ]; then
   done
 fi
 python=${PYTHON:-$(command -v python3 || true)}
-state=${STATE:-$(mktemp -d "${TMPDIR:-/tmp}/relforge-gpu-smoke.XXXXXX")}
-mkdir -p "$state" || { echo "gpu-smoke: cannot create $state" >&2; exit 2; }
 failures=0
 
 cannot() { echo "gpu-smoke: cannot run here: $*" >&2; exit 2; }
@@ -42,9 +41,11 @@ case "$cuda" in
   *) cannot "nvcc $cuda: minitensor's matrix builds with CUDA 12.6 (cu126) or 13.0 (cu130)" ;;
 esac
 cell=$py-$accel
+state=${STATE:-$(mktemp -d "${TMPDIR:-/tmp}/relforge-gpu-smoke.XXXXXX")}
+mkdir -p "$state" || { echo "gpu-smoke: cannot create $state" >&2; exit 2; }
 capability=$(cut -d, -f3 <<<"$gpu" | tr -d ' ')
 echo "gpu-smoke: $gpu; nvcc $cuda; python $py ($python); cell $cell; state $state"
-echo "           relforge $("$relforge" --version 2>&1 | head -1) ($relforge)"
+echo "           $("$relforge" --version 2>&1 | head -1) ($relforge)"
 
 # relforge finds interpreters in /usr/bin and on PATH (docs/building.md, "Runners").
 PATH=$(dirname "$python"):$(dirname "$nvcc"):$PATH
@@ -73,7 +74,8 @@ venv_python=$state/work/$cell/venv/bin/python
 if "$relforge" wheel verify "$wheel" >/dev/null; then pass "wheel verify $(basename "$wheel")"; else fail "wheel verify $wheel"; fi
 
 # The kernel on this GPU, against the CPU: 2^22 floats, every element compared exactly.
-if "$venv_python" - 2>&1 <<'PY'; then pass "add on the GPU equals the CPU bit for bit (2^22 floats)"; else fail "add on the GPU"; fi
+gpu_add_check() {  # gpu_add_check PYTHON WHAT
+  if "$1" - 2>&1 <<'PY'; then pass "add on the GPU equals the CPU bit for bit (2^22 floats, $2)"; else fail "add on the GPU ($2)"; fi
 import random
 import minitensor as m
 from minitensor import _C
@@ -86,8 +88,10 @@ b = m.tensor([rng.uniform(-1e3, 1e3) for _ in range(n)], (n,))
 gpu, cpu = m.add(a, b, device="cuda").tolist(), m.add(a, b, device="cpu").tolist()
 bad = sum(x != y for x, y in zip(gpu, cpu))
 assert bad == 0, f"{bad} of {n} elements differ"
-print(f"        {n} elements, cuda devices: {_C.cuda_device_count()}, sum {sum(gpu):.6g}")
+print(f"        minitensor {m.__version__} from {m.__file__}: {n} elements, sum {sum(gpu):.6g}")
 PY
+}
+gpu_add_check "$venv_python" "the smoke venv"
 
 # With the GPU hidden the wheel must say so, not compute quietly on the CPU under device='cuda'.
 if CUDA_VISIBLE_DEVICES="" "$venv_python" - 2>&1 <<'PY'; then pass "GPU hidden: cuda_is_available() False, device='cuda' raises"; else fail "GPU hidden"; fi
@@ -119,6 +123,38 @@ else
 fi
 
 "$relforge" wheel inspect "$wheel" | sed 's/^/        /'
+
+# The release path on this host: signed, published to a nightly channel, served over HTTP by
+# `relforge serve`, pip-installed from there into a fresh venv, and the kernel run from that copy.
+serve_pid=
+trap '[ -z "$serve_pid" ] || kill "$serve_pid" 2>/dev/null' EXIT
+channel=$state/channel
+if "$relforge" keys generate --out "$state/keys" >/dev/null &&
+  "$relforge" sign --key "$state/keys/signing.key" --channel nightly --cell "$cell" "$wheel" >/dev/null &&
+  "$relforge" publish --channel nightly --root "$channel" --key "$state/keys/signing.pub" "$wheel" >/dev/null &&
+  "$relforge" verify "$channel/whl/nightly/$accel/minitensor/$(basename "$wheel")" --key "$state/keys/signing.pub" >/dev/null; then
+  pass "signed, published to $channel/whl/nightly/$accel, signature verified"
+  "$relforge" serve --root "$channel" --port 0 >"$state/serve.log" 2>&1 &
+  serve_pid=$!
+  port=
+  for _ in $(seq 100); do
+    port=$(sed -n 's/.*(port \([0-9][0-9]*\)).*/\1/p' "$state/serve.log")
+    [ -n "$port" ] || ! kill -0 "$serve_pid" 2>/dev/null && break
+    sleep 0.1
+  done
+  index=http://127.0.0.1:${port:-0}/whl/nightly/$accel
+  if [ -n "$port" ] && "$python" -m venv "$state/venv-pip" &&
+    "$state/venv-pip/bin/python" -m pip install --quiet --pre --no-deps --no-cache-dir \
+      --disable-pip-version-check --index-url "$index" minitensor 2>&1; then
+    pass "pip install --pre --index-url $index minitensor"
+    gpu_add_check "$state/venv-pip/bin/python" "installed from relforge serve"
+  else
+    fail "pip install from $index (relforge serve: $(tr '\n' ' ' <"$state/serve.log"))"
+  fi
+else
+  fail "sign, publish or verify of $wheel"
+fi
+
 if [ "$failures" -eq 0 ]; then echo "gpu-smoke: every check passed ($cell on ${gpu%%,*})"; exit 0; fi
 echo "gpu-smoke: $failures check(s) failed"
 exit 1

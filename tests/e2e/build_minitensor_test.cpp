@@ -112,6 +112,24 @@ void check_with_real_clients(const std::string& wheel, const fs::path& dir) {
   EXPECT_EQ(verify.exit_code, 0) << verify.err;
 }
 
+// add(..., device='cuda') in the cell's smoke venv: runs on a GPU host, else raises naming why;
+// never a quiet CPU result.
+void expect_cuda_add(const fs::path& state, const std::string& cell, const std::string& error_without_gpu) {
+  const auto python = state / "work" / cell / "venv" / "bin" / "python";
+  const auto result = run_shell(
+      shell_quote(python.string()) + " -c " +
+      shell_quote(
+          "import minitensor as m\na = m.full((1 << 16,), 1.5)\ntry:\n"
+          "    print('ran', m.add(a, a, device='cuda').sum())\nexcept RuntimeError as e:\n    print(e)\n"
+          "try:\n    m.add(a, a, device='tpu')\nexcept ValueError as e:\n    print(e)\n") +
+      " 2>&1");
+  ASSERT_EQ(result.exit_code, 0) << result.out;
+  const bool gpu_here =
+      fs::exists("/dev/nvidia0") && error_without_gpu.find("no CUDA kernels") == std::string::npos;
+  EXPECT_EQ(result.out, (gpu_here ? "ran 196608.0\n" : "add on the GPU failed: " + error_without_gpu + "\n") +
+                            "device must be None, 'cpu' or 'cuda', not 'tpu'\n");
+}
+
 // Compiles the C++ core and extension for python3.11, repairs, smoke-tests in a fresh venv, resumes.
 TEST(BuildCli, BuildsTheCp311CpuWheelForRealSlow) {
   if (!has_python311()) GTEST_SKIP() << "no /usr/bin/python3.11 with headers (install python3-dev)";
@@ -132,11 +150,36 @@ TEST(BuildCli, BuildsTheCp311CpuWheelForRealSlow) {
                             "n, v, b, t = p(sys.argv[1].rsplit('/', 1)[1]); print(n, v, *t)") +
                 " " + shell_quote(wheel));
   EXPECT_EQ(parsed.out, "minitensor 0.3.0+cpu cp311-cp311-manylinux_2_28_x86_64\n");
+  expect_cuda_add(dir / "state", "3.11-cpu",
+                  "this minitensor build has no CUDA kernels: install a +cu wheel");
 
   const auto again =
       relforge("build --config " + k_config + " --cell 3.11-cpu --resume --state-dir " + state + " --json");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(nlohmann::json::parse(again.out)["cells"][0]["result"], "up_to_date");
+  fs::remove_all(dir);
+}
+
+// scripts/gpu-smoke.sh (make gpu-smoke) on a host without a GPU: exit 2 and what to do, nothing built.
+TEST(BuildCli, GpuSmokeRefusesAHostWithoutAGpu) {
+  if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "this host has a GPU: `make gpu-smoke` runs the real check";
+  const auto dir = fresh_dir("gpu-smoke");
+  const auto script = shell_quote(source_path("scripts/gpu-smoke.sh").string());
+  const auto state = shell_quote((dir / "state").string());
+  // A PATH with nvidia-smi that finds no GPU, as on a host with the driver's tools but no card.
+  fs::create_directories(dir / "bin");
+  run_shell("printf '#!/bin/sh\\necho \"NVIDIA-SMI has failed\" >&2; exit 9\\n' >" +
+            shell_quote((dir / "bin" / "nvidia-smi").string()) + " && chmod +x " +
+            shell_quote((dir / "bin" / "nvidia-smi").string()));
+  const auto no_gpu = run_shell("PATH=" + shell_quote((dir / "bin").string()) + ":/usr/bin:/bin RELFORGE=" +
+                                shell_quote(relforge_binary()) + " STATE=" + state + " bash " + script);
+  EXPECT_EQ(no_gpu.exit_code, 2) << no_gpu.out << no_gpu.err;
+  EXPECT_NE(no_gpu.err.find("no NVIDIA GPU answers nvidia-smi: run this on a GPU runner"), std::string::npos)
+      << no_gpu.err;
+  EXPECT_FALSE(fs::exists(dir / "state" / "wheels"));
+  const auto no_binary = run_shell("RELFORGE=" + shell_quote((dir / "missing").string()) + " bash " + script);
+  EXPECT_EQ(no_binary.exit_code, 2) << no_binary.err;
+  EXPECT_NE(no_binary.err.find("no relforge binary"), std::string::npos) << no_binary.err;
   fs::remove_all(dir);
 }
 
@@ -153,6 +196,8 @@ TEST(BuildCli, BuildsTheCp311Cu130WheelForRealSlow) {
   const std::string wheel = cell["wheel"];
   EXPECT_EQ(fs::path(wheel).filename(), "minitensor-0.3.0+cu130-cp311-cp311-manylinux_2_28_x86_64.whl");
   check_with_real_clients(wheel, dir);
+  expect_cuda_add(dir / "state", "3.11-cu130",
+                  "no CUDA device is visible (no driver, or CUDA_VISIBLE_DEVICES hides it)");
   fs::remove_all(dir);
 }
 
