@@ -129,6 +129,7 @@ fi
 serve_pid=
 trap '[ -z "$serve_pid" ] || kill "$serve_pid" 2>/dev/null' EXIT
 channel=$state/channel
+rm -rf "$state/keys" "$channel" "$state/venv-pip"  # a STATE used before: a new key, channel and venv
 if "$relforge" keys generate --out "$state/keys" >/dev/null &&
   "$relforge" sign --key "$state/keys/signing.key" --channel nightly --cell "$cell" "$wheel" >/dev/null &&
   "$relforge" publish --channel nightly --root "$channel" --key "$state/keys/signing.pub" "$wheel" >/dev/null &&
