@@ -21,18 +21,35 @@ endfunction()
 
 # relforge_static_target(TARGET INCLUDES <dirs> DEFINES <defs> LIBS <names or targets>): an
 # INTERFACE IMPORTED target linking lib<name>.a for each name (targets and -l flags as given).
+# The first archive is an IMPORTED STATIC target that depends on the rest, so CMake places what it
+# needs after it: as plain paths, a library two targets need (zlib, for curl and cpp-httplib) was
+# listed once, after the first, and a program linking only the second failed (deflateEnd).
 function(relforge_static_target target)
   cmake_parse_arguments(ARG "" "" "INCLUDES;DEFINES;LIBS" ${ARGN})
-  set(links)
+  set(main)
+  set(rest)
   foreach(lib IN LISTS ARG_LIBS)
     if(lib MATCHES "::" OR lib MATCHES "^-")
-      list(APPEND links "${lib}")
+      list(APPEND rest "${lib}")
     else()
       relforge_static_archive(path ${lib})
-      list(APPEND links "${path}")
+      if(NOT main)
+        set(main "${path}")
+      else()
+        list(APPEND rest "${path}")
+      endif()
     endif()
   endforeach()
   add_library(${target} INTERFACE IMPORTED GLOBAL)
+  set(links ${rest})
+  if(main)
+    string(MAKE_C_IDENTIFIER "${target}" id)
+    add_library(RelforgeStaticArchive::${id} STATIC IMPORTED GLOBAL)
+    set_target_properties(RelforgeStaticArchive::${id} PROPERTIES
+      IMPORTED_LOCATION "${main}"
+      INTERFACE_LINK_LIBRARIES "${rest}")
+    set(links RelforgeStaticArchive::${id})
+  endif()
   set_target_properties(${target} PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${ARG_INCLUDES}"
     INTERFACE_COMPILE_DEFINITIONS "${ARG_DEFINES}"

@@ -20,6 +20,7 @@ public:
   // nullptr when Hyperscan is not built in or a pattern cannot be carried over exactly enough
   // (then every line is cleaned, as without the prefilter).
   static std::shared_ptr<const RawPrefilter> build(const RuleSpec& spec);
+  const HyperscanSet& database() const { return *m_set; }  // never null in a built filter
 
   // One per scanning thread.
   class Scanner {
