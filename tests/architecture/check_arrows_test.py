@@ -39,7 +39,9 @@ CLEAN = {
     "relforge_module(matrix DEPS relforge::platform relforge::core nlohmann_json::nlohmann_json)\n",
     "matrix/cell.hpp": '#pragma once\n#include <nlohmann/json.hpp>\n#include "platform/http.hpp"\n',
     "matrix/cell.cpp": '#include "matrix/cell.hpp"\n// #include "channels/store.hpp" is only a comment\n',
-    "channels/CMakeLists.txt": "relforge_module(channels DEPS relforge::platform relforge::core)\n",
+    "channels/CMakeLists.txt": "relforge_module(channels DEPS relforge::platform relforge::core)\n"
+    'target_link_libraries(relforge_channels INTERFACE "$<$<NOT:$<BOOL:$<TARGET_PROPERTY:X>>>:relforge_channels_db>")\n',
+
     "channels/store.cpp": '#include "platform/http.hpp"\n#include "core/error.hpp"\n',
     "cli/CMakeLists.txt": "add_library(relforge_cli STATIC x.cpp)\n"
     "target_link_libraries(relforge_cli PUBLIC relforge::channels relforge::matrix\n"
@@ -59,7 +61,8 @@ BREACHES = {
     "platform/CMakeLists.txt": "relforge_module(platform DEPS CURL::libcurl)\n",
     "extra/CMakeLists.txt": "relforge_module(extra DEPS relforge::core)\n",
     "cli/main.cpp": '#include "channels/store.hpp"\n#include <nlohmann/json.hpp>\n',
-    "cli/CMakeLists.txt": "target_link_libraries(relforge_cli PUBLIC relforge::channels)\n",
+    "cli/CMakeLists.txt": "target_link_libraries(relforge_cli PUBLIC relforge::channels)\n"
+    "target_link_libraries(relforge_cli PRIVATE relforge_matrix_db)\n",
 }
 
 EXPECTED = [
@@ -80,6 +83,7 @@ EXPECTED = [
     "matrix/CMakeLists.txt: matrix links CURL::libcurl, but the arrows allow it only in {platform}",
     "platform/CMakeLists.txt: platform includes core/ headers but does not link relforge::core",
     "extra/CMakeLists.txt: module extra has no row in the arrow table",
+    "cli/CMakeLists.txt: cli links relforge_matrix_db, which no row of the arrow table names",
     "cli/CMakeLists.txt: cli includes a header of nlohmann_json::nlohmann_json but does not link it",
 ]
 
