@@ -3,6 +3,8 @@
 # (build, repair, smoke-test, sign, publish) and pip installing minitensor from `relforge serve`;
 # last, relforge's own wheel (from `make dist`, in DIST_DIR) signed, published and pip installed.
 set -euo pipefail
+# shellcheck source=scripts/serve-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/serve-lib.sh"
 bin=${1:-build/release/relforge}
 dist=${2:-}
 demo=$(mktemp -d "${TMPDIR:-/tmp}/relforge-demo.XXXXXX")
@@ -52,16 +54,8 @@ cpu_wheel=$(ls "$root"/whl/nightly/cpu/minitensor/*.whl)
 
 echo
 echo "== relforge serve: the channel over HTTP on loopback"
-"$bin" serve --root "$root" --port 0 >"$demo/serve.log" 2>&1 &
-serve_pid=$!
-port=
-for _ in $(seq 100); do
-  port=$(sed -n 's/.*(port \([0-9][0-9]*\)).*/\1/p' "$demo/serve.log")
-  [ -n "$port" ] && break
-  kill -0 "$serve_pid" 2>/dev/null || { cat "$demo/serve.log" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "relforge serve did not report its port:" >&2; cat "$demo/serve.log" >&2; exit 1; }
+start_serve "$bin" "$root" "$demo/serve.log" ||
+  { echo "relforge serve did not report its port:" >&2; cat "$demo/serve.log" >&2; exit 1; }
 cat "$demo/serve.log"
 
 for variant in cpu cu130; do

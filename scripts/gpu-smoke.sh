@@ -10,6 +10,8 @@
 # run it (no NVIDIA GPU, no nvcc, no Python headers): run it on a GPU runner.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/serve-lib.sh
+source "$here/scripts/serve-lib.sh"
 config=$here/examples/minitensor/relforge.toml
 relforge=${RELFORGE:-}
 if [ -z "$relforge" ]; then
@@ -135,14 +137,7 @@ if "$relforge" keys generate --out "$state/keys" >/dev/null &&
   "$relforge" publish --channel nightly --root "$channel" --key "$state/keys/signing.pub" "$wheel" >/dev/null &&
   "$relforge" verify "$channel/whl/nightly/$accel/minitensor/$(basename "$wheel")" --key "$state/keys/signing.pub" >/dev/null; then
   pass "signed, published to $channel/whl/nightly/$accel, signature verified"
-  "$relforge" serve --root "$channel" --port 0 >"$state/serve.log" 2>&1 &
-  serve_pid=$!
-  port=
-  for _ in $(seq 100); do
-    port=$(sed -n 's/.*(port \([0-9][0-9]*\)).*/\1/p' "$state/serve.log")
-    [ -n "$port" ] || ! kill -0 "$serve_pid" 2>/dev/null && break
-    sleep 0.1
-  done
+  start_serve "$relforge" "$channel" "$state/serve.log"
   index=http://127.0.0.1:${port:-0}/whl/nightly/$accel
   if [ -n "$port" ] && "$python" -m venv "$state/venv-pip" &&
     "$state/venv-pip/bin/python" -m pip install --quiet --pre --no-deps --no-cache-dir \
