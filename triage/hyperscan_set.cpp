@@ -28,13 +28,12 @@ std::vector<std::string_view> key_patterns(std::string_view key) {
 }
 
 hs_database_t* compile_key(const std::string& key, const hs_platform_info_t* platform) {
-  const auto views = key_patterns(key);
-  if (views.empty()) return nullptr;
-  std::vector<std::string> patterns(views.begin(), views.end());
+  const auto patterns = key_patterns(key);
+  if (patterns.empty()) return nullptr;
   std::vector<const char*> expressions;
   std::vector<unsigned> flags, ids;
   for (std::size_t i = 0; i < patterns.size(); ++i) {
-    expressions.push_back(patterns[i].c_str());
+    expressions.push_back(patterns[i].data());  // the key's NUL after each pattern ends it
     // Prefilter: constructs Hyperscan lacks are widened, never narrowed (a superset of RE2's matches).
     // Set mode needs one report per pattern; ends mode needs every line where one may match.
     const unsigned single = key[0] == 's' ? HS_FLAG_SINGLEMATCH : 0u;

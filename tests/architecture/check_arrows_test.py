@@ -41,7 +41,6 @@ CLEAN = {
     "matrix/cell.cpp": '#include "matrix/cell.hpp"\n// #include "channels/store.hpp" is only a comment\n',
     "channels/CMakeLists.txt": "relforge_module(channels DEPS relforge::platform relforge::core)\n"
     'target_link_libraries(relforge_channels INTERFACE "$<$<NOT:$<BOOL:$<TARGET_PROPERTY:X>>>:relforge_channels_db>")\n',
-
     "channels/store.cpp": '#include "platform/http.hpp"\n#include "core/error.hpp"\n',
     "cli/CMakeLists.txt": "add_library(relforge_cli STATIC x.cpp)\n"
     "target_link_libraries(relforge_cli PUBLIC relforge::channels relforge::matrix\n"
