@@ -19,6 +19,7 @@ if(NOT RELFORGE_STATIC)
   find_package(CURL REQUIRED)                    # CURL::libcurl
   find_package(SQLite3 REQUIRED)                 # SQLite::SQLite3
   find_package(OpenSSL REQUIRED)                 # OpenSSL::Crypto, OpenSSL::SSL
+  find_package(ZLIB REQUIRED)                    # ZLIB::ZLIB
   pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2)   # PkgConfig::LIBGIT2
   pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)     # PkgConfig::LIBZIP
   pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)     # PkgConfig::LIBELF

@@ -65,23 +65,23 @@ foreach(archive IN ITEMS "${OPENSSL_CRYPTO_LIBRARY}" "${OPENSSL_SSL_LIBRARY}" "$
   endif()
 endforeach()
 
-relforge_static_target(RelforgeStatic::zlib LIBS z)
+relforge_static_target(ZLIB::ZLIB LIBS z)
 relforge_static_target(CURL::libcurl
   INCLUDES "${RELFORGE_STATIC_DEPS}/include" DEFINES CURL_STATICLIB
-  LIBS curl OpenSSL::SSL OpenSSL::Crypto RelforgeStatic::zlib Threads::Threads)
+  LIBS curl OpenSSL::SSL OpenSSL::Crypto ZLIB::ZLIB Threads::Threads)
 relforge_static_target(PkgConfig::LIBZIP
-  INCLUDES "${RELFORGE_STATIC_DEPS}/include" LIBS zip RelforgeStatic::zlib)
+  INCLUDES "${RELFORGE_STATIC_DEPS}/include" LIBS zip ZLIB::ZLIB)
 relforge_static_target(PkgConfig::HTTPLIB
   INCLUDES "${RELFORGE_STATIC_DEPS}/include"
   DEFINES CPPHTTPLIB_OPENSSL_SUPPORT CPPHTTPLIB_ZLIB_SUPPORT CPPHTTPLIB_BROTLI_SUPPORT
-  LIBS cpp-httplib OpenSSL::SSL OpenSSL::Crypto RelforgeStatic::zlib brotlienc brotlidec brotlicommon
+  LIBS cpp-httplib OpenSSL::SSL OpenSSL::Crypto ZLIB::ZLIB brotlienc brotlidec brotlicommon
        Threads::Threads)
 # libgit2 as Debian built it: mbedTLS for its HTTPS, libssh2 (over OpenSSL) for ssh remotes, and
 # GSSAPI, which Kerberos has no .a of: gssapi_unavailable makes HTTP Negotiate auth fail cleanly.
 relforge_static_target(PkgConfig::LIBGIT2
   LIBS git2 mbedtls mbedx509 mbedcrypto http_parser ssh2 gpg-error pcre2-8 gssapi_unavailable
-       OpenSSL::Crypto RelforgeStatic::zlib -lrt Threads::Threads)
-relforge_static_target(PkgConfig::LIBELF LIBS elf RelforgeStatic::zlib)
+       OpenSSL::Crypto ZLIB::ZLIB -lrt Threads::Threads)
+relforge_static_target(PkgConfig::LIBELF LIBS elf ZLIB::ZLIB)
 relforge_static_target(PkgConfig::RE2 LIBS re2 Threads::Threads)
 relforge_static_target(PkgConfig::LIBURING LIBS uring)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")

@@ -22,6 +22,8 @@ struct ArchiveEntry {
   std::string name;
   std::uint64_t size = 0;  // uncompressed
   std::uint64_t compressed_size = 0;
+  std::uint32_t crc32 = 0;
+  bool deflated = false;  // deflate and not encrypted: inflated by raw_inflate, not libzip
   std::uint32_t external_attributes = 0;
   std::uint8_t opsys = 0;
   std::int64_t mtime = 0;
@@ -46,7 +48,8 @@ public:
   // The whole entry; integrity error naming it and its declared size when that size, or the bytes
   // it inflates to, exceed `limit` (the declared size is the archive's claim, not a promise).
   Result<std::string> read(const ArchiveEntry& entry, std::uint64_t limit = k_max_whole_entry) const;
-  // Streams the entry through `sink` in chunks (bounded memory); fails on a CRC/inflate error.
+  // Streams the entry through `sink` in chunks (bounded memory); fails on a CRC/inflate error, and
+  // when a deflated entry inflates to another size than it declares or hides bytes after its end.
   Status stream(const ArchiveEntry& entry, const std::function<void(std::string_view)>& sink) const;
   // sha256 and byte count, streamed.
   Result<std::pair<platform::Sha256Digest, std::uint64_t>> digest(const ArchiveEntry& entry) const;
@@ -57,6 +60,9 @@ private:
   // stream() that fails once more than `limit` bytes have come out, inflating no further.
   Status stream_at_most(const ArchiveEntry& entry, std::uint64_t limit,
                         const std::function<void(std::string_view)>& sink) const;
+  // stream_at_most() of a deflated entry: its raw bytes through raw_inflate.
+  Status inflate_at_most(const ArchiveEntry& entry, std::uint64_t limit,
+                         const std::function<void(std::string_view)>& sink) const;
 
   ZipReader(::zip* archive, std::filesystem::path path) : m_zip(archive), m_path(std::move(path)) {}
   ::zip* m_zip = nullptr;

@@ -13,6 +13,7 @@
 
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "packaging/elf_handle.hpp"
 #include "packaging/wheel_archive.hpp"
 #include "platform/digest.hpp"
 #include "platform/fs.hpp"
@@ -21,10 +22,6 @@ namespace relforge::packaging {
 namespace {
 
 constexpr std::size_t k_list_limit = 40;  // lines or symbols listed per entry
-
-struct ElfCloser {
-  void operator()(Elf* elf) const { elf_end(elf); }
-};
 
 struct ElfView {
   std::map<std::string, std::string> sections;  // name -> bytes ("" for NOBITS), duplicates joined
@@ -38,7 +35,7 @@ std::optional<ElfView> read_elf(std::string& bytes) {
                                         "ELF") != 0)
     return std::nullopt;
   elf_version(EV_CURRENT);
-  std::unique_ptr<Elf, ElfCloser> elf(elf_memory(bytes.data(), bytes.size()));
+  ElfHandle elf(elf_memory(bytes.data(), bytes.size()));
   std::size_t names = 0;
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF || elf_getshdrstrndx(elf.get(), &names) != 0)
     return std::nullopt;

@@ -8,15 +8,12 @@
 #include <map>
 #include <memory>
 
+#include "packaging/elf_handle.hpp"
 #include "packaging/wheel_elf_policy.hpp"
 
 namespace relforge::packaging {
 namespace {
 
-struct ElfCloser {
-  void operator()(Elf* elf) const { elf_end(elf); }
-};
-using ElfHandle = std::unique_ptr<Elf, ElfCloser>;
 using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 
 class MemoryImage final : public ElfImage {

@@ -334,6 +334,23 @@ def triage_logs():
             put("triage_log", coloured.replace(b"[0m", b"[").replace(b"\n", b"\x1b\n"))
 
 
+def raw_deflates():
+    """Raw deflate streams as zip entries hold them (the first byte picks the read step): stored,
+    fixed and dynamic Huffman blocks, a stream cut short, one with bytes after its end, and a bomb."""
+    import zlib
+
+    def deflate(data, level, strategy=zlib.Z_DEFAULT_STRATEGY):
+        packer = zlib.compressobj(level, zlib.DEFLATED, -15, 8, strategy)
+        return packer.compress(data) + packer.flush()
+    text = open(os.path.join(ROOT, "tests", "fuzz", "make_corpus.py"), "rb").read()[:6000]
+    put("raw_inflate", b"\x00" + deflate(text, 0))
+    put("raw_inflate", b"\x07" + deflate(text, 1, zlib.Z_FIXED))
+    put("raw_inflate", b"\x31" + deflate(text, 9))
+    put("raw_inflate", b"\x02" + deflate(text, 6)[:-7])
+    put("raw_inflate", b"\xff" + deflate(b"PK\x03\x04" * 50, 6) + b"hidden")
+    put("raw_inflate", b"\x10" + deflate(bytes(4 << 20), 9))
+
+
 def main():
     only = sys.argv[1:]
     if only:
@@ -343,7 +360,7 @@ def main():
                 {"pe": pes, "macho": machos, "sidecar": lambda _: sidecars(),
                  "listing_cache": lambda _: listings(), "upstream_listing": lambda _: listings(),
                  "pyenv_shim": lambda _: pyenv_files(), "triage_log": lambda _: triage_logs(),
-                 "http_path": lambda _: request_paths()}[target](work)
+                 "http_path": lambda _: request_paths(), "raw_inflate": lambda _: raw_deflates()}[target](work)
         return
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
@@ -362,6 +379,7 @@ def main():
     listings()
     pyenv_files()
     triage_logs()
+    raw_deflates()
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     print(f"make_corpus: {total // 1024} KiB in {CORPUS}", file=sys.stderr)
 
