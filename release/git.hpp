@@ -119,6 +119,8 @@ public:
   // `on_file` runs after each file the checkout writes or removes.
   Status sync_worktree(const std::string& ref, const std::string& from, const std::string& to,
                        const std::function<void()>& on_file = {}) const;
+  // The conflict sync_worktree(ref, from, to) would refuse with, found without changing anything.
+  Status check_worktree(const std::string& ref, const std::string& from, const std::string& to) const;
   // Writes an annotated tag object for `commit` without creating its ref; returns its id.
   Result<std::string> write_tag_object(const std::string& name, const std::string& commit,
                                        const std::string& message) const;

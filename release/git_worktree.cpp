@@ -1,6 +1,7 @@
 // Repository::sync_worktree: the work tree and index of a checked-out branch brought from one commit
 // to another over the paths the two commits differ in, so a checkout cut short is finished or undone
 // by running it again (in either direction).
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -80,58 +81,97 @@ void checkout_progress(const char* path, std::size_t, std::size_t, void* payload
 
 }  // namespace
 
-Status Repository::sync_worktree(const std::string& ref, const std::string& from, const std::string& to,
-                                 const std::function<void()>& on_file) const {
-  const auto head = head_branch();
-  if (!head || "refs/heads/" + *head != ref || from.empty() || to.empty() || from == to) return {};
-  auto source = tree_at(m_repo, from);
-  if (!source) return tl::unexpected(source.error());
-  auto target = tree_at(m_repo, to);
-  if (!target) return tl::unexpected(target.error());
-  auto paths = changed_paths(m_repo, source->get(), target->get());
-  if (!paths) return tl::unexpected(paths.error());
-  if (paths->empty()) return {};
-  std::vector<char*> pathspec;
-  for (auto& path : *paths) pathspec.push_back(path.data());
+namespace {
 
+// What bringing the work tree of the checked-out `ref` from `from` to `to` would touch: nullopt when
+// nothing (another branch is checked out, or the two commits have the same tree).
+struct WorktreeStep {
+  std::string branch;
+  TreePtr source;
+  TreePtr target;
+  std::vector<std::string> paths;  // where the two trees differ
+  std::set<std::string> foreign;   // of those, the ones holding neither side's content
+  bool at_target = true;
+};
+
+Result<std::optional<WorktreeStep>> inspect(git_repository* repo, const std::optional<std::string>& head,
+                                            const std::string& ref, const std::string& from,
+                                            const std::string& to) {
+  if (!head || "refs/heads/" + *head != ref || from.empty() || to.empty() || from == to)
+    return std::optional<WorktreeStep>();
+  WorktreeStep step;
+  step.branch = *head;
+  auto source = tree_at(repo, from);
+  if (!source) return tl::unexpected(source.error());
+  step.source = std::move(*source);
+  auto target = tree_at(repo, to);
+  if (!target) return tl::unexpected(target.error());
+  step.target = std::move(*target);
+  auto paths = changed_paths(repo, step.source.get(), step.target.get());
+  if (!paths) return tl::unexpected(paths.error());
+  if (paths->empty()) return std::optional<WorktreeStep>();
+  step.paths = std::move(*paths);
+  std::vector<char*> pathspec;
+  for (auto& path : step.paths) pathspec.push_back(path.data());
   // Each path must hold one side's version, in the work tree and in the index alike: a checkout
   // cut short leaves some files at `to` (the index is written last), anything else is someone's edit.
-  std::set<std::string> foreign;
-  bool at_target = true;
   for (const Side side : {Side::work_tree, Side::index}) {
-    auto off_source = differing(m_repo, source->get(), pathspec, side);
+    auto off_source = differing(repo, step.source.get(), pathspec, side);
     if (!off_source) return tl::unexpected(off_source.error());
-    auto off_target = differing(m_repo, target->get(), pathspec, side);
+    auto off_target = differing(repo, step.target.get(), pathspec, side);
     if (!off_target) return tl::unexpected(off_target.error());
     for (const auto& path : *off_target) {
-      at_target = false;
-      if (off_source->count(path) != 0) foreign.insert(path);
+      step.at_target = false;
+      if (off_source->count(path) != 0) step.foreign.insert(path);
     }
   }
-  const std::string& branch = *head;
-  if (!foreign.empty()) {
-    return fail(ErrorCategory::conflict,
-                "the work tree of " + branch + " has changes in " +
-                    core::join({foreign.begin(), foreign.end()}, ", ") + " that match neither " +
-                    from.substr(0, 12) + " nor " + to.substr(0, 12) +
-                    ", so relforge will not overwrite them; nothing in the work tree was changed. Save "
-                    "those changes elsewhere, restore each file ('git checkout -- PATH', or delete it "
-                    "when git does not track it), then run the command again");
-  }
-  if (at_target) return {};
+  return std::optional<WorktreeStep>(std::move(step));
+}
+
+Status refuse_foreign(const WorktreeStep& step, const std::string& from, const std::string& to) {
+  if (step.foreign.empty()) return {};
+  return fail(ErrorCategory::conflict,
+              "the work tree of " + step.branch + " has changes in " +
+                  core::join({step.foreign.begin(), step.foreign.end()}, ", ") + " that match neither " +
+                  from.substr(0, 12) + " nor " + to.substr(0, 12) +
+                  ", so relforge will not overwrite them; nothing in the work tree was changed. Save "
+                  "those changes elsewhere, restore each file ('git checkout -- PATH', or delete it "
+                  "when git does not track it), then run the command again");
+}
+
+}  // namespace
+
+Status Repository::check_worktree(const std::string& ref, const std::string& from,
+                                  const std::string& to) const {
+  auto step = inspect(m_repo, head_branch(), ref, from, to);
+  if (!step) return tl::unexpected(step.error());
+  return *step ? refuse_foreign(**step, from, to) : Status{};
+}
+
+Status Repository::sync_worktree(const std::string& ref, const std::string& from, const std::string& to,
+                                 const std::function<void()>& on_file) const {
+  auto inspected = inspect(m_repo, head_branch(), ref, from, to);
+  if (!inspected) return tl::unexpected(inspected.error());
+  if (!*inspected) return {};
+  WorktreeStep& step = **inspected;
+  if (auto ok = refuse_foreign(step, from, to); !ok) return ok;
+  if (step.at_target) return {};
 
   // Every listed path is one side's, so forcing the target over exactly those paths loses nothing;
   // the baseline `from` makes a file absent from `to` a deletion even when the index never listed it.
+  std::vector<char*> pathspec;
+  for (auto& path : step.paths) pathspec.push_back(path.data());
   git_checkout_options options;
   git_checkout_options_init(&options, GIT_CHECKOUT_OPTIONS_VERSION);
   options.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-  options.baseline = source->get();
+  options.baseline = step.source.get();
   options.paths = {pathspec.data(), pathspec.size()};
   CheckoutCall call{&on_file};
   options.progress_cb = checkout_progress;
   options.progress_payload = &call;
-  if (git_checkout_tree(m_repo, reinterpret_cast<const git_object*>(target->get()), &options) != 0)
-    return git_fail(ErrorCategory::io, "updating the work tree of " + branch + " to " + to.substr(0, 12));
+  if (git_checkout_tree(m_repo, reinterpret_cast<const git_object*>(step.target.get()), &options) != 0)
+    return git_fail(ErrorCategory::io,
+                    "updating the work tree of " + step.branch + " to " + to.substr(0, 12));
   return {};
 }
 

@@ -33,7 +33,14 @@ inline void init_once() {
 
 inline std::string last_error() {
   const git_error* error = git_error_last();
-  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
+  std::string text = error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
+  // libgit2 ends some messages with ": " and no system error after it.
+  while (text.ends_with(": ") || text.ends_with(':') || text.ends_with(' ')) text.pop_back();
+  if (text.starts_with("failed to lock file"))
+    text +=
+        " (another git process holds it, or one was stopped while holding it: remove that .lock "
+        "file once no git command is running)";
+  return text;
 }
 
 inline tl::unexpected<Error> git_fail(ErrorCategory category, const std::string& what) {

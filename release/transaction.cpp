@@ -57,6 +57,16 @@ Status apply_refs(const Repository& repo, const Plan& plan, const TxOptions& opt
   return {};
 }
 
+// Once the journal is written, a failure leaves the command half done: the error says how to go on.
+Error unfinished(const Error& error, const Plan& plan) {
+  Error out(error.category(), error.message() + "; 'relforge release " + plan.command +
+                                  "' is unfinished (see 'relforge release status'): run it again to finish "
+                                  "it, or again with --abort to undo it");
+  for (auto frame = error.context().rbegin(); frame != error.context().rend(); ++frame)
+    out.with_context(*frame);
+  return out;
+}
+
 Error ledger_edited(const Error& error, const Plan& plan, const std::string& changed) {
   return Error(ErrorCategory::conflict,
                error.message() + "; " + changed + ". See the change with 'git log -p " + Ledger::k_ref +
@@ -160,7 +170,7 @@ Result<TxOutcome> finish(const Repository& repo, Ledger* ledger, Plan plan, cons
   if (resumed) {
     if (auto ok = check_entries(ledger, plan); !ok) return tl::unexpected(ok.error());
   }
-  if (auto ok = apply_refs(repo, plan, options); !ok) return tl::unexpected(ok.error());
+  if (auto ok = apply_refs(repo, plan, options); !ok) return tl::unexpected(unfinished(ok.error(), plan));
   if (auto written = write_entries(ledger, plan, TxMode::run); !written)
     return tl::unexpected(written.error());
   reached(options, "ledger-written");
@@ -295,6 +305,11 @@ Result<TxOutcome> run_transaction(const Repository& repo, Ledger* ledger, const 
                     " is checked out in another worktree of this repository (see 'git worktree "
                     "list'): moving it would leave that work tree behind its branch; run the "
                     "command there, or check out another branch there first; nothing was changed");
+  }
+  // A work tree that cannot take its branch's new commit is found before any ref moves.
+  for (const auto& update : plan->refs) {
+    if (auto ok = repo.check_worktree(update.ref, update.old_sha, update.commit); !ok)
+      return tl::unexpected(ok.error());
   }
   if (auto ok = write_journal(repo, *plan); !ok) return tl::unexpected(ok.error());
   reached(options, "journal-written");

@@ -192,6 +192,45 @@ TEST(ReleaseCut, RefsThatCannotAllBeCreatedAreRefusedWithNothingWritten) {
   EXPECT_EQ(temp.git("log -1 --format=%s bump/2.8.0a0"), "Bump version to 2.8.0a0");
 }
 
+// A local edit of the version file the bump rewrites is found before anything is written; a ref
+// git itself holds locked stops the cut half-way, and the error says it is unfinished and how to go on.
+TEST(ReleaseCut, AnEditedVersionFileCutsNothingAndALockedRefLeavesItUnfinishedAndSaysHow) {
+  TempRepo temp;
+  temp.seed_project();
+  auto [repo, config] = open(temp);
+  const std::string main = temp.git("rev-parse main");
+  temp.write("version.txt", "2.7.0a0 (my edit)\n");
+  CutOptions options;
+  options.series = "2.7";
+  auto edited = run_release_cut(repo, config, options);
+  ASSERT_FALSE(edited);
+  EXPECT_EQ(edited.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(edited.error().message().find("uncommitted changes (version.txt)"), std::string::npos)
+      << edited.error().message();
+  EXPECT_EQ(temp.git("for-each-ref --format='%(refname)' refs/heads"), "refs/heads/main");
+  EXPECT_FALSE(std::filesystem::exists(journal_path(repo)));
+  temp.git("checkout -q -- version.txt");
+
+  temp.write(".git/refs/heads/main.lock", "");
+  auto locked = run_release_cut(repo, config, options);
+  ASSERT_FALSE(locked);
+  EXPECT_NE(locked.error().message().find("main.lock' for writing (another git process holds it"),
+            std::string::npos)
+      << locked.error().message();
+  EXPECT_NE(locked.error().message().find("'relforge release cut 2.7' is unfinished (see 'relforge release "
+                                          "status'): run it again to finish it, or again with --abort"),
+            std::string::npos)
+      << locked.error().message();
+  EXPECT_TRUE(std::filesystem::exists(journal_path(repo)));
+  EXPECT_EQ(temp.git("rev-parse main"), main);
+  std::filesystem::remove(temp.work / ".git/refs/heads/main.lock");
+  auto finished = run_release_cut(repo, config, options);
+  ASSERT_TRUE(finished) << finished.error().describe();
+  EXPECT_TRUE(finished->resumed);
+  EXPECT_EQ(temp.git("log -1 --format=%s main"), "Bump version to 2.8.0a0");
+  EXPECT_FALSE(std::filesystem::exists(journal_path(repo)));
+}
+
 TEST(ReleaseCut, VersionFileMissingOrUnparsableAndStaleReplacement) {
   TempRepo temp;
   temp.seed_project();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 
 #include "release/cut.hpp"
@@ -221,6 +222,31 @@ TEST_F(PickTest, ConflictWhileOnTheReleaseBranchKeepsTheWorkTree) {
   ASSERT_TRUE(apply(good.id));
   EXPECT_EQ(temp.read("src/fix.txt"), "fixed\n");
   EXPECT_EQ(temp.git("status --porcelain"), "");
+}
+
+// The pick adds src/fix.txt; an untracked file of that name on the checked-out release branch is
+// someone's: found before the branch moves, so nothing changes, no journal is left, the pick waits.
+TEST_F(PickTest, AnUntrackedFileInThePicksPathIsRefusedBeforeTheBranchMoves) {
+  temp.git("checkout -q release/2.7");
+  const std::string branch = temp.git("rev-parse release/2.7");
+  const Pick pick = request(fix, "regression");
+  ASSERT_TRUE(run_pick_decide(*repo, config, *ledger, pick.id, Decision::approve));
+  temp.write("src/fix.txt", "my local notes\n");
+  auto refused = apply(pick.id);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().message().find("has changes in src/fix.txt"), std::string::npos)
+      << refused.error().message();
+  EXPECT_EQ(temp.git("rev-parse release/2.7"), branch);
+  EXPECT_FALSE(*read_journal(*repo));
+  EXPECT_EQ(ledger->get(pick.id)->state, "approved");
+  EXPECT_EQ(temp.git("status --porcelain --untracked-files=all"), "?? src/fix.txt");
+  EXPECT_EQ(temp.read("src/fix.txt"), "my local notes\n");
+  // Once the file is out of the way, the same command applies the pick.
+  std::filesystem::remove(temp.work / "src/fix.txt");
+  ASSERT_TRUE(apply(pick.id));
+  EXPECT_EQ(ledger->get(pick.id)->state, "applied");
+  EXPECT_EQ(temp.read("src/fix.txt"), "fixed\n");
 }
 
 TEST_F(PickTest, RequestRefusals) {
