@@ -3,6 +3,8 @@
 #include "ci_relay/breakages.hpp"
 
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "ci_relay/attribution.hpp"
 #include "ci_relay/cells.hpp"
@@ -135,18 +137,22 @@ Status Attribution::attribute(const JobKey& key, std::int64_t now) {
 }
 
 Status Attribution::attribute_sha(const std::string& sha, std::int64_t now) {
-  std::vector<JobKey> keys;
-  {
-    auto stmt = m_store.db().prepare("SELECT DISTINCT repo, workflow, job FROM jobs WHERE head_sha = ?");
+  return attribute_shas({sha}, now);
+}
+
+Status Attribution::attribute_shas(const std::vector<std::string>& shas, std::int64_t now) {
+  std::set<std::tuple<std::string, std::string, std::string>> keys;
+  for (const auto& sha : shas) {
+    auto stmt = m_store.cached("SELECT DISTINCT repo, workflow, job FROM jobs WHERE head_sha = ?");
     if (!stmt) return tl::unexpected(stmt.error());
     auto read = platform::each_row<std::string, std::string, std::string>(
-        stmt->bind(1, sha), [&](std::string repo, std::string workflow, std::string job) {
-          keys.push_back({std::move(repo), std::move(workflow), std::move(job)});
+        (*stmt)->bind(1, sha), [&](std::string repo, std::string workflow, std::string job) {
+          keys.emplace(std::move(repo), std::move(workflow), std::move(job));
         });
     if (!read) return tl::unexpected(read.error());
   }
-  for (const auto& key : keys) {
-    if (auto ok = attribute(key, now); !ok) return ok;
+  for (const auto& [repo, workflow, job] : keys) {
+    if (auto ok = attribute({repo, workflow, job}, now); !ok) return ok;
   }
   return {};
 }

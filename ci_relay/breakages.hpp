@@ -4,6 +4,7 @@
 // opened_at while later results narrow its suspect range. Called inside the caller's transaction.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ci_relay/store.hpp"
 
@@ -22,6 +23,8 @@ public:
   Status attribute(const JobKey& key, std::int64_t now);
   // Re-attributes every job with a result on `sha` (a commit that was ordered after its results).
   Status attribute_sha(const std::string& sha, std::int64_t now);
+  // The same for every commit of `shas` (each job once): commits that were ordered or moved.
+  Status attribute_shas(const std::vector<std::string>& shas, std::int64_t now);
 
 private:
   RelayStore& m_store;

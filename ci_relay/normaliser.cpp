@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ci_relay/json_fields.hpp"
+#include "ci_relay/upstream_commits.hpp"
 #include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
@@ -411,7 +412,6 @@ Status Normaliser::on_run(const PendingDelivery& row) {
 Result<Normaliser::Settled> Normaliser::on_push(const PendingDelivery& row) {
   const json& payload = row.payload;
   const RelayConfig& config = m_parts.store.config();
-  platform::Database& db = m_parts.store.db();
   const std::int64_t now = row.received_at;
   const std::string repo = text_field(field(payload, "repository"), "full_name");
   const std::string ref = text_field(payload, "ref");
@@ -424,40 +424,25 @@ Result<Normaliser::Settled> Normaliser::on_push(const PendingDelivery& row) {
   std::vector<const json*> order = upstream_order(payload);
   if (order.empty() && field(payload, "head_commit").is_object())
     order.push_back(&field(payload, "head_commit"));
-  std::int64_t next = 1;
-  {
-    auto stmt = db.prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM commits");
-    if (!stmt) return tl::unexpected(stmt.error());
-    auto first = platform::first_row<std::int64_t>(*stmt);
-    if (!first) return tl::unexpected(first.error());
-    if (*first) next = std::get<0>(**first);
-  }
-  std::vector<std::string> added;
+  std::vector<PushedCommit> pushed;
   for (const auto* commit : order) {
     const std::string sha = text_field(*commit, "id");
     if (sha.empty()) return bad_payload("push", "a commit has no id");
-    auto stmt = db.prepare(
-        "INSERT INTO commits(sha, seq, message, author, committed_at) VALUES(?,?,?,?,?) "
-        "ON CONFLICT(sha) DO NOTHING");
-    if (!stmt) return tl::unexpected(stmt.error());
     const std::string message = text_field(*commit, "message");
-    stmt->bind(1, sha)
-        .bind(2, next)
-        .bind(3, message.substr(0, message.find('\n')))
-        .bind(4, text_field(field(*commit, "author"), "name"))
-        .bind(5, parse_github_time(text_field(*commit, "timestamp")).value_or(now));
-    if (auto ok = stmt->run(); !ok) return tl::unexpected(ok.error());
-    if (db.changes() > 0) {
-      added.push_back(sha);
-      ++next;
-    }
+    pushed.push_back({.sha = sha,
+                      .message = message.substr(0, message.find('\n')),
+                      .author = text_field(field(*commit, "author"), "name"),
+                      .committed_at = parse_github_time(text_field(*commit, "timestamp")).value_or(now)});
   }
+  auto ordered = record_push(m_parts.store, text_field(payload, "before"), pushed);
+  if (!ordered) return tl::unexpected(ordered.error());
   if (auto ok = m_parts.outbox.enqueue_dispatches("push", row.delivery_id, row.body, now); !ok)
     return tl::unexpected(ok.error());
-  // Results may have arrived before the push that orders their commit.
-  for (const auto& sha : added) {
-    if (auto ok = m_parts.attribution.attribute_sha(sha, now); !ok) return tl::unexpected(ok.error());
-  }
+  // Results may have arrived before the push that orders their commit, and a late push moves the
+  // commits after it: the breakages of both are computed again over the new order.
+  std::vector<std::string> reordered = std::move(ordered->added);
+  reordered.insert(reordered.end(), ordered->moved.begin(), ordered->moved.end());
+  if (auto ok = m_parts.attribution.attribute_shas(reordered, now); !ok) return tl::unexpected(ok.error());
   return Settled{};
 }
 

@@ -79,7 +79,8 @@ private:
     std::string_view state = "processed";
     std::string note;
   };
-  // A push to the tracked branch orders its commits; others are ignored, saying why.
+  // A push to the tracked branch orders its commits after its `before` (upstream_commits); others
+  // are ignored, saying why.
   Result<Settled> on_push(const PendingDelivery& row);
   Result<Settled> on_pull_request(const PendingDelivery& row);
   Result<Settled> on_check_run(const PendingDelivery& row);

@@ -157,6 +157,13 @@ CREATE TABLE issues (
 );
 CREATE INDEX issues_open ON issues(state) WHERE state = 'open';
 )sql",
+      // 5: the push chain. GitHub delivers pushes in any order (a redelivered one arrives late), so
+      // each commit keeps the commit it was pushed after, and the order follows those links rather
+      // than arrival. Commits stored before this step have none: they keep the order they have.
+      R"sql(
+ALTER TABLE commits ADD COLUMN parent_sha TEXT NOT NULL DEFAULT '';  -- pushed after; '' unknown
+CREATE INDEX commits_by_parent ON commits(parent_sha);
+)sql",
   };
   return k_migrations;
 }

@@ -51,7 +51,7 @@ TEST(Schema, AVersion2DatabaseUpgradesAndKeepsEveryDeliveryState) {
   auto relay = Relay::open(scenario_config(), path);
   ASSERT_TRUE(relay) << relay.error().describe();
   platform::Database& db = relay->db();
-  EXPECT_EQ(count(db, "PRAGMA user_version"), 4);
+  EXPECT_EQ(count(db, "PRAGMA user_version"), 5);
   const std::map<std::string, std::string> expected = {{"done", "processed|"},
                                                        {"gollum", "ignored|event type not handled"},
                                                        {"bad", "rejected|run_id missing"},
