@@ -310,6 +310,10 @@ Result<Normaliser::Settled> Normaliser::on_check_run(const PendingDelivery& row)
     return Settled{"ignored", "check run created by the relay itself"};
   }
   std::string app = text_field(field(check, "app"), "slug");
+  // Every Actions job also sends a workflow_job event (same job, with its workflow's name):
+  // recording its check run too would count the job twice, under a second column.
+  if (app == "github-actions")
+    return Settled{"ignored", "check run of a GitHub Actions job (recorded from its workflow_job event)"};
   if (app.empty()) app = "checks";
   const std::string status = job_status(text_field(check, "status"));
   const bool completed = status == "completed";

@@ -83,6 +83,7 @@ private:
   // are ignored, saying why.
   Result<Settled> on_push(const PendingDelivery& row);
   Result<Settled> on_pull_request(const PendingDelivery& row);
+  // Another app's check run is a job of that app; GitHub Actions' are ignored (workflow_job has them).
   Result<Settled> on_check_run(const PendingDelivery& row);
   // A re-requested relay check run on the upstream re-runs its downstream job.
   Result<Settled> on_rerequested(const PendingDelivery& row);
