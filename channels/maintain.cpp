@@ -20,11 +20,6 @@ namespace relforge::channels {
 namespace fs = std::filesystem;
 namespace {
 
-std::string public_version(const std::string& version) {
-  auto parsed = packaging::parse_version(version);
-  return parsed ? parsed->public_string() : version;
-}
-
 std::string folder_of(const std::string& wheel_key) {
   return wheel_key.substr(0, wheel_key.rfind('/'));
 }
@@ -157,30 +152,43 @@ Result<PruneResult> run_prune(const PruneOptions& options, ObjectStore& store) {
   }
   auto files = list_channel(store, options.channel);
   if (!files) return tl::unexpected(files.error());
-  std::set<std::string> pins;
-  for (const auto& pin : options.pins) pins.insert(public_version(pin));
-  // project -> its public versions, newest first
+  // Versions compare as PEP 440 says, never as spelt: a pin `2` keeps 2.0, and the variants of a
+  // kept version stay however each spells it (1.0+cpu beside 1.0.0+cu126).
+  std::vector<packaging::Version> pins;
+  for (const auto& pin : options.pins) {
+    auto parsed = packaging::parse_version(pin);
+    if (!parsed) {
+      return fail(ErrorCategory::invalid_input, "--pin '" + pin + "' is not a PEP 440 version (" +
+                                                    parsed.error().message() + "); nothing was pruned");
+    }
+    pins.push_back(*packaging::parse_version(parsed->public_string()));
+  }
+  // Each file's public version, in list order; and per project the versions, newest first.
+  std::vector<packaging::Version> file_versions;
   std::map<std::string, std::vector<packaging::Version>> versions;
   for (const auto& file : *files) {
     auto parsed = packaging::parse_version(file.info.version);
     if (!parsed) return tl::unexpected(parsed.error());
-    auto public_part = packaging::parse_version(parsed->public_string());
+    file_versions.push_back(*packaging::parse_version(parsed->public_string()));
     auto& list = versions[file.info.project];
-    if (std::find(list.begin(), list.end(), *public_part) == list.end()) list.push_back(*public_part);
+    if (std::find(list.begin(), list.end(), file_versions.back()) == list.end())
+      list.push_back(file_versions.back());
   }
-  std::map<std::string, std::set<std::string>> kept;
   for (auto& [project, list] : versions) {
     std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return b < a; });
-    for (std::size_t i = 0; i < list.size() && i < options.keep; ++i)
-      kept[project].insert(list[i].to_string());
+    list.resize(std::min(list.size(), options.keep));
   }
+  const auto among = [](const std::vector<packaging::Version>& list, const packaging::Version& version) {
+    return std::find(list.begin(), list.end(), version) != list.end();
+  };
   PruneResult result;
   std::set<ProjectRef> touched;
-  for (const auto& file : *files) {
-    const std::string version = public_version(file.info.version);
+  for (std::size_t i = 0; i < files->size(); ++i) {
+    const auto& file = (*files)[i];
     const auto identity = identity_of(file.info.filename);
     const bool tombstoned = identity && dead.count(identity->key()) != 0;
-    if (!tombstoned && (kept[file.info.project].contains(version) || pins.contains(version))) {
+    if (!tombstoned &&
+        (among(versions[file.info.project], file_versions[i]) || among(pins, file_versions[i]))) {
       ++result.kept_files;
       continue;
     }
@@ -332,6 +340,22 @@ Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& st
                                                   std::string(channel_name(options.from)) +
                                                   " channel: no files for " + core::join(missing, ", ") +
                                                   "; nothing was promoted");
+  }
+  // A yanked file was withdrawn from where it was tested: promoting it would publish it unyanked.
+  std::vector<std::string> yanked;
+  for (const auto& file : result.plan) {
+    if (!file.info.yanked) continue;
+    yanked.push_back(file.variant + "/" + file.info.filename +
+                     (file.info.yanked_reason.empty() ? "" : " (yanked: " + file.info.yanked_reason + ")"));
+  }
+  if (!yanked.empty()) {
+    return fail(ErrorCategory::conflict,
+                "version " + options.version + " has files yanked in the " +
+                    std::string(channel_name(options.from)) +
+                    " channel, and a yanked file is never promoted: " + core::join(yanked, ", ") +
+                    "; publish a fixed build and promote that, or un-yank the file "
+                    "('relforge yank --undo') if it was yanked by mistake; nothing "
+                    "was promoted");
   }
   if (!options.expected_files.empty()) {
     auto complete = check_complete(options, *wanted, result.plan);

@@ -134,8 +134,11 @@ Result<PutResult> FilesystemObjectStore::put_if_absent(const std::string& key, c
     // publisher's bytes are replaced.
     const fs::path temp = target->parent_path() / ("." + target->filename().string() + ".partial");
     std::error_code ignored;
-    // Only the bytes that were checked are stored: a file rewritten since has another hash.
-    auto copied = platform::copy_file_hashing(file, temp);
+    // Only the bytes that were checked are stored: a file rewritten since has another hash. Readable
+    // as the sidecars are (0666 less the umask): a web server running as another user serves it.
+    // A temp file a crash left behind is removed first, or it would keep its own mode.
+    fs::remove(temp, ignored);
+    auto copied = platform::copy_file_hashing(file, temp, 0666);
     if (!copied) {
       fs::remove(temp, ignored);
       return tl::unexpected(copied.error());

@@ -212,7 +212,7 @@ void register_promote(CLI::App& command, Runtime& runtime) {
     options->upload_time = core::rfc3339_utc(runtime.clock.unix_seconds());
     options->on_stage = crash_hook(runtime);
     if (!pypi_variants->empty()) options->pypi_variants = *pypi_variants;
-    auto opened = open_store(runtime, *store, *root);
+    auto opened = open_existing_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
     auto result = channels::run_promote(*options, **opened);
     if (!result) return report_error(runtime, result.error());
@@ -257,7 +257,8 @@ void register_prune(CLI::App& command, Runtime& runtime) {
   auto allow_test = std::make_shared<bool>(false);
   auto store = std::make_shared<StoreFlags>();
   command.add_option("--channel", *channel, "nightly, or test with --allow-test; stable is never pruned");
-  command.add_option("--keep", options->keep, "Newest PEP 440 versions kept per project (default 60)");
+  command.add_option("--keep", options->keep, "Newest PEP 440 versions kept per project (default 60)")
+      ->check(CLI::Range(0, 1000000));
   command.add_option("--pin", options->pins, "A version never pruned (repeatable)");
   command.add_flag("--dry-run", *dry_run, "Print what would go; remove nothing");
   command.add_flag("--allow-test", *allow_test, "Allow pruning the test channel (its release candidates)");
@@ -273,7 +274,7 @@ void register_prune(CLI::App& command, Runtime& runtime) {
     options->test = *allow_test ? channels::TestPruning::allow : channels::TestPruning::refuse;
     options->deleted_at = core::rfc3339_utc(runtime.clock.unix_seconds());
     options->on_stage = crash_hook(runtime);
-    auto opened = open_store(runtime, *store, *root);
+    auto opened = open_existing_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
     auto result = channels::run_prune(*options, **opened);
     if (!result) return report_error(runtime, result.error());
@@ -320,7 +321,7 @@ void register_yank(CLI::App& command, Runtime& runtime) {
     options->channel = *parsed;
     options->action = *undo ? channels::YankAction::unyank : channels::YankAction::yank;
     options->on_stage = crash_hook(runtime);
-    auto opened = open_store(runtime, *store, *root);
+    auto opened = open_existing_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
     auto yanked = channels::run_yank(*options, **opened);
     if (!yanked) return report_error(runtime, yanked.error());

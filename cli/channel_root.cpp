@@ -54,4 +54,17 @@ Result<std::unique_ptr<channels::ObjectStore>> open_store(const Runtime& runtime
       store_root(runtime, flags.store.empty() ? root : flags.store)));
 }
 
+Result<std::unique_ptr<channels::ObjectStore>> open_existing_store(const Runtime& runtime,
+                                                                   const StoreFlags& flags,
+                                                                   const std::string& root) {
+  if (!flags.is_s3()) {
+    const std::filesystem::path base = store_root(runtime, flags.store.empty() ? root : flags.store);
+    std::error_code error;
+    if (!std::filesystem::is_directory(base, error))
+      return fail(ErrorCategory::not_found,
+                  "channel store " + base.string() + " does not exist (check --root)");
+  }
+  return open_store(runtime, flags, root);
+}
+
 }  // namespace relforge::cli

@@ -31,5 +31,10 @@ void add_store_options(CLI::App& command, StoreFlags& flags, CLI::Option* root);
 // The store a command works on: --store s3://... is a bucket; --store DIR or --root DIR a folder.
 Result<std::unique_ptr<channels::ObjectStore>> open_store(const Runtime& runtime, const StoreFlags& flags,
                                                           const std::string& root);
+// open_store() for the commands that only work on a store that exists (all but publish): a folder
+// that does not exist is not_found, so a mistyped --root never reads, or is made, as an empty store.
+Result<std::unique_ptr<channels::ObjectStore>> open_existing_store(const Runtime& runtime,
+                                                                   const StoreFlags& flags,
+                                                                   const std::string& root);
 
 }  // namespace relforge::cli

@@ -47,15 +47,7 @@ void register_check(CLI::App& command, Runtime& runtime) {
   check->add_flag("--allow-unsigned", *allow_unsigned, "Do not require signatures on stable and test");
   add_json_flag(*check, runtime);
   check->callback([&runtime, root, store, allow_unsigned] {
-    if (!store->is_s3()) {
-      // A mistyped path must not read as a clean, empty store.
-      const fs::path base = store_root(runtime, store->store.empty() ? *root : store->store);
-      if (!fs::is_directory(base)) {
-        return report_error(runtime, Error(ErrorCategory::not_found, "channel store " + base.string() +
-                                                                         " does not exist (check --root)"));
-      }
-    }
-    auto opened = open_store(runtime, *store, *root);
+    auto opened = open_existing_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
     channels::CheckOptions options;
     if (*allow_unsigned) options.signatures = channels::SignaturePolicy::optional;
@@ -195,13 +187,7 @@ void register_deps(CLI::App& command, Runtime& runtime) {
     if (!environments) return report_error(runtime, environments.error());
     auto upstream = upstream_files(*flags);
     if (!upstream) return report_error(runtime, upstream.error());
-    if (!store->is_s3()) {
-      const fs::path base = store_root(runtime, store->store.empty() ? *root : store->store);
-      if (!fs::is_directory(base))
-        return report_error(runtime, Error(ErrorCategory::not_found, "channel store " + base.string() +
-                                                                         " does not exist (check --root)"));
-    }
-    auto opened = open_store(runtime, *store, *root);
+    auto opened = open_existing_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
     auto files = channels::list_channel(**opened, *channel);
     if (!files) return report_error(runtime, files.error());
@@ -254,7 +240,7 @@ void register_index(CLI::App& command, Runtime& runtime) {
   add_json_flag(*rebuild, runtime);
   rebuild->callback([&runtime, root, store] {
     platform::tune_heap_for_batch_command();
-    auto opened = open_store(runtime, *store, *root);
+    auto opened = open_existing_store(runtime, *store, *root);
     if (!opened) return report_error(runtime, opened.error());
     auto summary = channels::rebuild_store(**opened);
     if (!summary) return report_error(runtime, summary.error());

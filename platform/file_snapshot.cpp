@@ -28,7 +28,7 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 }  // namespace
 
-Result<std::string> copy_file_hashing(const fs::path& from, const fs::path& to) {
+Result<std::string> copy_file_hashing(const fs::path& from, const fs::path& to, unsigned mode) {
   // O_NONBLOCK: opening a FIFO for reading would wait for a writer; it is refused below instead.
   UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (in.get() < 0) return detail::open_failed(from, errno);
@@ -39,7 +39,8 @@ Result<std::string> copy_file_hashing(const fs::path& from, const fs::path& to) 
                 from.string() + " is not a regular file (a folder, FIFO or device); name the file itself");
   }
   ::fcntl(in.get(), F_SETFL, ::fcntl(in.get(), F_GETFL) & ~O_NONBLOCK);
-  UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  UniqueFd out(
+      ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, static_cast<mode_t>(mode)));
   if (out.get() < 0) return detail::open_failed(to, errno);
   Sha256 hasher;
   std::vector<char> buffer(std::size_t{1} << 20);

@@ -11,9 +11,11 @@
 
 namespace relforge::platform {
 
-// Copies the regular file `from` to `to` (created or truncated, 0600) in one read, and returns the
-// sha256 of the bytes copied (lower-case hex). A FIFO or device is refused without waiting on it.
-Result<std::string> copy_file_hashing(const std::filesystem::path& from, const std::filesystem::path& to);
+// Copies the regular file `from` to `to` (created with `mode` less the umask, or truncated) in one
+// read, and returns the sha256 of the bytes copied (lower-case hex). A FIFO or device is refused
+// without waiting on it.
+Result<std::string> copy_file_hashing(const std::filesystem::path& from, const std::filesystem::path& to,
+                                      unsigned mode = 0600);
 
 class FileSnapshot {
 public:

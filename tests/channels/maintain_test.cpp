@@ -67,6 +67,36 @@ TEST_F(MaintainTest, PruneKeepsTheNewestVersionsWithAllTheirVariantsAndThePins) 
   EXPECT_NE(page("whl/nightly/mini/index.html").find("2.0.dev1+cu126"), std::string::npos);
 }
 
+// Versions compare as PEP 440 says: a pin spelt `2` or `2.0.0` keeps 2.0, a kept version keeps
+// every variant however each spells it, and a pin that is no version prunes nothing.
+TEST_F(MaintainTest, PinsAndKeptVersionsCompareAsVersionsNotAsSpelt) {
+  for (const std::string version : {"1.0+cpu", "2.0+cpu", "3.0+cpu", "3.0.0+cu126"})
+    publish(Channel::nightly, "mini", version);
+  PruneOptions bad{root(), Channel::nightly, 1, {"not-a-version"}, DryRun::no};
+  const auto refused = run_prune(bad);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(refused.error().message().find("--pin 'not-a-version' is not a PEP 440 version"),
+            std::string::npos)
+      << refused.error().message();
+  EXPECT_NE(page("whl/nightly/cpu/mini/index.html").find("mini-1.0+cpu"), std::string::npos);
+
+  for (const std::string pin : {"2", "2.0.0", "2.0+anything"}) {
+    PruneOptions options{root(), Channel::nightly, 1, {pin}, DryRun::yes};
+    const auto dry = run_prune(options);
+    ASSERT_TRUE(dry) << dry.error().describe();
+    ASSERT_EQ(dry->removed.size(), 1U) << "--pin " << pin;
+    EXPECT_EQ(dry->removed[0].info.filename, "mini-1.0+cpu-py3-none-any.whl") << "--pin " << pin;
+  }
+  PruneOptions options{root(), Channel::nightly, 1, {"2.0.0"}, DryRun::no};
+  const auto done = run_prune(options);
+  ASSERT_TRUE(done) << done->removed.size();
+  EXPECT_EQ(done->kept_files, 3U);
+  EXPECT_NE(page("whl/nightly/cu126/mini/index.html").find("mini-3.0.0+cu126"), std::string::npos);
+  EXPECT_NE(page("whl/nightly/cpu/mini/index.html").find("mini-3.0+cpu"), std::string::npos);
+  EXPECT_NE(page("whl/nightly/cpu/mini/index.html").find("mini-2.0+cpu"), std::string::npos);
+}
+
 TEST_F(MaintainTest, YankMarksTheFileInItsPages) {
   publish(Channel::nightly, "mini", "1.0+cpu");
   YankOptions options{root(), Channel::nightly, "mini-1.0+cpu-py3-none-any.whl", "bad build",
@@ -145,6 +175,36 @@ TEST_F(MaintainTest, PromoteCopiesExactlyTheFilesOfTheVersion) {
   const auto none = run_promote(options);
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().category(), ErrorCategory::nothing_selected);
+}
+
+// Yanked in test is withdrawn: promoting it would publish it in stable as installable.
+TEST_F(MaintainTest, PromoteRefusesAYankedFileAndPromotesNothing) {
+  publish(Channel::test, "mini", "2.7.0+cpu", true);
+  publish(Channel::test, "mini", "2.7.0+cu126", true);
+  YankOptions yank{root(), Channel::test, "mini-2.7.0+cu126-py3-none-any.whl", "segfaults on import",
+                   YankAction::yank};
+  ASSERT_TRUE(run_yank(yank));
+  PromoteOptions options;
+  options.root = root();
+  options.version = "2.7.0";
+  options.public_key = m_key->public_key;
+  options.upload_time = "2025-02-03T00:00:00Z";
+  const auto refused = run_promote(options);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(
+      refused.error().message().find("yanked file is never promoted: cu126/mini-2.7.0+cu126-py3-none-any.whl "
+                                     "(yanked: segfaults on import)"),
+      std::string::npos)
+      << refused.error().message();
+  EXPECT_FALSE(fs::exists(root() / "whl/cpu/mini"));
+  EXPECT_FALSE(fs::exists(root() / "whl/cu126/mini"));
+  // Un-yanked (it was a mistake), the same promote goes through.
+  yank.action = YankAction::unyank;
+  ASSERT_TRUE(run_yank(yank));
+  const auto done = run_promote(options);
+  ASSERT_TRUE(done) << done.error().describe();
+  EXPECT_NE(page("whl/cu126/mini/index.html").find("mini-2.7.0+cu126"), std::string::npos);
 }
 
 TEST_F(MaintainTest, PromoteRefusesACorruptedSourceFile) {

@@ -70,6 +70,29 @@ TEST_F(PublishTest, LaysOutTheStoreAndItsPages) {
   EXPECT_EQ(json["files"][0]["upload-time"], "2025-01-02T03:04:05Z");
 }
 
+// A web server or `serve` running as another user must read the wheel as it reads its sidecars:
+// both are created 0666 less the umask, even where a crash left a private temp copy behind.
+TEST_F(PublishTest, TheWheelIsAsReadableAsItsSidecars) {
+  const auto wheel = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cpu");
+  const fs::path folder = m_dir.path() / "store/whl/nightly/cpu/mini";
+  fs::create_directories(folder);
+  ASSERT_TRUE(platform::write_file_atomic(folder / ".mini-1.0+cpu-py3-none-any.whl.partial", "stale",
+                                          platform::Durability::no_fsync, 0600));
+  const mode_t before = ::umask(022);
+  const auto published = run_publish(options(Channel::nightly, {wheel}));
+  ::umask(before);
+  ASSERT_TRUE(published) << published.error().describe();
+  const auto mode = [&](const std::string& name) {
+    struct stat info {};
+    EXPECT_EQ(::stat((folder / name).c_str(), &info), 0) << name;
+    return info.st_mode & 0777;
+  };
+  EXPECT_EQ(mode("mini-1.0+cpu-py3-none-any.whl"), 0644U);
+  EXPECT_EQ(mode("mini-1.0+cpu-py3-none-any.whl.info.json"), 0644U);
+  EXPECT_EQ(mode("mini-1.0+cpu-py3-none-any.whl.metadata"), 0644U);
+  EXPECT_FALSE(fs::exists(folder / ".mini-1.0+cpu-py3-none-any.whl.partial"));
+}
+
 TEST_F(PublishTest, FilesAreImmutableAndRepublishingIsANoOp) {
   const auto wheel = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cpu");
   ASSERT_TRUE(run_publish(options(Channel::nightly, {wheel})));

@@ -333,6 +333,27 @@ TEST_P(ChannelsIntegrityE2e, CheckFindsChangedBytesWhereverTheStoreIs) {
   }
 }
 
+// A mistyped --root is not an empty store: every command but publish refuses it (exit 4) and
+// leaves no folder or lock file behind that would make it look like one afterwards.
+TEST(ChannelsRootE2e, AMissingRootIsRefusedByEveryCommandButPublishAndNothingIsCreated) {
+  ChannelTempDir dir;
+  const fs::path typo = dir.path() / "chanels";
+  const std::string root = " --root " + shell_quote(typo);
+  for (const std::string command :
+       {"index rebuild", "index check", "prune", "yank mini-1.0-py3-none-any.whl",
+        "promote --version 1.0 --no-complete", "index deps --env 3.12:manylinux_2_28_x86_64"}) {
+    const auto run = run_shell(shell_quote(relforge::test::relforge_binary()) + " " + command + root);
+    EXPECT_EQ(run.exit_code, 4) << command << ": " << run.err;
+    EXPECT_NE(run.err.find("channel store " + typo.string() + " does not exist (check --root)"),
+              std::string::npos)
+        << command << ": " << run.err;
+    EXPECT_FALSE(fs::exists(typo)) << command << " created the folder";
+  }
+  const auto keep = run_shell(shell_quote(relforge::test::relforge_binary()) + " prune --keep -1" + root);
+  EXPECT_EQ(keep.exit_code, 2) << keep.err;
+  EXPECT_NE(keep.err.find("--keep: Value -1 not in range 0 to 1000000"), std::string::npos) << keep.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, ChannelsIntegrityE2e, ::testing::Values(Kind::dir, Kind::s3),
                          [](const auto& param) { return param.param == Kind::dir ? "Directory" : "S3"; });
 
