@@ -136,10 +136,6 @@ Status Attribution::attribute(const JobKey& key, std::int64_t now) {
   return {};
 }
 
-Status Attribution::attribute_sha(const std::string& sha, std::int64_t now) {
-  return attribute_shas({sha}, now);
-}
-
 Status Attribution::attribute_shas(const std::vector<std::string>& shas, std::int64_t now) {
   std::set<std::tuple<std::string, std::string, std::string>> keys;
   for (const auto& sha : shas) {

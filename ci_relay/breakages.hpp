@@ -21,9 +21,8 @@ public:
 
   // Re-attributes `key` at `now` (L1 repositories are never attributed).
   Status attribute(const JobKey& key, std::int64_t now);
-  // Re-attributes every job with a result on `sha` (a commit that was ordered after its results).
-  Status attribute_sha(const std::string& sha, std::int64_t now);
-  // The same for every commit of `shas` (each job once): commits that were ordered or moved.
+  // Re-attributes every job with a result on a commit of `shas` (each job once): commits that
+  // were ordered after their results, or moved by a late push.
   Status attribute_shas(const std::vector<std::string>& shas, std::int64_t now);
 
 private:

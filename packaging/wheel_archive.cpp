@@ -31,6 +31,26 @@ std::string limit_text(std::uint64_t limit) {
 struct ZipFileCloser {
   void operator()(zip_file_t* file) const { zip_fclose(file); }
 };
+using ZipFilePtr = std::unique_ptr<zip_file_t, ZipFileCloser>;
+
+// The entry opened for reading: inflated by libzip (flags 0) or raw (ZIP_FL_COMPRESSED).
+Result<ZipFilePtr> open_entry(::zip* archive, const std::filesystem::path& path, const ArchiveEntry& entry,
+                              zip_flags_t flags) {
+  ZipFilePtr file(zip_fopen_index(archive, entry.index, flags));
+  if (!file) {
+    return fail(ErrorCategory::integrity,
+                "'" + path.string() + "': cannot open entry '" + entry.name + "': " + zip_strerror(archive));
+  }
+  return file;
+}
+
+tl::unexpected<Error> over_limit(const std::filesystem::path& path, const ArchiveEntry& entry,
+                                 std::uint64_t limit) {
+  return fail(ErrorCategory::integrity, "'" + path.string() + "': entry '" + entry.name +
+                                            "' inflates to more than the " + limit_text(limit) +
+                                            " read whole (it declares " + std::to_string(entry.size) +
+                                            " bytes): refusing it");
+}
 
 // libzip's own files go through stdio's 4 KiB buffers: copying a 1 GiB wheel then costs some
 // 400,000 read, write and seek calls. These buffers cut that a thousandfold.
@@ -218,11 +238,9 @@ Status ZipReader::stream(const ArchiveEntry& entry, const std::function<void(std
 Status ZipReader::stream_at_most(const ArchiveEntry& entry, std::uint64_t limit,
                                  const std::function<void(std::string_view)>& sink) const {
   if (entry.deflated) return inflate_at_most(entry, limit, sink);
-  std::unique_ptr<zip_file_t, ZipFileCloser> file(zip_fopen_index(m_zip, entry.index, 0));
-  if (!file) {
-    return fail(ErrorCategory::integrity,
-                "'" + m_path.string() + "': cannot open entry '" + entry.name + "': " + zip_strerror(m_zip));
-  }
+  auto opened = open_entry(m_zip, m_path, entry, 0);
+  if (!opened) return tl::unexpected(opened.error());
+  const ZipFilePtr& file = *opened;
   // Not zero-filled: each entry streamed cleared 1 MiB first, however small the entry.
   constexpr std::size_t k_buffer = std::size_t{1} << 20;
   const auto buffer = std::make_unique_for_overwrite<char[]>(k_buffer);
@@ -235,12 +253,7 @@ Status ZipReader::stream_at_most(const ArchiveEntry& entry, std::uint64_t limit,
     }
     if (got == 0) break;
     total += static_cast<std::uint64_t>(got);
-    if (total > limit) {
-      return fail(ErrorCategory::integrity, "'" + m_path.string() + "': entry '" + entry.name +
-                                                "' inflates to more than the " + limit_text(limit) +
-                                                " read whole (it declares " + std::to_string(entry.size) +
-                                                " bytes): refusing it");
-    }
+    if (total > limit) return over_limit(m_path, entry, limit);
     sink(std::string_view(buffer.get(), static_cast<std::size_t>(got)));
   }
   return {};
@@ -251,11 +264,9 @@ Status ZipReader::stream_at_most(const ArchiveEntry& entry, std::uint64_t limit,
 Status ZipReader::inflate_at_most(const ArchiveEntry& entry, std::uint64_t limit,
                                   const std::function<void(std::string_view)>& sink) const {
   const std::string where = "'" + m_path.string() + "': entry '" + entry.name + "'";
-  std::unique_ptr<zip_file_t, ZipFileCloser> raw(zip_fopen_index(m_zip, entry.index, ZIP_FL_COMPRESSED));
-  if (!raw) {
-    return fail(ErrorCategory::integrity,
-                "'" + m_path.string() + "': cannot open entry '" + entry.name + "': " + zip_strerror(m_zip));
-  }
+  auto opened = open_entry(m_zip, m_path, entry, ZIP_FL_COMPRESSED);
+  if (!opened) return tl::unexpected(opened.error());
+  const ZipFilePtr& raw = *opened;
   auto read = [&](char* into, std::size_t size) -> Result<std::size_t> {
     const zip_int64_t got = zip_fread(raw.get(), into, size);
     if (got < 0)
@@ -264,11 +275,7 @@ Status ZipReader::inflate_at_most(const ArchiveEntry& entry, std::uint64_t limit
   };
   auto inflated = inflate_raw(read, std::min(limit, entry.size), sink);
   if (!inflated) return fail(inflated.error().category(), where + " " + inflated.error().message());
-  if (inflated->size > limit) {
-    return fail(ErrorCategory::integrity, where + " inflates to more than the " + limit_text(limit) +
-                                              " read whole (it declares " + std::to_string(entry.size) +
-                                              " bytes): refusing it");
-  }
+  if (inflated->size > limit) return over_limit(m_path, entry, limit);
   if (inflated->size > entry.size) {
     return fail(ErrorCategory::integrity, where + " inflates to more than the " + std::to_string(entry.size) +
                                               " bytes it declares: the archive is corrupt");

@@ -67,7 +67,7 @@ TEST_F(AttributionTest, ACommitOrderedLateReattributesEveryJobOnIt) {
   job("v/vision", 1, "success");
   job("v/accel", 2, "failure");
   job("v/vision", 2, "failure");
-  ASSERT_TRUE(attribution.attribute_sha(sha_of(2), k_t0));
+  ASSERT_TRUE(attribution.attribute_shas({sha_of(2)}, k_t0));
   EXPECT_EQ(count(store->db(), "SELECT COUNT(DISTINCT repo) FROM breakages WHERE state = 'open'"), 2);
 }
 
