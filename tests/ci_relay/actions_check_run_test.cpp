@@ -92,7 +92,7 @@ TEST_F(ActionsCheckRun, TheRealPayloadsOfOneActionsJobMakeOneJobAndAnotherAppsCh
 }
 
 TEST_F(ActionsCheckRun, AnActionsJobThatBreaksOpensOneBreakageAndOneUpstreamCheckRun) {
-  // The audit's case: build passes on 1 and fails on 2, each job sent as both events.
+  // An Actions job "build" passes on 1 and fails on 2, each run sent as both events.
   deliver("push", "push", push_payload(1, 3));
   for (int n : {1, 2}) {
     const json job = json::parse(job_payload("v/accel", "ci", "build", 700 + n, 1, sha_of(n), "completed",

@@ -101,7 +101,7 @@ std::vector<std::int64_t> one_apart(std::size_t n, std::int64_t from) {
 }
 
 TEST(PushOrder, ALatePushIsOrderedBeforeThePushThatFollowsIt) {
-  // The audit's case: the push of 3-4 before the push of 1-2, then green on 4 and red on 1.
+  // The push of 3-4 delivered before the push of 1-2, then green on 4 and red on 1.
   const std::vector<Sent> sent = {
       {"push", "b", push_payload(3, 4)},
       {"push", "a", push_payload(1, 2)},
