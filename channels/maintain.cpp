@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <map>
-#include <random>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -14,6 +14,7 @@
 #include "core/text.hpp"
 #include "packaging/version.hpp"
 #include "platform/digest.hpp"
+#include "platform/private_dir.hpp"
 #include "signing/bundle.hpp"
 
 namespace relforge::channels {
@@ -54,26 +55,6 @@ Status remove_file(ObjectStore& store, const std::string& key) {
   }
   return {};
 }
-
-class WorkDir {
-public:
-  explicit WorkDir(const fs::path& parent) {
-    if (parent.empty()) return;  // nothing to download
-    std::random_device random;
-    m_path = parent / ("relforge-promote-" + std::to_string(random()) + std::to_string(random()));
-  }
-  ~WorkDir() {
-    if (m_path.empty()) return;
-    std::error_code error;
-    fs::remove_all(m_path, error);
-  }
-  WorkDir(const WorkDir&) = delete;
-  WorkDir& operator=(const WorkDir&) = delete;
-  const fs::path& path() const { return m_path; }
-
-private:
-  fs::path m_path;
-};
 
 }  // namespace
 
@@ -366,16 +347,24 @@ Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& st
   // a bucket.
   const bool downloads = std::any_of(result.plan.begin(), result.plan.end(),
                                      [&](const StoredFile& file) { return !store.local_path(file.key); });
-  auto work_parent = downloads ? scratch_folder(options.work_dir) : Result<fs::path>(fs::path());
-  if (!work_parent) return tl::unexpected(work_parent.error());
-  WorkDir work(*work_parent);
+  std::optional<platform::PrivateDir> work;  // the downloads, removed on every way out
+  if (downloads) {
+    auto parent = scratch_folder(options.work_dir);
+    if (!parent) return tl::unexpected(parent.error());
+    std::error_code error;
+    fs::create_directories(*parent, error);
+    if (error) return fail(ErrorCategory::io, "cannot create " + parent->string() + ": " + error.message());
+    auto made = platform::PrivateDir::create("relforge-promote-", "for the files to promote", *parent);
+    if (!made) return tl::unexpected(made.error());
+    work = std::move(*made);
+  }
   std::vector<StoredFile> local = result.plan;
   for (auto& file : local) {
     if (auto path = store.local_path(file.key)) {
       file.path = *path;
       continue;
     }
-    const fs::path target = work.path() / file.variant / file.info.filename;
+    const fs::path target = work->path() / file.variant / file.info.filename;
     std::error_code error;
     fs::create_directories(target.parent_path(), error);
     if (error)

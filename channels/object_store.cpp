@@ -11,6 +11,7 @@
 #include "platform/file_snapshot.hpp"
 #include "platform/fs.hpp"
 #include "platform/fs_walk.hpp"
+#include "platform/private_dir.hpp"
 
 namespace relforge::channels {
 namespace fs = std::filesystem;
@@ -105,10 +106,13 @@ Result<std::string> object_sha256(ObjectStore& store, const std::string& key, co
   std::error_code error;
   fs::create_directories(*folder, error);
   if (error) return fail(ErrorCategory::io, "cannot create " + folder->string() + ": " + error.message());
-  const fs::path target = *folder / (".hash-" + std::to_string(std::hash<std::string>{}(key)) + ".download");
+  // A folder of its own: a name in a shared temp folder could be planted (a link) beforehand.
+  auto work =
+      platform::PrivateDir::create(".relforge-hash-", "for the download of " + store.describe(key), *folder);
+  if (!work) return tl::unexpected(work.error());
+  const fs::path target = work->path() / "object";
   if (auto status = download_as_listed(store, key, target); !status) return tl::unexpected(status.error());
   auto digest = platform::sha256_file(target);
-  fs::remove(target, error);
   if (!digest) return tl::unexpected(digest.error());
   return platform::to_hex(*digest);
 }

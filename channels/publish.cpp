@@ -22,6 +22,7 @@
 #include "platform/digest.hpp"
 #include "platform/file_snapshot.hpp"
 #include "platform/fs.hpp"
+#include "platform/private_dir.hpp"
 #include "signing/bundle.hpp"
 #include "signing/keys.hpp"
 
@@ -233,19 +234,18 @@ Result<Known> known_identities(ObjectStore& store, const ChannelScan& scan,
 // rebuilt wheel other bytes than the published one, so a non-reproducible build names its cause.
 std::string differing_entries(ObjectStore& store, const std::string& key, const fs::path& local) {
   std::optional<fs::path> published = store.local_path(key);
-  fs::path scratch;
+  std::optional<platform::PrivateDir> scratch;  // a downloaded copy, removed on the way out
   if (!published) {
-    scratch = fs::temp_directory_path() /
-              (".relforge-diff-" + std::to_string(std::hash<std::string>{}(key)) + ".whl");
-    if (!download_as_listed(store, key, scratch)) return "";
-    published = scratch;
+    auto made = platform::PrivateDir::create("relforge-diff-", "for the published " + key);
+    if (!made) return "";
+    scratch = std::move(*made);
+    published = scratch->path() / "published.whl";
+    if (!download_as_listed(store, key, *published)) return "";
   }
   auto diff = packaging::diff_wheels(*published, local);
-  std::error_code ignored;
-  if (!scratch.empty()) fs::remove(scratch, ignored);
   if (!diff) return "";
   const std::string hint =
-      scratch.empty() ? " (relforge wheel diff " + published->string() + " " + local.string() + ")" : "";
+      scratch ? "" : " (relforge wheel diff " + published->string() + " " + local.string() + ")";
   return "; it differs in: " + packaging::summarize_diff(*diff) + hint;
 }
 

@@ -1,6 +1,6 @@
 #include "cli/verify_rebuild.hpp"
 
-#include <random>
+#include <system_error>
 
 #include "builders/executor.hpp"
 #include "builders/runner.hpp"
@@ -8,6 +8,7 @@
 #include "core/text.hpp"
 #include "packaging/wheel_name.hpp"
 #include "platform/digest.hpp"
+#include "platform/private_dir.hpp"
 #include "platform/process.hpp"
 #include "signing/file_bytes.hpp"
 
@@ -152,20 +153,25 @@ Result<RebuildResult> verify_rebuild(const RebuildOptions& options, const signin
                                               repository.string() + ": fetch it (git fetch origin " +
                                               out.commit + ") and verify again");
 
-  std::random_device random;
-  out.work = options.work ? fs::absolute(*options.work)
-                          : fs::temp_directory_path() / ("relforge-rebuild-" + std::to_string(random()));
   std::error_code ec;
-  // A folder the user named is used only when empty: its removal afterwards must not take anything else.
-  if (options.work && fs::exists(out.work, ec) && !fs::is_empty(out.work, ec))
-    return fail(ErrorCategory::conflict,
-                "--work " + out.work.string() +
-                    " is not empty: name a new or empty folder (it is removed after a "
-                    "reproduced rebuild)");
-  fs::create_directories(out.work, ec);
-  if (ec)
-    return fail(ErrorCategory::io,
-                "cannot create the rebuild folder " + out.work.string() + ": " + ec.message());
+  if (options.work) {
+    out.work = fs::absolute(*options.work);
+    // A folder the user named is used only when empty: its removal afterwards must not take anything else.
+    if (fs::exists(out.work, ec) && !fs::is_empty(out.work, ec))
+      return fail(ErrorCategory::conflict,
+                  "--work " + out.work.string() +
+                      " is not empty: name a new or empty folder (it is removed after a "
+                      "reproduced rebuild)");
+    fs::create_directories(out.work, ec);
+    if (ec)
+      return fail(ErrorCategory::io,
+                  "cannot create the rebuild folder " + out.work.string() + ": " + ec.message());
+  } else {
+    auto made = platform::PrivateDir::create("relforge-rebuild-", "for the rebuild");
+    if (!made) return tl::unexpected(made.error());
+    made->keep();  // Cleanup below removes it, or keeps it as a failed rebuild's evidence
+    out.work = made->path();
+  }
   // The work dir goes away on every way out but two: a failed rebuild and a differing wheel keep
   // their evidence (the log, the rebuilt wheel) for the person reading the report.
   struct Cleanup {

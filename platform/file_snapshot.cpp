@@ -69,15 +69,11 @@ Result<std::string> copy_file_hashing(const fs::path& from, const fs::path& to, 
 
 Result<std::shared_ptr<const FileSnapshot>> FileSnapshot::take(const fs::path& file) {
   std::shared_ptr<FileSnapshot> snapshot(new FileSnapshot());
-  std::string pattern = (fs::temp_directory_path() / "relforge-snapshot.XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return fail(ErrorCategory::io, "cannot create a private folder for a copy of " + file.string() + " in " +
-                                       fs::temp_directory_path().string() + ": " + std::strerror(errno) +
-                                       " (is TMPDIR writable?)");
-  }
-  snapshot->m_folder = pattern;  // removed with the snapshot, also when the copy fails
+  auto folder = PrivateDir::create("relforge-snapshot.", "for a copy of " + file.string());
+  if (!folder) return tl::unexpected(folder.error());
+  snapshot->m_folder = std::move(*folder);  // removed with the snapshot, also when the copy fails
   snapshot->m_original = file;
-  snapshot->m_path = snapshot->m_folder / file.filename();
+  snapshot->m_path = snapshot->m_folder->path() / file.filename();
   auto sha256 = copy_file_hashing(file, snapshot->m_path);
   if (!sha256) return tl::unexpected(sha256.error());
   std::error_code error;
@@ -86,11 +82,6 @@ Result<std::shared_ptr<const FileSnapshot>> FileSnapshot::take(const fs::path& f
     return fail(ErrorCategory::io, "cannot read " + snapshot->m_path.string() + ": " + error.message());
   snapshot->m_sha256 = std::move(*sha256);
   return std::shared_ptr<const FileSnapshot>(std::move(snapshot));
-}
-
-FileSnapshot::~FileSnapshot() {
-  std::error_code ignored;
-  if (!m_folder.empty()) fs::remove_all(m_folder, ignored);
 }
 
 Error FileSnapshot::about_original(const Error& error) const {

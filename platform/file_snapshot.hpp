@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/error.hpp"
+#include "platform/private_dir.hpp"
 
 namespace relforge::platform {
 
@@ -22,7 +24,6 @@ public:
   // Copies `file` into a new private folder (0700) under the temporary directory, keeping its
   // file name (a signature's subject names the file).
   static Result<std::shared_ptr<const FileSnapshot>> take(const std::filesystem::path& file);
-  ~FileSnapshot();
   FileSnapshot(const FileSnapshot&) = delete;
   FileSnapshot& operator=(const FileSnapshot&) = delete;
 
@@ -35,7 +36,7 @@ public:
 
 private:
   FileSnapshot() = default;
-  std::filesystem::path m_folder;
+  std::optional<PrivateDir> m_folder;
   std::filesystem::path m_path;
   std::filesystem::path m_original;
   std::string m_sha256;

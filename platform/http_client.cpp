@@ -1,13 +1,18 @@
 #include "platform/http_client.hpp"
 
 #include <curl/curl.h>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <system_error>
 
 #include "core/text.hpp"
+#include "platform/fs.hpp"
 
 namespace relforge::platform {
 namespace fs = std::filesystem;
@@ -24,6 +29,16 @@ struct FileCloser {
 };
 using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
+// A new file only: a file or link already at `path` (planted under the temp name) is never
+// written through. 0666 less the umask, as a file `fopen` creates.
+FilePtr create_new_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) return nullptr;
+  FilePtr file(::fdopen(fd, "wb"));
+  if (!file) ::close(fd);
+  return file;
+}
+
 // Where the response body goes: memory, or (for a 2xx answer with response_file set) a temp file
 // beside the target that is renamed into place once the transfer completed.
 struct BodySink {
@@ -36,6 +51,7 @@ struct BodySink {
   std::size_t received = 0;
   bool decided = false;
   bool write_failed = false;
+  std::string create_error{};  // why the temp file could not be created, when it could not
   bool too_large = false;
 };
 
@@ -56,8 +72,9 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
     long status = 0;
     curl_easy_getinfo(sink->handle, CURLINFO_RESPONSE_CODE, &status);
     if (sink->target->has_value() && is_success(status)) {
-      sink->file.reset(std::fopen(sink->temp.c_str(), "wb"));
+      sink->file = create_new_file(sink->temp);
       if (!sink->file) {
+        sink->create_error = std::strerror(errno);
         sink->write_failed = true;
         return 0;  // aborts the transfer
       }
@@ -165,6 +182,9 @@ Status finish_transfer(CURL* h, CURLcode code, const char* error_buffer, const H
   const bool wrote_file = sink.file != nullptr;
   const bool close_failed = sink.file && std::fclose(sink.file.release()) != 0;
   std::error_code ignored;
+  if (!sink.create_error.empty())
+    return fail(ErrorCategory::io, "cannot create " + sink.temp.string() + " for the response of " +
+                                       request.url + ": " + sink.create_error + " (is the folder writable?)");
   if (sink.write_failed || close_failed) {
     fs::remove(sink.temp, ignored);
     return fail(ErrorCategory::io, "cannot write the response of " + request.url + " to " +
@@ -186,8 +206,10 @@ Status finish_transfer(CURL* h, CURLcode code, const char* error_buffer, const H
   if (request.response_file && is_success(response.status) && request.method != "HEAD") {
     if (!wrote_file) {
       // An empty 2xx body never reaches on_body; the file still has to exist.
-      FilePtr empty(std::fopen(sink.temp.c_str(), "wb"));
-      if (!empty) return fail(ErrorCategory::io, "cannot create " + sink.temp.string());
+      FilePtr empty = create_new_file(sink.temp);
+      if (!empty)
+        return fail(ErrorCategory::io, "cannot create " + sink.temp.string() + ": " + std::strerror(errno) +
+                                           " (is the folder writable?)");
     }
     std::error_code error;
     fs::rename(sink.temp, *request.response_file, error);
@@ -222,7 +244,7 @@ Result<HttpClientResponse> http_request(const HttpClientRequest& request) {
   sink.limit = request.max_body_bytes;
   if (request.response_file) {
     const fs::path& target = *request.response_file;
-    sink.temp = target.parent_path() / ("." + target.filename().string() + ".download");
+    sink.temp = target.parent_path() / ("." + target.filename().string() + temp_suffix() + ".download");
   }
   char error_buffer[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());

@@ -8,20 +8,13 @@
 #include <system_error>
 
 #include "core/text.hpp"
+#include "platform/private_dir.hpp"
 #include "platform/process.hpp"
 
 namespace relforge::release {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct RemoveOnExit {
-  fs::path dir;
-  ~RemoveOnExit() {
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
-  }
-};
 
 std::optional<std::string> slurp(const fs::path& path) {
   std::error_code ec;
@@ -44,12 +37,9 @@ std::string last_lines(std::string_view text, std::size_t count) {
 
 Result<std::map<std::string, std::string>> run_post_cut(const Repository& repo, const std::string& commit,
                                                         const PostCutHook& hook) {
-  std::string pattern = (fs::temp_directory_path() / "relforge-post-cut-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr)
-    return fail(ErrorCategory::io, "cannot create a temporary directory for the post_cut hook in " +
-                                       fs::temp_directory_path().string());
-  const RemoveOnExit scratch{pattern};
-  const fs::path tree = scratch.dir / "checkout";
+  auto scratch = platform::PrivateDir::create("relforge-post-cut-", "for the post_cut hook");
+  if (!scratch) return tl::unexpected(scratch.error());
+  const fs::path tree = scratch->path() / "checkout";
   std::error_code ec;
   fs::create_directory(tree, ec);
   if (ec) return fail(ErrorCategory::io, "creating " + tree.string() + ": " + ec.message());
@@ -62,8 +52,8 @@ Result<std::map<std::string, std::string>> run_post_cut(const Repository& repo, 
   spec.working_dir = tree;
   spec.environment = hook.environment;
   // git must not find a repository above the scratch directory and act on it.
-  spec.environment["GIT_CEILING_DIRECTORIES"] = scratch.dir.string();
-  spec.output_file = scratch.dir / "output.log";
+  spec.environment["GIT_CEILING_DIRECTORIES"] = scratch->path().string();
+  spec.output_file = scratch->path() / "output.log";
   spec.timeout = hook.timeout;
   auto ran = platform::run_process(spec);
   if (!ran) {

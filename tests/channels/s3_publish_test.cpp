@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <fstream>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -17,6 +20,7 @@
 #include "signing/keys.hpp"
 #include "tests/channels/s3_support.hpp"
 #include "tests/channels/support.hpp"
+#include "tests/support/e2e.hpp"
 
 namespace relforge::channels {
 namespace {
@@ -151,6 +155,35 @@ TEST_F(S3PublishTest, RepublishIsUnchangedAndNewBytesUnderAPublishedNameAreRefus
   EXPECT_NE(refused.error().describe().find("immutable"), std::string::npos) << refused.error().describe();
   EXPECT_TRUE(on_disk("whl/nightly/cpu/mini/mini-1.0+cpu-py3-none-any.whl") == test::slurp(wheel));
   EXPECT_EQ(on_disk("whl/nightly/cpu/mini/index.html"), page);
+}
+
+TEST_F(S3PublishTest, TheDownloadThatNamesTheDifferenceWritesThroughNoPlantedLink) {
+  // The published copy was downloaded to $TMPDIR/.relforge-diff-<hash of the key>.whl: a name
+  // anyone on the machine could compute and plant a link at, to have the download written over a
+  // file of the publisher's. Downloads now go into a new private folder.
+  const auto wheel = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cpu");
+  ASSERT_TRUE(run_publish(options(Channel::nightly, {wheel}), *m_store));
+  const fs::path tmp = m_dir.path() / "tmp";
+  fs::create_directories(tmp);
+  const fs::path victim = m_dir.path() / "victim";
+  std::ofstream(victim) << "precious";
+  const std::string key = "whl/nightly/cpu/mini/mini-1.0+cpu-py3-none-any.whl";
+  const std::string old_name = ".relforge-diff-" + std::to_string(std::hash<std::string>{}(key)) + ".whl";
+  fs::create_symlink(victim, tmp / old_name);
+  fs::create_symlink(victim, tmp / ("." + old_name + ".download"));
+
+  const auto changed = test::make_wheel(m_dir.path() / "changed", "mini", "1.0+cpu", "--payload 'VALUE = 2'");
+  test::ScopedEnv scope("TMPDIR", tmp.string());
+  auto refused = run_publish(options(Channel::nightly, {changed}), *m_store);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().describe().find("it differs in: changed mini/"), std::string::npos)
+      << refused.error().describe();
+  EXPECT_EQ(test::slurp(victim), "precious");
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(tmp)) left.push_back(entry.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"." + old_name + ".download", old_name}));
 }
 
 TEST_F(S3PublishTest, SignedWheelsCarryBundleAndProvenanceOnStable) {

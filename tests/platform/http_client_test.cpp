@@ -61,6 +61,7 @@ protected:
         m_last = request;
         if (request.path == "/missing") return HttpResponse::text(404, "no such key");
         if (request.path == "/big") return HttpResponse::text(200, std::string(300000, 'b'));
+        if (request.path == "/empty") return HttpResponse::text(200, "");
         if (request.path == "/moved") {
           auto moved = HttpResponse::text(307, "");
           moved.headers.emplace_back("Location", "/big");
@@ -157,6 +158,36 @@ TEST_F(HttpClientTest, SuccessfulBodyGoesToTheResponseFileAndErrorsStayInMemory)
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(m_dir)) ++entries;
   EXPECT_EQ(entries, 1U);
+}
+
+TEST_F(HttpClientTest, ALinkPlantedWhereTheDownloadWritesIsNeverWrittenThrough) {
+  // The temp name used to be ".NAME.download" beside the target: anyone able to write to the folder
+  // (a shared /tmp) could plant a link there and have the download written into its target.
+  const fs::path victim = m_dir / "victim.txt";
+  std::ofstream(victim) << "precious";
+  const fs::path target = m_dir / "out.bin";
+  fs::create_symlink(victim, m_dir / ".out.bin.download");
+  for (const char* path : {"/big", "/empty"}) {
+    auto response = http_request({.url = url(path), .timeout = 10s, .response_file = target});
+    ASSERT_TRUE(response) << response.error().describe();
+    EXPECT_EQ(slurp(victim), "precious");
+    EXPECT_FALSE(fs::is_symlink(target));
+  }
+  EXPECT_TRUE(fs::is_symlink(m_dir / ".out.bin.download"));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(m_dir)) ++entries;
+  EXPECT_EQ(entries, 3U);  // the victim, the planted link, the download: no temp file left
+}
+
+TEST_F(HttpClientTest, ADownloadIntoAFolderThatCannotTakeItSaysWhyAndWhere) {
+  const fs::path target = m_dir / "no-such-folder" / "out.bin";
+  auto response = http_request({.url = url("/big"), .timeout = 10s, .response_file = target});
+  ASSERT_FALSE(response);
+  EXPECT_EQ(response.error().category(), ErrorCategory::io);
+  EXPECT_NE(response.error().message().find("no-such-folder"), std::string::npos)
+      << response.error().describe();
+  EXPECT_NE(response.error().message().find("No such file or directory"), std::string::npos)
+      << response.error().describe();
 }
 
 TEST_F(HttpClientTest, BodiesOverTheLimitAreRefusedAndLeaveNoFile) {
