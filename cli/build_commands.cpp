@@ -76,14 +76,13 @@ void register_repair_like(CLI::App& group, Runtime& runtime, const std::string& 
     const auto result = packaging::repair_wheel(repair);
     if (!result) return report_error(runtime, result.error());
     if (runtime.json) {
-      runtime.out << Json{{"wheel", result->output.string()},
-                          {"version", result->version},
-                          {"tags", result->tags},
-                          {"copied", result->copied},
-                          {"rewritten", result->rewritten},
-                          {"elf_files", result->elf_files},
-                          {"binaries", result->binaries}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"wheel", result->output.string()},
+                                    {"version", result->version},
+                                    {"tags", result->tags},
+                                    {"copied", result->copied},
+                                    {"rewritten", result->rewritten},
+                                    {"elf_files", result->elf_files},
+                                    {"binaries", result->binaries}})
                   << '\n';
     } else {
       runtime.out << result->output.string() << '\n'
@@ -125,14 +124,13 @@ void register_wheel_verify(CLI::App& group, Runtime& runtime) {
     if (runtime.json) {
       Json listed = Json::array();
       for (const auto& binary : binaries->binaries) listed.push_back(binary_json(binary));
-      runtime.out << Json{{"wheel", *wheel},
-                          {"entries", result->entries},
-                          {"hashed", result->hashed},
-                          {"bytes", result->bytes},
-                          {"platforms", binaries->platforms},
-                          {"binaries", listed},
-                          {"ok", static_cast<bool>(status)}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"wheel", *wheel},
+                                    {"entries", result->entries},
+                                    {"hashed", result->hashed},
+                                    {"bytes", result->bytes},
+                                    {"platforms", binaries->platforms},
+                                    {"binaries", listed},
+                                    {"ok", static_cast<bool>(status)}})
                   << '\n';
     }
     if (!status) return report_error(runtime, status.error());
@@ -157,12 +155,15 @@ void register_wheel_inspect(CLI::App& group, Runtime& runtime) {
     const auto r = packaging::inspect_wheel(*wheel);
     if (!r) return report_error(runtime, r.error());
     if (runtime.json) {
-      runtime.out << Json{{"filename", r->filename},   {"name", r->name},
-                          {"version", r->version},     {"tags", r->tags},
-                          {"dist_info", r->dist_info}, {"files", r->files},
-                          {"elf_files", r->elf_files}, {"symbol_versions", r->glibc_versions},
-                          {"needed", r->needed}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"filename", r->filename},
+                                    {"name", r->name},
+                                    {"version", r->version},
+                                    {"tags", r->tags},
+                                    {"dist_info", r->dist_info},
+                                    {"files", r->files},
+                                    {"elf_files", r->elf_files},
+                                    {"symbol_versions", r->glibc_versions},
+                                    {"needed", r->needed}})
                   << '\n';
     } else {
       runtime.out << r->filename << "\n  name " << r->name << ", version " << r->version << "\n  tags "
@@ -195,7 +196,7 @@ void register_wheel_hash(CLI::App& group, Runtime& runtime) {
       else
         runtime.out << platform::to_hex(*digest) << "  " << file << '\n';
     }
-    if (runtime.json) runtime.out << Json{{"files", all}}.dump(2) << '\n';
+    if (runtime.json) runtime.out << json_text(Json{{"files", all}}) << '\n';
     finish(runtime, {});
   });
 }
@@ -333,7 +334,7 @@ void print_plan(Runtime& runtime, const builders::BuildOptions& options) {
                        {"accel_version", a.needs.accel_version},
                        {"runner", a.runner ? Json(a.runner->name) : Json(nullptr)},
                        {"reason", a.reason}});
-    runtime.out << Json{{"cells", cells}}.dump(2) << '\n';
+    runtime.out << json_text(Json{{"cells", cells}}) << '\n';
     return;
   }
   std::size_t assigned = 0;
@@ -353,7 +354,7 @@ void print_summary(Runtime& runtime, const std::vector<builders::CellOutcome>& o
   if (runtime.json) {
     Json cells = Json::array();
     for (const auto& o : outcomes) cells.push_back(outcome_json(o));
-    runtime.out << Json{{"cells", cells}}.dump(2) << '\n';
+    runtime.out << json_text(Json{{"cells", cells}}) << '\n';
     return;
   }
   runtime.out << std::left << std::setw(14) << "cell" << std::setw(10) << "runner" << std::setw(22)
@@ -397,7 +398,7 @@ void register_runners(CLI::App& group, Runtime& runtime) {
     if (runtime.json) {
       Json all = Json::array();
       for (const auto& runner : runners) all.push_back(runner_json(runner));
-      runtime.out << Json{{"runners", all}}.dump(2) << '\n';
+      runtime.out << json_text(Json{{"runners", all}}) << '\n';
     } else {
       for (const auto& runner : runners) print_runner(runtime.out, runner);
     }

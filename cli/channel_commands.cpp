@@ -107,7 +107,7 @@ void register_publish(CLI::App& command, Runtime& runtime) {
     if (runtime.json) {
       Json all = Json::array();
       for (const auto& file : *published) all.push_back(published_json(file));
-      runtime.out << all.dump(2) << '\n';
+      runtime.out << json_text(all) << '\n';
     } else {
       print_published(runtime, *published, *channel);
     }
@@ -223,13 +223,12 @@ void register_promote(CLI::App& command, Runtime& runtime) {
       for (const auto& file : result->published) published.push_back(published_json(file));
       Json staged = Json::array();
       for (const auto& file : result->staged) staged.push_back(staged_json(file));
-      runtime.out << Json{{"dry_run", *dry_run},
-                          {"complete", !options->expected_files.empty()},
-                          {"cells_checked", result->cells_checked},
-                          {"plan", plan},
-                          {"published", published},
-                          {"pypi_staged", staged}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"dry_run", *dry_run},
+                                    {"complete", !options->expected_files.empty()},
+                                    {"cells_checked", result->cells_checked},
+                                    {"plan", plan},
+                                    {"published", published},
+                                    {"pypi_staged", staged}})
                   << '\n';
     } else {
       runtime.out << "plan: " << result->plan.size() << " file(s) of " << options->version << " from "
@@ -281,11 +280,10 @@ void register_prune(CLI::App& command, Runtime& runtime) {
     if (runtime.json) {
       Json removed = Json::array();
       for (const auto& file : result->removed) removed.push_back(file_json(file));
-      runtime.out << Json{{"dry_run", *dry_run},
-                          {"removed", removed},
-                          {"kept_files", result->kept_files},
-                          {"leftovers_removed", result->leftovers}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"dry_run", *dry_run},
+                                    {"removed", removed},
+                                    {"kept_files", result->kept_files},
+                                    {"leftovers_removed", result->leftovers}})
                   << '\n';
     } else {
       for (const auto& file : result->removed) {
@@ -331,11 +329,10 @@ void register_yank(CLI::App& command, Runtime& runtime) {
         variants.push_back(file.variant);
         files.push_back({{"variant", file.variant}, {"filename", file.filename}});
       }
-      runtime.out << Json{{"filename", options->filename},
-                          {"yanked", !*undo},
-                          {"variants", variants},
-                          {"files", files}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"filename", options->filename},
+                                    {"yanked", !*undo},
+                                    {"variants", variants},
+                                    {"files", files}})
                   << '\n';
     } else {
       for (const auto& file : *yanked)

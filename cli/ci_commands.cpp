@@ -86,7 +86,7 @@ void print_ci_workflow(Runtime& runtime, const CiWorkflowOutput& output) {
                                    {"artifact_field", workflow.artifact_field}};
     if (output.up_to_date) body["up_to_date"] = *output.up_to_date;
     if (!output.path) body["workflow"] = workflow.yaml;
-    runtime.out << body.dump(2) << '\n';
+    runtime.out << json_text(body) << '\n';
     return;
   }
   if (!output.path) {
@@ -192,7 +192,8 @@ void register_ci_plan(CLI::App& group, Runtime& runtime) {
       nlohmann::ordered_json linux = nlohmann::ordered_json::array(), host = nlohmann::ordered_json::array();
       for (const auto& shard : plan->linux_shards) linux.push_back(nlohmann::ordered_json::parse(shard));
       for (const auto& shard : plan->host_shards) host.push_back(nlohmann::ordered_json::parse(shard));
-      runtime.out << nlohmann::ordered_json{{"cells", plan->cells}, {"linux", linux}, {"host", host}}.dump(2)
+      runtime.out << json_text(
+                         nlohmann::ordered_json{{"cells", plan->cells}, {"linux", linux}, {"host", host}})
                   << '\n';
     } else {
       runtime.out << plan->cells << " cells: " << plan->linux_shards.size() << " Linux and "

@@ -165,7 +165,7 @@ void register_completion(CLI::App& command, Runtime& runtime) {
     auto script = completion_script(*root, *shell);
     if (!script) return report_error(runtime, script.error());
     if (runtime.json)
-      runtime.out << nlohmann::json{{"shell", *shell}, {"script", *script}}.dump(2) << '\n';
+      runtime.out << json_text(nlohmann::json{{"shell", *shell}, {"script", *script}}) << '\n';
     else
       runtime.out << *script;
     finish(runtime, {});

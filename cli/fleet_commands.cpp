@@ -111,7 +111,7 @@ void print_plan(Runtime& runtime, const std::vector<ri::ImagePlan>& plans, std::
   if (runtime.json) {
     Json all = Json::array();
     for (const auto& plan : plans) all.push_back(plan_json(plan, render_dir));
-    runtime.out << all.dump(2) << '\n';
+    runtime.out << json_text(all) << '\n';
     return;
   }
   std::size_t width = 0;
@@ -176,7 +176,7 @@ void register_render(CLI::App& group, Runtime& runtime) {
                      {"files", written->size()}});
     }
     if (runtime.json) {
-      runtime.out << all.dump(2) << '\n';
+      runtime.out << json_text(all) << '\n';
     } else {
       for (const auto& item : all)
         runtime.out << item["reference"].get<std::string>() << "  " << item["dir"].get<std::string>() << '\n';
@@ -242,10 +242,9 @@ void register_lock(CLI::App& group, Runtime& runtime) {
     const fs::path path = dir / ri::k_lock_file;
     if (auto ok = platform::write_file_atomic(path, *text); !ok) return report_error(runtime, ok.error());
     if (runtime.json) {
-      runtime.out << Json{{"lock", path.string()},
-                          {"cells", loaded->expansions.front().cells.size()},
-                          {"images", plans->size()}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"lock", path.string()},
+                                    {"cells", loaded->expansions.front().cells.size()},
+                                    {"images", plans->size()}})
                   << '\n';
     } else {
       runtime.out << "locked " << loaded->expansions.front().cells.size() << " cells on " << *resolved.channel
@@ -298,7 +297,7 @@ void register_runners_render(CLI::App& group, Runtime& runtime) {
                   << "' is not Linux: ARC scale sets run on Kubernetes "
                   << "Linux nodes, so it has no values file\n";
     if (runtime.json) {
-      runtime.out << Json{{"format", *format}, {"written", written}, {"skipped", skipped}}.dump(2) << '\n';
+      runtime.out << json_text(Json{{"format", *format}, {"written", written}, {"skipped", skipped}}) << '\n';
     } else if (out->empty()) {
       for (std::size_t i = 0; i < documents.size(); ++i)
         runtime.out << (i > 0 ? "---\n" : "") << documents[i].yaml;
@@ -329,12 +328,11 @@ void register_runners_check(CLI::App& group, Runtime& runtime) {
       for (const auto& finding : report->findings)
         findings.push_back({{"severity", finding.severity == ri::Severity::error ? "error" : "warning"},
                             {"message", finding.message}});
-      runtime.out << Json{{"cells", report->cells},
-                          {"classes", classes},
-                          {"findings", findings},
-                          {"errors", report->errors()},
-                          {"warnings", report->warnings()}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"cells", report->cells},
+                                    {"classes", classes},
+                                    {"findings", findings},
+                                    {"errors", report->errors()},
+                                    {"warnings", report->warnings()}})
                   << '\n';
     } else {
       std::size_t width = 0;

@@ -57,11 +57,10 @@ void register_check(CLI::App& command, Runtime& runtime) {
     if (runtime.json) {
       Json problems = Json::array();
       for (const auto& problem : report->problems) problems.push_back(problem_json(problem));
-      runtime.out << Json{{"clean", clean},
-                          {"files", report->files},
-                          {"pages", report->pages},
-                          {"problems", problems}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"clean", clean},
+                                    {"files", report->files},
+                                    {"pages", report->pages},
+                                    {"problems", problems}})
                   << '\n';
     } else {
       for (const auto& problem : report->problems) {
@@ -210,10 +209,12 @@ void register_deps(CLI::App& command, Runtime& runtime) {
       Json envs = Json::array(), unresolved = Json::array();
       for (const auto& environment : *environments) envs.push_back(environment.label());
       for (const auto& item : report->unresolved) unresolved.push_back(unresolved_json(item));
-      runtime.out << Json{{"resolved", resolved},     {"wheels", report->wheels},
-                          {"checks", report->checks}, {"requirements", report->requirements},
-                          {"environments", envs},     {"unresolved", unresolved}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"resolved", resolved},
+                                    {"wheels", report->wheels},
+                                    {"checks", report->checks},
+                                    {"requirements", report->requirements},
+                                    {"environments", envs},
+                                    {"unresolved", unresolved}})
                   << '\n';
     } else {
       for (const auto& item : report->unresolved)
@@ -245,7 +246,7 @@ void register_index(CLI::App& command, Runtime& runtime) {
     auto summary = channels::rebuild_store(**opened);
     if (!summary) return report_error(runtime, summary.error());
     if (runtime.json)
-      runtime.out << Json{{"pages", summary->pages}, {"files", summary->files}}.dump(2) << '\n';
+      runtime.out << json_text(Json{{"pages", summary->pages}, {"files", summary->files}}) << '\n';
     else
       runtime.out << "rebuilt " << summary->pages << " page(s) over " << summary->files << " file(s)\n";
     finish(runtime, {});

@@ -278,7 +278,7 @@ void register_matrix(CLI::App& group, Runtime& runtime) {
         for (const auto& file : *result) {
           body.push_back({{"id", file.id}, {"build_id", file.build_id}, {"filename", file.file_name}});
         }
-        runtime.out << body.dump(2) << '\n';
+        runtime.out << json_text(body) << '\n';
       } else {
         for (const auto& file : *result) runtime.out << file.file_name << '\n';
       }

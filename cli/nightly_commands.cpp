@@ -118,7 +118,7 @@ void register_nightly(CLI::App& command, Runtime& runtime) {
     auto out = run_nightly(options);
     if (!out) return report_error(runtime, out.error());
     if (runtime.json)
-      runtime.out << output_json(*out).dump(2) << '\n';
+      runtime.out << json_text(output_json(*out)) << '\n';
     else
       print_output(runtime.out, *out, options.channel);
     if (out->failed > 0) {

@@ -143,9 +143,7 @@ void add_relay_dashboard(CLI::App& group, Runtime& runtime) {
     auto view = ci_relay::build_dashboard(relay->db(), relay->config(), *filter, at);
     if (!view) return report_error(runtime, view.error());
     if (runtime.json) {
-      runtime.out << ci_relay::dashboard_document(*view, relay->config())
-                         .dump(2, ' ', false, json::error_handler_t::replace)
-                  << '\n';
+      runtime.out << json_text(ci_relay::dashboard_document(*view, relay->config())) << '\n';
     } else {
       runtime.out << ci_relay::render_dashboard(*view, relay->config(), ci_relay::DashboardMode::snapshot);
     }
@@ -166,10 +164,9 @@ void add_relay_replay(CLI::App& group, Runtime& runtime) {
     auto summary = ci_relay::replay(*relay, options->path, runtime.clock.unix_seconds());
     if (!summary) return report_error(runtime, summary.error());
     if (runtime.json) {
-      runtime.out << json{{"outcomes", summary->outcomes},
-                          {"normalised", summary->normalised},
-                          {"classified", summary->classified}}
-                         .dump(2)
+      runtime.out << json_text(json{{"outcomes", summary->outcomes},
+                                    {"normalised", summary->normalised},
+                                    {"classified", summary->classified}})
                   << '\n';
     } else {
       for (const auto& [name, count] : summary->outcomes) runtime.out << name << ": " << count << '\n';

@@ -49,7 +49,7 @@ void add_relay_breakages(CLI::App& group, Runtime& runtime) {
     if (runtime.json) {
       json out = json::array();
       for (const auto& b : *list) out.push_back(ci_relay::to_json(b));
-      runtime.out << out.dump(2) << '\n';
+      runtime.out << json_text(out) << '\n';
     } else if (list->empty()) {
       runtime.out << (*open_only ? "no open breakages\n" : "no breakages\n");
     } else {
@@ -72,7 +72,7 @@ void add_relay_show(CLI::App& group, Runtime& runtime) {
     auto b = ci_relay::show_breakage(relay->db(), *id);
     if (!b) return report_error(runtime, b.error());
     if (runtime.json) {
-      runtime.out << ci_relay::to_json(*b).dump(2) << '\n';
+      runtime.out << json_text(ci_relay::to_json(*b)) << '\n';
     } else {
       print_breakage_line(runtime.out, *b);
       runtime.out << "last good: " << b->last_good_sha << '\n';
@@ -111,11 +111,10 @@ void add_relay_bisect(CLI::App& group, Runtime& runtime) {
       queued = *outbox;
     }
     if (runtime.json) {
-      runtime.out << json{{"breakage", *id},
-                          {"test", *b->bisect_sha},
-                          {"suspects", b->suspects},
-                          {"outbox_id", queued ? json(*queued) : json(nullptr)}}
-                         .dump(2)
+      runtime.out << json_text(json{{"breakage", *id},
+                                    {"test", *b->bisect_sha},
+                                    {"suspects", b->suspects},
+                                    {"outbox_id", queued ? json(*queued) : json(nullptr)}})
                   << '\n';
     } else {
       runtime.out << "test " << *b->bisect_sha << " (" << b->suspects << " suspects)";
@@ -143,7 +142,7 @@ void add_relay_grid(CLI::App& group, Runtime& runtime) {
     auto grid = ci_relay::build_grid(relay->db(), relay->config(), *repo, *limit);
     if (!grid) return report_error(runtime, grid.error());
     if (runtime.json) {
-      runtime.out << ci_relay::to_json(*grid).dump(2) << '\n';
+      runtime.out << json_text(ci_relay::to_json(*grid)) << '\n';
     } else {
       for (std::size_t i = 0; i < grid->columns.size(); ++i)
         runtime.out << "  [" << i + 1 << "] " << grid->columns[i] << '\n';
@@ -178,7 +177,7 @@ void add_relay_jobs(CLI::App& group, Runtime& runtime) {
     if (runtime.json) {
       json out = json::array();
       for (const auto& j : *list) out.push_back(ci_relay::to_json(j));
-      runtime.out << out.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+      runtime.out << json_text(out) << '\n';
     } else {
       for (const auto& j : *list) {
         runtime.out << relay_sha(j.head_sha) << "  " << j.repo << " · " << j.workflow << " / " << j.job
@@ -252,7 +251,7 @@ void add_relay_pr(CLI::App& group, Runtime& runtime) {
                {"markdown", report->markdown}};
       if (posted)
         out["comment"] = {{"created", posted->created}, {"id", posted->id}, {"html_url", posted->html_url}};
-      runtime.out << out.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+      runtime.out << json_text(out) << '\n';
     }
     finish(runtime, {});
     if (summary.new_failures > 0) runtime.exit_code = k_exit_false;
@@ -272,7 +271,7 @@ void add_relay_health(CLI::App& group, Runtime& runtime) {
     if (runtime.json) {
       json out = json::array();
       for (const auto& h : *health) out.push_back(ci_relay::to_json(h));
-      runtime.out << out.dump(2) << '\n';
+      runtime.out << json_text(out) << '\n';
     } else {
       for (const auto& h : *health) {
         runtime.out << h.repo << "  " << ci_relay::tier_name(h.tier) << "  pass "

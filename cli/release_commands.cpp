@@ -81,20 +81,19 @@ void register_cut(CLI::App& group, Runtime& runtime) {
         return {};
       }
       if (runtime.json) {
-        runtime.out << Json{{"series", cut->series},
-                            {"branch", cut->branch},
-                            {"orig_ref", cut->orig_ref},
-                            {"from_ref", cut->from_ref},
-                            {"from_sha", cut->from_sha},
-                            {"release_version", cut->release_version},
-                            {"main_version", cut->main_version},
-                            {"release_commit", commit_json(cut->release_commit)},
-                            {"main_commit", commit_json(cut->main_commit)},
-                            {"executed", cut->executed},
-                            {"resumed", cut->resumed},
-                            {"pushed", cut->pushed},
-                            {"plan", plan_json(cut->plan)}}
-                           .dump(2)
+        runtime.out << json_text(Json{{"series", cut->series},
+                                      {"branch", cut->branch},
+                                      {"orig_ref", cut->orig_ref},
+                                      {"from_ref", cut->from_ref},
+                                      {"from_sha", cut->from_sha},
+                                      {"release_version", cut->release_version},
+                                      {"main_version", cut->main_version},
+                                      {"release_commit", commit_json(cut->release_commit)},
+                                      {"main_commit", commit_json(cut->main_commit)},
+                                      {"executed", cut->executed},
+                                      {"resumed", cut->resumed},
+                                      {"pushed", cut->pushed},
+                                      {"plan", plan_json(cut->plan)}})
                     << '\n';
       } else {
         if (cut->resumed) runtime.out << "Finished the interrupted 'release " << cut->plan.command << "'\n";
@@ -139,7 +138,7 @@ void register_tag_command(CLI::App& group, Runtime& runtime, const char* name, c
       if (print_tx_state(runtime, tag->plan, tag->executed, tag->resumed, tag->aborted, tag->ledger_kept))
         return {};
       if (runtime.json) {
-        runtime.out << tag_json(*tag).dump(2) << '\n';
+        runtime.out << json_text(tag_json(*tag)) << '\n';
       } else {
         runtime.out << "tagged " << tag->tag << " at " << core::short_sha(tag->commit) << '\n';
         for (const auto& spec : tag->pushed) runtime.out << "pushed " << spec << '\n';
@@ -168,11 +167,13 @@ void register_patch(CLI::App& group, Runtime& runtime) {
       if (!patch) return tl::unexpected(patch.error());
       if (print_tx_state(runtime, patch->plan, patch->executed, patch->resumed, patch->aborted)) return {};
       if (runtime.json) {
-        runtime.out << Json{{"branch", patch->branch},       {"previous_version", patch->previous_version},
-                            {"version", patch->version},     {"commit", patch->commit},
-                            {"pushed", patch->pushed},       {"resumed", patch->resumed},
-                            {"plan", plan_json(patch->plan)}}
-                           .dump(2)
+        runtime.out << json_text(Json{{"branch", patch->branch},
+                                      {"previous_version", patch->previous_version},
+                                      {"version", patch->version},
+                                      {"commit", patch->commit},
+                                      {"pushed", patch->pushed},
+                                      {"resumed", patch->resumed},
+                                      {"plan", plan_json(patch->plan)}})
                     << '\n';
       } else {
         runtime.out << patch->branch << ": " << patch->previous_version << " -> " << patch->version << " ("
@@ -276,23 +277,23 @@ void register_status(CLI::App& group, Runtime& runtime) {
         for (const auto& rc : s.rcs) rcs.push_back({{"tag", rc.name}, {"commit", rc.commit}});
         Json picks = Json::array();
         for (const auto& pick : status->picks) picks.push_back(pick_json(pick));
-        runtime.out << Json{{"series", s.series.text()},
-                            {"branch", s.series.branch()},
-                            {"head", s.head},
-                            {"version", s.version},
-                            {"phase", s.phase == release::Phase::final_rc ? "final-rc" : "open"},
-                            {"rcs", rcs},
-                            {"final_commit", s.final_tag_commit ? Json(*s.final_tag_commit) : Json(nullptr)},
-                            {"picks_by_state", by_state},
-                            {"picks", picks},
-                            {"rc_needed", status->rc_needed},
-                            {"blockers", status->blockers},
-                            {"unfinished",
-                             status->unfinished ? plan_json(*status->unfinished) : Json(nullptr)},
-                            {"remote", status->remote.empty() ? Json(nullptr) : Json(status->remote)},
-                            {"remote_refs", remote_json(status->remote_refs)},
-                            {"builds", builds ? builds_json(*builds) : Json(nullptr)}}
-                           .dump(2)
+        runtime.out << json_text(Json{
+                           {"series", s.series.text()},
+                           {"branch", s.series.branch()},
+                           {"head", s.head},
+                           {"version", s.version},
+                           {"phase", s.phase == release::Phase::final_rc ? "final-rc" : "open"},
+                           {"rcs", rcs},
+                           {"final_commit", s.final_tag_commit ? Json(*s.final_tag_commit) : Json(nullptr)},
+                           {"picks_by_state", by_state},
+                           {"picks", picks},
+                           {"rc_needed", status->rc_needed},
+                           {"blockers", status->blockers},
+                           {"unfinished",
+                            status->unfinished ? plan_json(*status->unfinished) : Json(nullptr)},
+                           {"remote", status->remote.empty() ? Json(nullptr) : Json(status->remote)},
+                           {"remote_refs", remote_json(status->remote_refs)},
+                           {"builds", builds ? builds_json(*builds) : Json(nullptr)}})
                     << '\n';
         return {};
       }
@@ -401,12 +402,11 @@ void register_version_current(CLI::App& version_group, Runtime& runtime) {
     auto version = release::build_version(inputs);
     if (!version) return report_error(runtime, version.error());
     if (runtime.json) {
-      runtime.out << Json{{"version", version->version},
-                          {"channel", version->channel},
-                          {"base", version->base},
-                          {"source", version->source},
-                          {"ref", inputs.ref}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"version", version->version},
+                                    {"channel", version->channel},
+                                    {"base", version->base},
+                                    {"source", version->source},
+                                    {"ref", inputs.ref}})
                   << '\n';
     } else {
       runtime.out << version->version << '\n';

@@ -160,7 +160,7 @@ bool print_tx_state(Runtime& runtime, const release::Plan& plan, bool executed, 
     Json state{
         {"dry_run", !aborted}, {"aborted", aborted}, {"unfinished", resumed}, {"plan", plan_json(plan)}};
     if (aborted) state["ledger_kept"] = ledger_kept;
-    runtime.out << state.dump(2) << '\n';
+    runtime.out << json_text(state) << '\n';
     return true;
   }
   if (aborted) {
@@ -184,7 +184,7 @@ void print_picks(Runtime& runtime, const std::vector<release::Pick>& picks) {
   if (runtime.json) {
     Json all = Json::array();
     for (const auto& pick : picks) all.push_back(pick_json(pick));
-    runtime.out << all.dump(2) << '\n';
+    runtime.out << json_text(all) << '\n';
     return;
   }
   for (const auto& pick : picks) print_pick_line(runtime.out, pick);

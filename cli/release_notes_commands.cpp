@@ -129,7 +129,7 @@ void register_notes(CLI::App& group, Runtime& runtime) {
     auto notes = run_release_notes(*options, runtime);
     if (!notes) return report_error(runtime, notes.error());
     const std::string markdown = release::render_markdown(*notes, options->github_repo);
-    runtime.out << (runtime.json ? notes_json(*notes, markdown).dump(2) + "\n" : markdown);
+    runtime.out << (runtime.json ? json_text(notes_json(*notes, markdown)) + "\n" : markdown);
     finish(runtime, {});
   });
 }
@@ -158,12 +158,11 @@ void register_publish_notes(CLI::App& group, Runtime& runtime) {
     release.prerelease = version && version->is_prerelease();
     if (*dry_run) {
       runtime.out << (runtime.json
-                          ? Json{{"dry_run", true},
-                                 {"tag", release.tag},
-                                 {"name", release.name},
-                                 {"prerelease", release.prerelease},
-                                 {"body", release.body}}
-                                    .dump(2) +
+                          ? json_text(Json{{"dry_run", true},
+                                           {"tag", release.tag},
+                                           {"name", release.name},
+                                           {"prerelease", release.prerelease},
+                                           {"body", release.body}}) +
                                 "\n"
                           : "would write the GitHub Release " + release.tag + " of " + options->github_repo +
                                 (release.prerelease ? " (pre-release)" : "") + ":\n\n" + release.body);
@@ -178,12 +177,11 @@ void register_publish_notes(CLI::App& group, Runtime& runtime) {
     auto published = release::upsert_release(api, release);
     if (!published) return report_error(runtime, published.error());
     if (runtime.json) {
-      runtime.out << Json{{"tag", release.tag},
-                          {"created", published->created},
-                          {"id", published->id},
-                          {"html_url", published->html_url},
-                          {"prerelease", release.prerelease}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"tag", release.tag},
+                                    {"created", published->created},
+                                    {"id", published->id},
+                                    {"html_url", published->html_url},
+                                    {"prerelease", release.prerelease}})
                   << '\n';
     } else {
       runtime.out << (published->created ? "created" : "updated") << " the GitHub Release " << release.tag

@@ -100,13 +100,13 @@ void register_pick_sync(CLI::App& pick, Runtime& runtime) {
       auto report = ledger.sync(*remote);
       if (!report) return tl::unexpected(report.error());
       if (runtime.json) {
-        runtime.out << Json{{"remote", *remote},
-                            {"before", report->before.empty() ? Json(nullptr) : Json(report->before)},
-                            {"after", report->after.empty() ? Json(nullptr) : Json(report->after)},
-                            {"fetched", report->fetched},
-                            {"pushed", report->pushed},
-                            {"merged", report->notes}}
-                           .dump(2)
+        runtime.out << json_text(
+                           Json{{"remote", *remote},
+                                {"before", report->before.empty() ? Json(nullptr) : Json(report->before)},
+                                {"after", report->after.empty() ? Json(nullptr) : Json(report->after)},
+                                {"fetched", report->fetched},
+                                {"pushed", report->pushed},
+                                {"merged", report->notes}})
                     << '\n';
         return {};
       }

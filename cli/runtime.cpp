@@ -21,7 +21,7 @@ void report_error(Runtime& runtime, const Error& error) {
                              {"message", error.message()},
                              {"context", error.context()},
                              {"exit_code", runtime.exit_code}}}};
-    runtime.err << body.dump() << '\n';
+    runtime.err << json_text(body, -1) << '\n';
     return;
   }
   runtime.err << "relforge: error: " << error.describe() << '\n';

@@ -36,6 +36,13 @@ void report_error(Runtime& runtime, const Error& error);
 // Runs a handler's result through report_error; sets exit code 0 on success.
 void finish(Runtime& runtime, const Status& status);
 
+// The text of a JSON answer (nlohmann's json or ordered_json): bytes that are not UTF-8 (a path, a
+// log line, a name read from a file) come out as U+FFFD instead of ending the command as a bug.
+template <class Json>
+std::string json_text(const Json& value, int indent = 2) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 // Tests kill a command at a named stage or step (RELFORGE_TEST_CRASH_AT) to prove a re-run finishes
 // it and nothing is left half-written. Only builds with tests have the hook: a released binary
 // never reads the variable, and gets an empty hook.

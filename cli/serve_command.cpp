@@ -71,7 +71,8 @@ void register_serve(CLI::App& command, Runtime& runtime) {
     if (!bound) return report_error(runtime, bound.error());
     const std::string url = "http://" + flags->host + ":" + std::to_string(*bound) + "/";
     if (runtime.json) {
-      runtime.out << nlohmann::ordered_json{{"url", url}, {"port", *bound}, {"root", base.string()}}.dump()
+      runtime.out << json_text(
+                         nlohmann::ordered_json{{"url", url}, {"port", *bound}, {"root", base.string()}}, -1)
                   << std::endl;
     } else {
       runtime.out << "serving " << base.string() << " at " << url << " (port " << *bound << ")" << std::endl;

@@ -125,11 +125,10 @@ void register_generate(CLI::App& group, Runtime& runtime) {
     auto key = signing::generate_key(*parsed, *out_dir);
     if (!key) return report_error(runtime, key.error());
     if (runtime.json) {
-      runtime.out << Json{{"type", signing::key_type_name(key->type)},
-                          {"key_id", key->key_id},
-                          {"private_key", key->private_key.string()},
-                          {"public_key", key->public_key.string()}}
-                         .dump(2)
+      runtime.out << json_text(Json{{"type", signing::key_type_name(key->type)},
+                                    {"key_id", key->key_id},
+                                    {"private_key", key->private_key.string()},
+                                    {"public_key", key->public_key.string()}})
                   << '\n';
     } else {
       runtime.out << "key id:      " << key->key_id << "\nprivate key: " << key->private_key.string()
@@ -174,7 +173,7 @@ void register_sign(CLI::App& command, Runtime& runtime) {
         all.push_back(
             {{"file", item.file.string()}, {"bundle", item.bundle.string()}, {"key_id", item.key_id}});
       }
-      runtime.out << all.dump(2) << '\n';
+      runtime.out << json_text(all) << '\n';
     } else {
       for (const auto& item : *signed_files)
         runtime.out << "signed " << item.file.string() << " -> " << item.bundle.string() << '\n';
@@ -241,7 +240,7 @@ void run_rebuilds(Runtime& runtime, const std::vector<VerifyOutcome>& outcomes, 
       problems.push_back(outcome.file.string() +
                          ": not reproduced: " + packaging::summarize_diff(rebuilt->diff));
   }
-  if (runtime.json) runtime.out << all.dump(2) << '\n';
+  if (runtime.json) runtime.out << json_text(all) << '\n';
   if (!problems.empty())
     return report_error(runtime, Error(ErrorCategory::integrity, core::join(problems, "\n")));
   finish(runtime, {});
@@ -296,7 +295,7 @@ void register_verify(CLI::App& command, Runtime& runtime) {
       return report_error(runtime, Error(ErrorCategory::integrity, core::join(problems, "\n")));
     }
     if (runtime.json) {
-      runtime.out << all.dump(2) << '\n';
+      runtime.out << json_text(all) << '\n';
     } else {
       for (const auto& outcome : *outcomes)
         runtime.out << "OK " << outcome.file.string() << " (key " << outcome.verified->key_id << ", sha256 "

@@ -37,7 +37,7 @@ Result<std::shared_ptr<const CompiledRules>> load_rules(const std::optional<std:
 }
 
 std::string dump(const nlohmann::json& body) {
-  return body.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return json_text(body) + "\n";
 }
 
 // ---- classify ----
@@ -164,7 +164,7 @@ Result<triage::DisableListChange> run_disable_list(const DisableListOptions& opt
   if (!results) return tl::unexpected(results.error());
   auto change =
       triage::update_disable_list(previous, triage::find_flaky_tests(*results), *results, options.policy, at);
-  const auto body = triage::disable_list_to_json(change.list).dump(2) + "\n";
+  const auto body = json_text(triage::disable_list_to_json(change.list)) + "\n";
   if (auto ok = platform::write_file_atomic(options.out, body); !ok) return tl::unexpected(ok.error());
   return change;
 }

@@ -321,7 +321,7 @@ void register_sort(CLI::App& group, Runtime& runtime) {
     if (runtime.json) {
       Json array = Json::array();
       sorted->each([&array](std::string_view line) { array.push_back(line); });
-      runtime.out << array.dump(2) << '\n';
+      runtime.out << json_text(array) << '\n';
     } else {
       write_lines(runtime.out, *sorted);
     }
@@ -339,7 +339,7 @@ void register_compare(CLI::App& group, Runtime& runtime) {
     const auto result = run_version_compare(*options);
     if (!result) return report_error(runtime, result.error());
     if (runtime.json) {
-      runtime.out << Json{{"a", options->a}, {"b", options->b}, {"result", *result}}.dump(2) << '\n';
+      runtime.out << json_text(Json{{"a", options->a}, {"b", options->b}, {"result", *result}}) << '\n';
     } else {
       runtime.out << *result << '\n';
     }
@@ -374,7 +374,7 @@ void register_match(CLI::App& group, Runtime& runtime) {
                          {"prereleases", result->prereleases_allowed},
                          {"matches", result->matches},
                          {"rejected", result->rejected}};
-      runtime.out << body.dump(2) << '\n';
+      runtime.out << json_text(body) << '\n';
     } else {
       for (const auto& version : result->matches) runtime.out << version << '\n';
     }
@@ -395,7 +395,7 @@ void register_normalize(CLI::App& group, Runtime& runtime) {
     if (runtime.json) {
       Json all = Json::array();
       for (const auto& item : *parsed) all.push_back(version_json(item));
-      runtime.out << all.dump(2) << '\n';
+      runtime.out << json_text(all) << '\n';
     } else {
       for (const auto& item : *parsed) runtime.out << item.version.to_string() << '\n';
     }
@@ -471,7 +471,7 @@ void register_requirement(CLI::App& group, Runtime& runtime) {
                        {"applies", a.applies}});
         any = any || a.applies;
       }
-      runtime.out << all.dump(2) << '\n';
+      runtime.out << json_text(all) << '\n';
     } else {
       for (const auto& a : *answers) {
         if (a.applies) runtime.out << a.requirement.to_string() << '\n';

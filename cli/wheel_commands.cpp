@@ -175,7 +175,7 @@ void register_parse(CLI::App& group, Runtime& runtime) {
     if (runtime.json) {
       Json all = Json::array();
       for (const auto& parsed : *wheels) all.push_back(wheel_json(parsed));
-      runtime.out << all.dump(2) << '\n';
+      runtime.out << json_text(all) << '\n';
     } else {
       for (std::size_t i = 0; i < wheels->size(); ++i) {
         if (i > 0) runtime.out << '\n';
@@ -235,7 +235,7 @@ void register_tags(CLI::App& group, Runtime& runtime) {
                            {"platform", target->platform},
                            {"platforms", result->platforms},
                            {"tags", tag_strings(result->tags)}};
-        runtime.out << body.dump(2) << '\n';
+        runtime.out << json_text(body) << '\n';
       } else {
         for (const auto& tag : result->tags) runtime.out << tag.to_string() << '\n';
       }
@@ -256,7 +256,7 @@ void register_tags(CLI::App& group, Runtime& runtime) {
       const Json body = {{"tag_set", set->to_string()},       {"tags", tag_strings(tags)},
                          {"interpreters", set->interpreters}, {"abis", set->abis},
                          {"platforms", set->platforms},       {"details", details}};
-      runtime.out << body.dump(2) << '\n';
+      runtime.out << json_text(body) << '\n';
     } else {
       for (const auto& tag : tags) runtime.out << tag.to_string() << '\n';
     }
@@ -373,7 +373,7 @@ void register_best(CLI::App& group, Runtime& runtime) {
                        {"candidates", candidates}});
         all_chosen = all_chosen && chosen != nullptr;
       }
-      runtime.out << all.dump(2) << '\n';
+      runtime.out << json_text(all) << '\n';
     } else {
       for (const auto& project : *projects) {
         if (project.chosen) {
@@ -407,7 +407,7 @@ void register_diff(CLI::App& group, Runtime& runtime) {
       auto json = wheel_diff_json(*diff);
       json["before"] = *before;
       json["after"] = *after;
-      runtime.out << json.dump(2) << '\n';
+      runtime.out << json_text(json) << '\n';
     } else {
       print_wheel_diff(runtime.out, *diff);
     }

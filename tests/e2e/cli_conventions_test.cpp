@@ -308,6 +308,36 @@ TEST(CliConventions, PublishOfAMissingFileSaysSo) {
   EXPECT_FALSE(fs::exists(dir.path / "store" / "whl"));
 }
 
+TEST(CliConventions, JsonAnswersAboutBytesThatAreNotUtf8AreJsonAndKeepTheirExitCode) {
+  // A path or an argument may hold any bytes; JSON text may not. They come out as U+FFFD, and the
+  // command's own exit code stands (it used to be 70, "a bug in relforge", after files were written).
+  TempDir dir;
+  const fs::path folder = dir.path / "caf\xe9";
+  fs::create_directories(folder);
+  const auto made = run_shell("/usr/bin/python3 " +
+                              shell_quote(source_path("tests/fixtures/channels/make_wheel.py").string()) + " " +
+                              shell_quote(folder.string()) + " mini 1.0");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::string wheel = (folder / "mini-1.0-py3-none-any.whl").string();
+  struct Case {
+    std::string args;
+    int exit_code;
+  };
+  for (const Case& c : {Case{"wheel verify --json " + shell_quote(wheel), 0},
+                        Case{"wheel hash --json " + shell_quote(wheel), 0},
+                        Case{"wheel verify --json " + shell_quote((folder / "missing.whl").string()), 4},
+                        Case{"wheel parse --json " + shell_quote("mini\xff-1.0-py3-none-any.whl"), 2},
+                        Case{"version normalize --json " + shell_quote("1.0\xff"), 2}}) {
+    SCOPED_TRACE(c.args);
+    const auto result = relforge(c.args);
+    EXPECT_EQ(result.exit_code, c.exit_code) << result.err;
+    const std::string& text = c.exit_code == 0 ? result.out : result.err;
+    const Json parsed = Json::parse(text, nullptr, false);
+    ASSERT_FALSE(parsed.is_discarded()) << text;
+    EXPECT_TRUE(has(text, "\\ufffd") || has(text, "\xef\xbf\xbd")) << text;
+  }
+}
+
 TEST(CliConventions, ChannelAliasOnPublish) {
   TempDir dir;
   const auto result =
