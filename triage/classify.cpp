@@ -71,6 +71,7 @@ struct LogScanner::State {
   int active_block = -1;
   std::size_t best = 0;  // priority of the best match so far; rules.size() when none
   std::string scratch;
+  std::string utf8_scratch;
   std::vector<int> hits;
   std::optional<HyperscanSet::Scanner> fast;
   std::optional<RawPrefilter::Scanner> raw;
@@ -87,6 +88,12 @@ struct LogScanner::State {
     if (cut || line.size() > k_max_line_bytes) {
       ++result.long_lines_cut;
       line = line.substr(0, k_max_line_bytes);
+    }
+    // RE2 reads UTF-8: a stray byte (a Latin-1 compiler message) would end `.` and `\S` there, so
+    // each one is matched, captured and shown as U+FFFD instead.
+    if (!is_ascii(line) && !is_valid_utf8(line)) {
+      utf8_scratch = to_valid_utf8(line);
+      line = utf8_scratch;
     }
     starts.push_back(chunk.size());
     numbers.push_back(number);

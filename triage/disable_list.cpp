@@ -44,6 +44,9 @@ DisableListChange update_disable_list(const std::vector<DisabledTest>& previous,
   std::map<std::string, std::vector<const FlakyTest*>> new_by_file;
   for (const auto& test : flaky) {
     if (test.distinct_jobs < policy.min_flaky_jobs || list.count(test.test) != 0) continue;
+    // Only a recent flake disables: a test re-enabled after the quiet days would otherwise be
+    // disabled again on the next run by the same old evidence.
+    if (now - test.last_flake_time >= policy.reenable_quiet_days * k_day_seconds) continue;
     if (std::find(change.reenabled.begin(), change.reenabled.end(), test.test) != change.reenabled.end())
       continue;
     new_by_file[test.file].push_back(&test);

@@ -3,8 +3,10 @@
 #include <charconv>
 #include <map>
 
+#include "core/text.hpp"
 #include "core/try.hpp"
 #include "platform/xml.hpp"
+#include "triage/preprocess.hpp"
 
 namespace relforge::triage {
 namespace {
@@ -15,6 +17,50 @@ using Element = platform::XmlElement;
 std::string attribute(const Element& element, const std::string& name) {
   const auto it = element.attributes.find(name);
   return it == element.attributes.end() ? std::string() : it->second;
+}
+
+// The encoding an XML declaration names, lower case; empty when there is none.
+std::string declared_encoding(std::string_view xml) {
+  if (xml.substr(0, 3) == "\xEF\xBB\xBF") xml.remove_prefix(3);
+  if (xml.substr(0, 5) != "<?xml") return "";
+  const std::string_view declaration = xml.substr(0, xml.find("?>"));
+  const std::size_t key = declaration.find("encoding");
+  if (key == std::string_view::npos) return "";
+  std::size_t at = declaration.find_first_of("\"'", key);
+  if (at == std::string_view::npos) return "";
+  const std::size_t end = declaration.find(declaration[at], at + 1);
+  if (end == std::string_view::npos) return "";
+  return core::to_lower(declaration.substr(at + 1, end - at - 1));
+}
+
+std::string latin1_to_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x80) {
+      out.push_back(c);
+    } else {
+      out.push_back(static_cast<char>(0xC0 | (byte >> 6)));
+      out.push_back(static_cast<char>(0x80 | (byte & 0x3F)));
+    }
+  }
+  return out;
+}
+
+// The report as UTF-8, which every name stored from it must be: Latin-1 is converted, a stray
+// byte in UTF-8 (a test's raw output in a message) becomes U+FFFD, any other encoding is refused.
+Result<std::string> as_utf8(std::string_view xml, std::string_view origin) {
+  const std::string encoding = declared_encoding(xml);
+  if (encoding == "iso-8859-1" || encoding == "latin1" || encoding == "latin-1" || encoding == "iso8859-1" ||
+      encoding == "us-ascii" || encoding == "ascii")
+    return latin1_to_utf8(xml);
+  if (!encoding.empty() && encoding != "utf-8" && encoding != "utf8")
+    return fail(ErrorCategory::invalid_input, std::string(origin) +
+                                                  ": the JUnit XML report declares encoding '" + encoding +
+                                                  "', which is not read: re-encode it as UTF-8 (iconv -f " +
+                                                  encoding + " -t UTF-8) and change its declaration");
+  return is_valid_utf8(xml) ? std::string(xml) : to_valid_utf8(xml);
 }
 
 bool is_rerun(const std::string& name) {
@@ -42,7 +88,8 @@ std::string JUnitCase::test_id() const {
   return classname.empty() ? name : name + " (" + classname + ")";
 }
 
-Result<std::vector<JUnitCase>> parse_junit(std::string_view xml, std::string_view origin) {
+Result<std::vector<JUnitCase>> parse_junit(std::string_view raw, std::string_view origin) {
+  TRY_ASSIGN(const std::string xml, as_utf8(raw, origin));
   XmlReader reader(xml, origin, "JUnit XML report");
   std::vector<JUnitCase> cases;
   Element element;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 #include <re2/re2.h>
 
@@ -29,6 +31,49 @@ bool failed(const PrJob& job) {
 std::string describe(const PrJob& job) {
   return job.name + " on " + core::short_sha(job.commit) +
          (job.rule.empty() ? "" : " (" + job.rule + ": " + job.line + ")");
+}
+
+// A test as DISABLED issues name it, with the class but not its module: "test_a (TestX)" for
+// "test_a (test.test_ops.TestX)"; a name without a class stays as it is.
+std::string without_module(std::string_view test) {
+  const std::size_t open = test.rfind(" (");
+  if (open == std::string_view::npos || test.back() != ')') return std::string(test);
+  const std::string_view owner = test.substr(open + 2, test.size() - open - 3);
+  const std::size_t dot = owner.rfind('.');
+  return std::string(test.substr(0, open + 2)) +
+         std::string(dot == std::string_view::npos ? owner : owner.substr(dot + 1)) + ")";
+}
+
+// The test a failure line names, in that form, for the rules whose captures name one: pytest's
+// "test/test_ops.py::TestX::test_a" (a function's class is its module), unittest's ("test_a",
+// "test.test_ops.TestX"), GoogleTest's "Suite.Test" (its JUnit report: "Test (Suite)").
+std::optional<std::string> failing_test(const PrJob& job) {
+  if (job.captures.empty() || job.captures.front().empty()) return std::nullopt;
+  const std::string& first = job.captures.front();
+  if (job.rule == "pytest_failure" || job.rule == "pytest_subtest_failure") {
+    std::vector<std::string> parts;
+    for (std::size_t from = 0;;) {
+      const std::size_t at = first.find("::", from);
+      parts.push_back(first.substr(from, at == std::string::npos ? std::string::npos : at - from));
+      if (at == std::string::npos) break;
+      from = at + 2;
+    }
+    if (parts.size() < 2) return std::nullopt;
+    std::string owner = parts[parts.size() - 2];
+    if (parts.size() == 2) {  // path::function
+      owner = owner.substr(owner.rfind('/') + 1);
+      if (owner.size() > 3 && owner.compare(owner.size() - 3, 3, ".py") == 0) owner.resize(owner.size() - 3);
+    }
+    return parts.back() + " (" + owner + ")";
+  }
+  if (job.rule == "unittest_failure" && job.captures.size() >= 2)
+    return without_module(first + " (" + job.captures[1] + ")");
+  if (job.rule == "gtest_failure") {
+    const std::size_t dot = first.find('.');
+    if (dot == std::string::npos) return std::nullopt;
+    return first.substr(dot + 1) + " (" + first.substr(0, dot) + ")";
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -127,6 +172,8 @@ void second_pass(std::vector<PrJobVerdict>& verdicts) {
 std::vector<PrJobVerdict> classify_pr(const PrInput& input) {
   std::map<std::string, std::vector<const PrJob*>> base_by_name;
   for (const auto& job : input.base_jobs) base_by_name[job_base_name(job.name)].push_back(&job);
+  std::set<std::string> disabled;
+  for (const auto& test : input.disabled_tests) disabled.insert(without_module(test));
   std::vector<PrJobVerdict> out;
   for (const auto& job : input.head_jobs) {
     PrJobVerdict verdict{job, PrVerdict::new_failure, ""};
@@ -177,11 +224,13 @@ std::vector<PrJobVerdict> classify_pr(const PrInput& input) {
       decide(PrVerdict::flaky, "infrastructure: failed without a runner and without failure lines");
       continue;
     }
-    const auto disabled = std::find_if(job.captures.begin(), job.captures.end(), [&](const std::string& c) {
+    const auto test = failing_test(job);
+    const auto captured = std::find_if(job.captures.begin(), job.captures.end(), [&](const std::string& c) {
       return input.disabled_tests.count(c) != 0;
     });
-    if (disabled != job.captures.end()) {
-      decide(PrVerdict::flaky, "failing test " + *disabled + " is disabled (DISABLED issue open)");
+    if ((test && disabled.count(*test) != 0) || captured != job.captures.end()) {
+      decide(PrVerdict::flaky, "failing test " + (test && disabled.count(*test) != 0 ? *test : *captured) +
+                                   " is disabled (DISABLED issue open)");
       continue;
     }
     const bool window_ok = input.head_time - (input.base_time - k_day_seconds) <= 7 * k_day_seconds;

@@ -71,36 +71,55 @@ std::string_view clean_line(std::string_view line, std::string& scratch) {
   return strip_ansi(strip_timestamp(line), scratch);
 }
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at `i` (1 for ASCII), or 0 when the bytes there are
+// not one (a stray continuation byte, an overlong form, a surrogate, a cut sequence).
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = byte(i);
+  std::size_t length = 0;
+  unsigned min = 0;
+  if (c < 0x80)
+    return 1;
+  else if (c >= 0xC2 && c <= 0xDF)
+    length = 2, min = 0x80;
+  else if (c >= 0xE0 && c <= 0xEF)
+    length = 3, min = 0x800;
+  else if (c >= 0xF0 && c <= 0xF4)
+    length = 4, min = 0x10000;
+  if (length == 0 || i + length > text.size()) return 0;
+  unsigned code = c & (0xFFu >> (length + 1));
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    code = (code << 6) | (byte(i + k) & 0x3Fu);
+  }
+  const bool valid = code >= min && code <= 0x10FFFF && !(code >= 0xD800 && code <= 0xDFFF);
+  return valid ? length : 0;
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) return false;
+    i += length;
+  }
+  return true;
+}
+
 std::string to_valid_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  std::size_t i = 0;
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  while (i < text.size()) {
-    const unsigned char c = byte(i);
-    std::size_t length = 0;
-    unsigned min = 0;
-    if (c < 0x80)
-      length = 1;
-    else if (c >= 0xC2 && c <= 0xDF)
-      length = 2, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-      length = 3, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-      length = 4, min = 0x10000;
-    bool valid = length > 0 && i + length <= text.size();
-    unsigned code = length == 1 ? c : (c & (0xFFu >> (length + 1)));
-    for (std::size_t k = 1; valid && k < length; ++k) {
-      valid = (byte(i + k) & 0xC0) == 0x80;
-      code = (code << 6) | (byte(i + k) & 0x3Fu);
-    }
-    if (valid && length > 1) valid = code >= min && code <= 0x10FFFF && !(code >= 0xD800 && code <= 0xDFFF);
-    if (valid) {
-      out.append(text.substr(i, length));
-      i += length;
-    } else {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) {
       out += "\xEF\xBF\xBD";
       ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
     }
   }
   return out;

@@ -315,8 +315,8 @@ TEST(CliConventions, JsonAnswersAboutBytesThatAreNotUtf8AreJsonAndKeepTheirExitC
   const fs::path folder = dir.path / "caf\xe9";
   fs::create_directories(folder);
   const auto made = run_shell("/usr/bin/python3 " +
-                              shell_quote(source_path("tests/fixtures/channels/make_wheel.py").string()) + " " +
-                              shell_quote(folder.string()) + " mini 1.0");
+                              shell_quote(source_path("tests/fixtures/channels/make_wheel.py").string()) +
+                              " " + shell_quote(folder.string()) + " mini 1.0");
   ASSERT_EQ(made.exit_code, 0) << made.err;
   const std::string wheel = (folder / "mini-1.0-py3-none-any.whl").string();
   struct Case {

@@ -228,6 +228,31 @@ TEST(Classify, InvalidUtf8DoesNotStopMatching) {
   EXPECT_EQ(to_valid_utf8(result.match->line), "##[error]bad byte \xEF\xBF\xBD( here");
 }
 
+TEST(Classify, AStrayByteIsMatchedAndCapturedAsOneCharacter) {
+  // A Latin-1 compiler message or test name: `.` and `\S` go on past the byte, which is captured
+  // as U+FFFD, so two different messages never capture the same text.
+  const auto pytest = classify("FAILED tests/test_io.py::test_read - UnicodeError: caf\xe9\n", rules());
+  ASSERT_TRUE(pytest.match);
+  EXPECT_EQ(pytest.match->rule, "pytest_failure");
+  EXPECT_EQ(pytest.match->captures,
+            (std::vector<std::string>{"tests/test_io.py::test_read", "UnicodeError: caf\xef\xbf\xbd"}));
+  const auto one = classify(
+      "src/ops.cpp:12:5: error: \x91"
+      "foo\x92 was not declared\n",
+      rules());
+  const auto other =
+      classify("src/ops.cpp:12:5: error: \x91totally_different\x92 has incomplete type\n", rules());
+  ASSERT_TRUE(one.match && other.match);
+  EXPECT_EQ(one.match->rule, "compile_error");
+  EXPECT_EQ(one.match->captures, (std::vector<std::string>{"src/ops.cpp", "12",
+                                                           "\xef\xbf\xbd"
+                                                           "foo\xef\xbf\xbd was not declared"}));
+  EXPECT_NE(one.match->captures, other.match->captures);
+  const auto test_name = classify("FAILED test/\xe9.py::t - ok\n", rules());
+  ASSERT_TRUE(test_name.match);
+  EXPECT_EQ(test_name.match->captures.front(), "test/\xef\xbf\xbd.py::t");
+}
+
 TEST(ClassifyFile, RefusesBinaryAndGzipAndMissingFiles) {
   const auto dir = std::filesystem::temp_directory_path() / ("relforge-triage-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

@@ -101,12 +101,15 @@ std::vector<TestResultRecord> flaked_in_jobs(const std::string& test, int jobs,
   return out;
 }
 
+// A day after the flakes of flaked_in_jobs.
+constexpr std::int64_t k_day_after = 1'700'000'000 + k_day_seconds;
+
 TEST(DisableList, DisablesAfterMoreThanTwoDistinctJobs) {
   auto results = flaked_in_jobs("twice (C)", 2);
   auto more = flaked_in_jobs("thrice (C)", 3, "windows");
   results.insert(results.end(), more.begin(), more.end());
   const auto change =
-      update_disable_list({}, find_flaky_tests(results), results, DisablePolicy{}, 1'800'000'000);
+      update_disable_list({}, find_flaky_tests(results), results, DisablePolicy{}, k_day_after);
   ASSERT_EQ(change.list.size(), 1u);
   EXPECT_EQ(change.list[0].test, "thrice (C)");
   EXPECT_EQ(change.list[0].platforms, std::vector<std::string>{"windows"});
@@ -122,7 +125,7 @@ TEST(DisableList, MoreThanFourInOneFileShareAnAggregateIssue) {
     results.insert(results.end(), more.begin(), more.end());
   }
   const auto change =
-      update_disable_list({}, find_flaky_tests(results), results, DisablePolicy{}, 1'800'000'000);
+      update_disable_list({}, find_flaky_tests(results), results, DisablePolicy{}, k_day_after);
   ASSERT_EQ(change.list.size(), 5u);
   EXPECT_EQ(change.list[0].issue_title, "DISABLED MULTIPLE tests in test/test_ops.py (5 tests)");
 }
@@ -154,6 +157,40 @@ TEST(DisableList, ReenablesAfterEnoughCleanRunsAndQuietDays) {
   disabled.disabled_at = now - 3 * k_day_seconds;
   change = update_disable_list({disabled}, {}, green, policy, now);
   EXPECT_EQ(change.list.size(), 1u);
+}
+
+TEST(DisableList, AReenabledTestIsNotDisabledAgainByItsOldFlakesButByANewOne) {
+  // Flakes 20 days ago disabled it; it has been green and quiet since, and is re-enabled. The
+  // next run still sees those flakes (results are read for 30 days) and must not disable it again.
+  const std::int64_t now = 1'700'000'000 + 20 * k_day_seconds;
+  auto results = flaked_in_jobs("t (C)", 3);
+  DisablePolicy policy;
+  policy.reenable_green_runs = 3;
+  for (int i = 0; i < 3; ++i) {
+    auto record = result("t (C)", "test (default)", "g" + std::to_string(i), 100 + i, 1, 0, pass);
+    record.time = now - k_day_seconds;
+    results.push_back(record);
+  }
+  DisabledTest disabled;
+  disabled.test = "t (C)";
+  disabled.disabled_at = 1'700'000'000 + k_day_seconds;
+  auto change = update_disable_list({disabled}, find_flaky_tests(results), results, policy, now);
+  EXPECT_EQ(change.reenabled, std::vector<std::string>{"t (C)"});
+  EXPECT_TRUE(change.list.empty());
+  change = update_disable_list(change.list, find_flaky_tests(results), results, policy, now + 60);
+  EXPECT_TRUE(change.added.empty());
+  EXPECT_TRUE(change.list.empty());
+
+  // A new flake, in a job of its own, and the three distinct jobs disable it again.
+  auto flake = result("t (C)", "test (default)", "n1", 200, 1, 0, red);
+  flake.time = now + 120;
+  auto rerun = flake;
+  rerun.sequence = 1;
+  rerun.outcome = pass;
+  results.push_back(flake);
+  results.push_back(rerun);
+  change = update_disable_list(change.list, find_flaky_tests(results), results, policy, now + 180);
+  EXPECT_EQ(change.added, std::vector<std::string>{"t (C)"});
 }
 
 TEST(DisableList, RoundTripsThroughJson) {

@@ -75,5 +75,31 @@ TEST(JUnit, DecodesEntitiesAndCharacterReferences) {
   EXPECT_EQ((*cases)[0].message, "\"x\" \xC3\xA9\xE2\x9C\x93");
 }
 
+TEST(JUnit, EveryNameReadIsUtf8WhateverTheReportsEncoding) {
+  // Stored names end up in JSON (the disable list, --json): Latin-1 is converted, a stray byte in
+  // a UTF-8 report becomes U+FFFD, an encoding that is not read is refused naming what to do.
+  auto latin1 = parse_junit(
+      "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<testsuites><testsuite name=\"p\">"
+      "<testcase classname=\"t.T\" name=\"test_caf\xe9\"><failure message=\"na\xefve\"/></testcase>"
+      "</testsuite></testsuites>\n",
+      "latin1.xml");
+  ASSERT_TRUE(latin1) << latin1.error().describe();
+  ASSERT_EQ(latin1->size(), 1u);
+  EXPECT_EQ((*latin1)[0].test_id(), "test_caf\xc3\xa9 (t.T)");
+  EXPECT_EQ((*latin1)[0].message, "na\xc3\xafve");
+
+  auto stray = parse_junit(
+      "<testsuite name=\"p\"><testcase classname=\"t.T\" name=\"test_\xff\"/></testsuite>", "stray.xml");
+  ASSERT_TRUE(stray) << stray.error().describe();
+  EXPECT_EQ((*stray)[0].name, "test_\xef\xbf\xbd");
+
+  auto utf16 = parse_junit("<?xml version='1.0' encoding='UTF-16'?><testsuite name=\"p\"/>", "utf16.xml");
+  ASSERT_FALSE(utf16);
+  EXPECT_EQ(utf16.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(utf16.error().message().find("utf16.xml"), std::string::npos) << utf16.error().message();
+  EXPECT_NE(utf16.error().message().find("iconv -f utf-16 -t UTF-8"), std::string::npos)
+      << utf16.error().message();
+}
+
 }  // namespace
 }  // namespace relforge::triage

@@ -116,6 +116,40 @@ TEST(Pr, DisabledTestIsFlaky) {
   EXPECT_EQ(classify_pr(input)[0].verdict, PrVerdict::flaky);
 }
 
+TEST(Pr, ADisabledTestIsFoundByTheNameEachTestRunnerPrints) {
+  // The disable list and DISABLED issues name a test "test_a (module.Class)" (its JUnit report's
+  // name); the failure lines name it pytest's, unittest's or GoogleTest's way.
+  struct Named {
+    const char* rule;
+    std::vector<std::string> captures;
+    const char* disabled;
+  };
+  for (const auto& c :
+       {Named{"pytest_failure",
+              {"test/test_ops.py::TestX::test_a", "AssertionError"},
+              "test_a (test.test_ops.TestX)"},
+        Named{"pytest_failure", {"test/test_nn.py::test_b[cpu]"}, "test_b[cpu] (test.test_nn)"},
+        Named{"pytest_subtest_failure", {"t.py::T::test_c", "(i=1)"}, "test_c (t.T)"},
+        Named{"unittest_failure", {"test_a", "__main__.TestX"}, "test_a (test.test_ops.TestX)"},
+        Named{"gtest_failure", {"OpsTest.Add"}, "Add (OpsTest)"},
+        Named{"gtest_failure", {"Inst/OpsTest.Add/0"}, "Add/0 (Inst/OpsTest)"}}) {
+    SCOPED_TRACE(c.disabled);
+    auto input = input_with({job("test (default)", "head", "failure", c.captures, c.rule)},
+                            {job("test (default)", "base", "success", {})});
+    EXPECT_EQ(classify_pr(input)[0].verdict, PrVerdict::new_failure);
+    input.disabled_tests = {c.disabled};
+    const auto verdicts = classify_pr(input);
+    EXPECT_EQ(verdicts[0].verdict, PrVerdict::flaky);
+    EXPECT_NE(verdicts[0].evidence.find("is disabled"), std::string::npos) << verdicts[0].evidence;
+  }
+  // Another class of the same test name is another test.
+  auto input =
+      input_with({job("test (default)", "head", "failure", {"t.py::TestY::test_a"}, "pytest_failure")},
+                 {job("test (default)", "base", "success", {})});
+  input.disabled_tests = {"test_a (t.TestX)"};
+  EXPECT_EQ(classify_pr(input)[0].verdict, PrVerdict::new_failure);
+}
+
 TEST(Pr, TrunkFailureOfAnotherJobIsNoEvidenceOfFlakiness) {
   // The same test failing on Windows in trunk says nothing about this PR's macOS failure.
   auto input = input_with({job("test (macos)", "head", "failure", {"Ops.Flaky"})},
