@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/text.hpp"
+
 namespace relforge::matrix {
 namespace {
 
@@ -27,8 +29,9 @@ private:
                                     std::size_t field_index) const;
   Result<Template> compile_template(const std::string& text, Location at, std::string_view context,
                                     std::size_t field_index, bool allow_id) const;
-  // An include pattern that matches no value of its axis on any channel can never apply.
-  Status check_include_patterns(const CompiledRule& include) const;
+  // A rule's test of an axis that matches no value of it on any channel can never apply: a typo
+  // (an include's pattern, any other rule's literal).
+  Status check_axis_tests(const CompiledRule& compiled, RuleKind kind, std::string_view context) const;
 
   const MatrixSpec& m_spec;
   Plan m_plan;
@@ -257,20 +260,40 @@ Result<CompiledRule> Compiler::compile_rule(const Rule& rule, RuleKind kind, std
   return compiled;
 }
 
-Status Compiler::check_include_patterns(const CompiledRule& include) const {
-  for (const auto& test : include.tests) {
-    if (test.target != SlotTest::Target::axis || test.matcher.literal() != nullptr) continue;
+Status Compiler::check_axis_tests(const CompiledRule& compiled, RuleKind kind,
+                                  std::string_view context) const {
+  const auto check = [&](const SlotTest& test, const Condition& condition) -> Status {
+    if (test.target != SlotTest::Target::axis) return {};
+    // An include's literal may add a combination, and a pattern cannot make a new value; elsewhere
+    // a pattern may guard against values to come ("rocm*"), while a literal no value has is a typo.
+    if ((kind == RuleKind::include) != (test.matcher.literal() == nullptr)) return {};
     const Axis& axis = m_spec.axes[test.axis];
     const bool any = std::any_of(axis.values.begin(), axis.values.end(), [&](const AxisValue& value) {
       return test.matcher.matches(value.value, value.version ? &*value.version : nullptr, value.type);
     });
-    if (any) continue;
-    const Condition& condition =
-        include.rule->conditions[static_cast<std::size_t>(&test - include.tests.data())];
+    if (any) return {};
+    if (kind == RuleKind::include)
+      return error(condition.where,
+                   std::string(context) + " " + axis.name + " = " + test.matcher.describe() +
+                       " matches no value of axis '" + axis.name +
+                       "', so the include can never apply (a pattern cannot make a new value)");
+    std::vector<std::string> values;
+    for (const auto& value : axis.values) values.push_back(value.value);
+    const std::string closest = suggestion(*test.matcher.literal(), values);
     return error(condition.where,
-                 "[[matrix.include]] " + axis.name + " = " + test.matcher.describe() +
-                     " matches no value of axis '" + axis.name +
-                     "', so the include can never apply (a pattern cannot make a new value)");
+                 std::string(context) + " " + axis.name + " = " + test.matcher.describe() +
+                     " matches no value of axis '" + axis.name + "' (" + core::join(values, ", ") +
+                     "), so it can never apply" +
+                     (closest.find("did you mean") != std::string::npos ? closest : std::string()));
+  };
+  for (std::size_t i = 0; i < compiled.tests.size(); ++i) {
+    if (auto ok = check(compiled.tests[i], compiled.rule->conditions[i]); !ok) return ok;
+  }
+  if (kind == RuleKind::include) return {};
+  for (std::size_t g = 0; g < compiled.any.size(); ++g) {
+    for (std::size_t i = 0; i < compiled.any[g].size(); ++i) {
+      if (auto ok = check(compiled.any[g][i], compiled.rule->any[g][i]); !ok) return ok;
+    }
   }
   return {};
 }
@@ -328,17 +351,22 @@ Result<Plan> Compiler::run() {
   for (const auto& rule : m_spec.excludes) {
     auto compiled = compile_rule(rule, RuleKind::exclude, "[[matrix.exclude]]", all_fields);
     if (!compiled) return tl::unexpected(compiled.error());
+    if (auto ok = check_axis_tests(*compiled, RuleKind::exclude, "[[matrix.exclude]]"); !ok)
+      return tl::unexpected(ok.error());
     m_plan.excludes.push_back(std::move(*compiled));
   }
   for (const auto& rule : m_spec.onlys) {
     auto compiled = compile_rule(rule, RuleKind::only, "[[matrix.only]]", all_fields);
     if (!compiled) return tl::unexpected(compiled.error());
+    if (auto ok = check_axis_tests(*compiled, RuleKind::only, "[[matrix.only]]"); !ok)
+      return tl::unexpected(ok.error());
     m_plan.onlys.push_back(std::move(*compiled));
   }
   for (const auto& rule : m_spec.includes) {
     auto compiled = compile_rule(rule, RuleKind::include, "[[matrix.include]]", all_fields);
     if (!compiled) return tl::unexpected(compiled.error());
-    if (auto ok = check_include_patterns(*compiled); !ok) return tl::unexpected(ok.error());
+    if (auto ok = check_axis_tests(*compiled, RuleKind::include, "[[matrix.include]]"); !ok)
+      return tl::unexpected(ok.error());
     m_plan.includes.push_back(std::move(*compiled));
   }
   for (std::size_t i = 0; i < m_spec.fields.size(); ++i) {
@@ -354,6 +382,8 @@ Result<Plan> Compiler::run() {
     if (field.when) {
       auto when = compile_rule(*field.when, RuleKind::when, "the 'when' of " + context, i);
       if (!when) return tl::unexpected(when.error());
+      if (auto ok = check_axis_tests(*when, RuleKind::when, "the 'when' of " + context); !ok)
+        return tl::unexpected(ok.error());
       compiled.when = std::move(*when);
     }
     m_plan.fields.push_back(std::move(compiled));

@@ -123,6 +123,33 @@ TEST(Diagnostics, IncludePatternMatchingNoValue) {
       "can never apply (a pattern cannot make a new value)");
 }
 
+TEST(Diagnostics, ARuleTestingAValueNoAxisHasIsATypoThatCanNeverApply) {
+  // A mistyped exclude would build every cell it was meant to remove, silently.
+  EXPECT_EQ(
+      error_of(k_base + "[[matrix.exclude]]\nos = \"widnows\"\n"),
+      "t.toml:18:1: [[matrix.exclude]] os = 'widnows' matches no value of axis 'os' (linux, windows), so "
+      "it can never apply; did you mean 'windows'?");
+  EXPECT_EQ(
+      error_of(k_base + "[[matrix.only]]\npython = \"3.13\"\n"),
+      "t.toml:18:1: [[matrix.only]] python = '3.13' matches no value of axis 'python' (3.12, 3.14t), so "
+      "it can never apply; did you mean '3.12'?");
+  EXPECT_EQ(
+      error_of(k_base + "[[matrix.exclude]]\nos = \"linux\"\nany = [{ accel = \"cu128\" }]\n"),
+      "t.toml:19:10: [[matrix.exclude]] accel = 'cu128' matches no value of axis 'accel' (cpu, cu126), so "
+      "it can never apply; did you mean 'cu126'?");
+  EXPECT_EQ(
+      error_of(k_base + "[[matrix.field]]\nname = \"runner\"\ntemplate = \"x\"\nwhen = { os = \"macos\" }\n"),
+      "t.toml:20:10: the 'when' of field 'runner' os = 'macos' matches no value of axis 'os' (linux, "
+      "windows), so it can never apply");
+  // A value of the axis loads, and so does a pattern or a specifier, whether it matches a value or
+  // not: it may guard against values to come.
+  for (const char* rule : {"os = \"windows\"", "os = \"win*\"", "python = \">=3.15\"", "accel = \"rocm*\""}) {
+    SCOPED_TRACE(rule);
+    const auto expanded = test::expand_text(k_base + "[[matrix.exclude]]\n" + rule + "\n");
+    EXPECT_TRUE(expanded) << expanded.error().message();
+  }
+}
+
 TEST(Diagnostics, IncludeSettingADerivedFieldOrId) {
   EXPECT_EQ(error_of(k_base + "[[matrix.include]]\ndesired_cuda = \"x\"\n"),
             "t.toml:18:1: [[matrix.include]] sets 'desired_cuda', which is a derived field (line 14); give "

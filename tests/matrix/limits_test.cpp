@@ -57,7 +57,8 @@ TEST(MatrixLimits, GlobsJustUnderTheCapAddUpToTheTotalCap) {
   std::string groups;
   for (int i = 0; i < 12; ++i) groups += "{1,2}";
   const auto config = [&](int rules) {
-    std::string text = "[[matrix.axis]]\nname = \"python\"\nvalues = [\"3.11\", \"3.12\"]\n";
+    std::string text =
+        "[[matrix.axis]]\nname = \"python\"\nvalues = [\"3.11\", \"3.12\", \"121212121212\"]\n";
     for (int r = 0; r < rules; ++r) text += "[[matrix.exclude]]\npython = \"" + groups + "\"\n";
     return text;
   };
