@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "packaging/version.hpp"
 #include "platform/fs.hpp"
 #include "platform/toml.hpp"
 #include "platform/toml_reader.hpp"
@@ -193,6 +194,12 @@ Status load_ci(const TomlReader& reader, const toml::table& table, CiConfig& ci)
     }
     auto value = reader.string(node, what);
     if (!value) return tl::unexpected(value.error());
+    // It becomes `pip install relforge==VERSION` in every job: refused here, not when the jobs run.
+    if (name == "relforge_version") {
+      if (auto version = packaging::parse_version(*value); !version)
+        return reader.fail(TomlReader::location(node),
+                           what + ": " + version.error().message() + " (the jobs install relforge==VERSION)");
+    }
     std::string* target = name == "owner"                ? &ci.owner
                           : name == "relforge_version"   ? &ci.relforge_version
                           : name == "relforge_index"     ? &ci.relforge_index

@@ -13,6 +13,7 @@
 #include "ci_relay/github_comment.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/text.hpp"
 #include "platform/fs.hpp"
 #include "triage/classify.hpp"
 #include "triage/cluster.hpp"
@@ -320,17 +321,24 @@ void register_writers(CLI::App& group, Runtime& runtime) {
         group.add_subcommand("ingest", "Store the test results of JUnit XML reports (pytest, gtest)");
     command->add_option("REPORT", options->reports, "JUnit XML files")->required();
     command->add_option("--db", options->db, "The triage database (SQLite)")->capture_default_str();
-    command->add_option("--repo", options->base.repo, "Repository (owner/name)")->required();
-    command->add_option("--job", options->base.job, "Job name")->required();
+    // Stored names key every later verdict: an empty one would merge unrelated runs.
+    const CLI::Validator named(
+        [](std::string& text) { return core::trim(text).empty() ? std::string("is empty") : std::string(); },
+        "TEXT");
+    command->add_option("--repo", options->base.repo, "Repository (owner/name)")->required()->check(named);
+    command->add_option("--job", options->base.job, "Job name")->required()->check(named);
     command->add_option("--platform", options->base.platform, "Platform (linux, windows, macos, rocm, ...)")
-        ->required();
-    command->add_option("--commit", options->base.commit, "Commit SHA")->required();
+        ->required()
+        ->check(named);
+    command->add_option("--commit", options->base.commit, "Commit SHA")->required()->check(named);
     command
         ->add_option("--commit-order", options->base.commit_order,
                      "The commit's position on trunk (e.g. git rev-list --count SHA)")
-        ->required();
+        ->required()
+        ->check(CLI::NonNegativeNumber);
     command->add_option("--attempt", options->base.run_attempt, "Run attempt (1 = first run)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000000));
     command->add_option("--time", options->time, "Unix time of the run (default: now)");
     add_json_flag(*command, runtime);
     command->callback([&runtime, options] {

@@ -351,9 +351,16 @@ Classification classify(std::string_view log, std::shared_ptr<const CompiledRule
 Result<Classification> classify_file(const std::filesystem::path& path,
                                      std::shared_ptr<const CompiledRules> rules, ScanOptions options) {
   std::error_code code;
-  if (!std::filesystem::is_regular_file(path, code)) {
+  const auto status = std::filesystem::status(path, code);
+  if (!std::filesystem::exists(status))
     return fail(ErrorCategory::not_found, path.string() + ": no such log file");
-  }
+  if (std::filesystem::is_directory(status))
+    return fail(ErrorCategory::invalid_input, path.string() + " is a folder: name the log files in it");
+  if (!std::filesystem::is_regular_file(status))
+    return fail(ErrorCategory::invalid_input,
+                path.string() +
+                    " is not a regular file (a pipe or a device): save the log to a file and "
+                    "classify that");
   auto chunks = platform::FileChunks::open(path);
   if (!chunks) return tl::unexpected(chunks.error());
   LogScanner scanner(std::move(rules), options);

@@ -84,6 +84,26 @@ TEST(BuildConfig, WrongTypesAndOutOfRangeValuesAreRefusedWhereTheyAre) {
       << build.error().message();
 }
 
+TEST(BuildConfig, TheRelforgeVersionTheJobsInstallMustBeAVersion) {
+  // It becomes `pip install relforge==VERSION` in every job, which is where a bad one used to fail.
+  const std::string recipe = "[recipe]\ncommand = [\"x\"]\n";
+  for (const char* version : {"0.3.0 ; id", "latest", ""}) {
+    SCOPED_TRACE(version);
+    const auto config =
+        parse_build_config(recipe + "[ci]\nrelforge_index = \"https://example.com/simple\"\n" +
+                               "relforge_version = \"" + version + "\"\n",
+                           "t.toml");
+    ASSERT_FALSE(config);
+    EXPECT_NE(config.error().message().find("t.toml:5:20: [ci] relforge_version"), std::string::npos)
+        << config.error().message();
+  }
+  const auto good = parse_build_config(
+      recipe + "[ci]\nrelforge_index = \"https://example.com/simple\"\nrelforge_version = \"0.4.0rc1\"\n",
+      "t.toml");
+  ASSERT_TRUE(good) << good.error().message();
+  EXPECT_EQ(good->ci.relforge_version, "0.4.0rc1");
+}
+
 TEST(BuildConfig, TheExampleProjectStillLoads) {
   const auto config = load_build_config(relforge::test::source_dir() + "/examples/minitensor/relforge.toml");
   ASSERT_TRUE(config) << config.error().describe();

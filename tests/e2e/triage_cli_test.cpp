@@ -147,6 +147,21 @@ TEST_F(TriageCli, JUnitThatIsNotXmlStoresNothing) {
   EXPECT_FALSE(std::filesystem::exists(m_dir / "t.db"));
 }
 
+TEST_F(TriageCli, IngestRefusesEmptyNamesAndImpossibleRunsAndStoresNothing) {
+  const std::string db = " --db " + path("t.db");
+  const std::string good = " --repo r --job j --platform linux --commit c --commit-order 1";
+  for (const std::string& change :
+       {std::string(" --job ''"), std::string(" --commit ' '"), std::string(" --repo ''"),
+        std::string(" --platform ''"), std::string(" --attempt -5"), std::string(" --attempt 0"),
+        std::string(" --commit-order -1")}) {
+    SCOPED_TRACE(change);
+    const auto run = relforge("triage ingest" + db + good + change + " " + fixture("junit_gtest.xml"));
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_FALSE(std::filesystem::exists(m_dir / "t.db"));
+  }
+  EXPECT_EQ(relforge("triage ingest" + db + good + " " + fixture("junit_gtest.xml")).exit_code, 0);
+}
+
 TEST_F(TriageCli, PrCommentSplitsBrokenTrunkFromNewFailures) {
   // head: two failures. One failed identically on the merge base (broken trunk); the other's log
   // is classified now and differs from the base (new). A third job never ran on the base.

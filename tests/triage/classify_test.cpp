@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "platform/fs.hpp"
 #include "tests/support/paths.hpp"
@@ -270,6 +271,16 @@ TEST(ClassifyFile, RefusesBinaryAndGzipAndMissingFiles) {
   auto missing = classify_file(dir / "absent.log", rules());
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
+  // A folder or a pipe exists: it is named for what it is, not as missing.
+  auto folder = classify_file(dir, rules());
+  ASSERT_FALSE(folder);
+  EXPECT_EQ(folder.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(folder.error().message().find("is a folder"), std::string::npos) << folder.error().message();
+  ASSERT_EQ(::mkfifo((dir / "pipe").c_str(), 0600), 0);
+  auto pipe = classify_file(dir / "pipe", rules());
+  ASSERT_FALSE(pipe);
+  EXPECT_EQ(pipe.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(pipe.error().message().find("not a regular file"), std::string::npos) << pipe.error().message();
   std::filesystem::remove_all(dir);
 }
 
