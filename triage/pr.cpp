@@ -9,6 +9,7 @@
 
 #include "core/text.hpp"
 #include "triage/cluster.hpp"
+#include "triage/preprocess.hpp"
 
 namespace relforge::triage {
 namespace {
@@ -309,7 +310,8 @@ std::string counted(std::size_t n, const Category& c) {
 }
 
 // Text from logs and payloads, inert in Markdown: no HTML, no links, no emphasis, no mentions.
-std::string md_text(std::string_view text) {
+std::string md_text(std::string_view raw) {
+  const std::string text = to_valid_utf8(raw);
   std::string out;
   for (const char c : text) {
     switch (c) {
@@ -347,9 +349,15 @@ std::string md_text(std::string_view text) {
   return out;
 }
 
-// A log line as code: a fence longer than any backtick run inside it, one line, at most 300 bytes.
-std::string code_span(std::string text) {
-  if (text.size() > 300) text = text.substr(0, 300) + "…";
+// A log line as code: a fence longer than any backtick run inside it, one line, at most 300 bytes
+// (cut between characters), UTF-8. Markdown shows a code span's text as it is: nothing to escape.
+std::string code_span(std::string_view raw) {
+  std::string text = to_valid_utf8(raw);
+  if (text.size() > 300) {
+    std::size_t cut = 300;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text = text.substr(0, cut) + "…";
+  }
   for (auto& c : text) {
     if (c == '\n' || c == '\r') c = ' ';
   }
@@ -360,6 +368,11 @@ std::string code_span(std::string text) {
   }
   const std::string fence(longest + 1, '`');
   return fence + " " + text + " " + fence;
+}
+
+// A name (a rule, a commit) as code: `name`, or a code span when it holds a backtick.
+std::string code_word(std::string_view name) {
+  return name.find('`') == std::string_view::npos ? "`" + to_valid_utf8(name) + "`" : code_span(name);
 }
 
 bool plain_url(const std::string& url) {
@@ -410,9 +423,9 @@ PrSummary summarise_pr(const std::vector<PrJobVerdict>& verdicts) {
 std::string pr_comment_markdown(const std::vector<PrJobVerdict>& verdicts, const std::string& head,
                                 const std::string& base) {
   const PrSummary summary = summarise_pr(verdicts);
-  std::string md = std::string(k_pr_comment_marker) + "\n## " + summary.title + "\nAs of commit `" +
-                   md_text(core::short_sha(head)) + "` with merge base `" + md_text(core::short_sha(base)) +
-                   "`:\n";
+  std::string md = std::string(k_pr_comment_marker) + "\n## " + summary.title + "\nAs of commit " +
+                   code_word(core::short_sha(head)) + " with merge base " + code_word(core::short_sha(base)) +
+                   ":\n";
   for (const auto& c : categories()) {
     std::vector<const PrJobVerdict*> in;
     for (const auto& v : verdicts) {
@@ -430,7 +443,7 @@ std::string pr_comment_markdown(const std::vector<PrJobVerdict>& verdicts, const
       if (job.gate == Gate::advisory) md += " (advisory: does not block merging)";
       if (job.gate == Gate::required) md += " (required)";
       md += "\n";
-      if (!job.rule.empty()) md += "  `" + md_text(job.rule) + "`: " + code_span(job.line) + "\n";
+      if (!job.rule.empty()) md += "  " + code_word(job.rule) + ": " + code_span(job.line) + "\n";
       md += "  " + md_text(v->evidence) + "\n";
     }
     md += "</details>\n";

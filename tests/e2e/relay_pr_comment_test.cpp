@@ -61,7 +61,7 @@ TEST_F(PrComment, RelayPrRendersTheDrCiComment) {
   EXPECT_NE(
       md.find("\n<details><summary><b>NEW FAILURE</b> - these jobs failed and the failure is not on the "
               "merge base:</summary>\n\n* [v/vision · ci / build](https://github.com/v/vision/actions/runs/"
-              "4202) (advisory: does not block merging)\n  `compile\\_error`: ` /home/runner/work/vision/src/"
+              "4202) (advisory: does not block merging)\n  `compile_error`: ` /home/runner/work/vision/src/"
               "ops/nms.cpp:112:9: error: use of undeclared identifier 'at::sort_stable' `\n"),
       std::string::npos)
       << md;
@@ -165,7 +165,7 @@ TEST_F(PrComment, TriagePrPostsTheSameCommentAndExitsOneOnNewFailures) {
   EXPECT_EQ(shown.exit_code, 1) << shown.err;  // a new failure: the answer is "no"
   EXPECT_EQ(shown.out.rfind(k_marker + "\n## :x: 1 New Failure, 1 Unstable\n", 0), 0u) << shown.out;
   EXPECT_NE(
-      shown.out.find("* [test (default)](https://github.com/o/r/actions/runs/1/job/11)\n  `gtest\\_failure`: "
+      shown.out.find("* [test (default)](https://github.com/o/r/actions/runs/1/job/11)\n  `gtest_failure`: "
                      "` [  FAILED  ] Ops.Mul `\n"),
       std::string::npos)
       << shown.out;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "triage/cluster.hpp"
+#include "triage/preprocess.hpp"
 
 namespace relforge::triage {
 namespace {
@@ -269,14 +270,25 @@ TEST(Pr, CommentShowsEachFailureWithLinkRuleAndLine) {
           "\n<details open><summary><b>NEW FAILURES</b> - these jobs failed and the failure is not on the "
           "merge base:</summary>\n\n"
           "* [test (a)](https://github.com/o/r/actions/runs/1/job/2)\n"
-          "  `gtest\\_failure`: ` [  FAILED  ] Ops.Mul `\n  gtest\\_failure: \\[  FAILED  \\] Ops.Mul\n"
+          "  `gtest_failure`: ` [  FAILED  ] Ops.Mul `\n  gtest\\_failure: \\[  FAILED  \\] Ops.Mul\n"
           "* [test (a)](https://github.com/o/r/actions/runs/1/job/2)\n"
-          "  `gtest\\_failure`: ` [  FAILED  ] Ops.Mul `\n  gtest\\_failure: \\[  FAILED  \\] Ops.Mul\n"
+          "  `gtest_failure`: ` [  FAILED  ] Ops.Mul `\n  gtest\\_failure: \\[  FAILED  \\] Ops.Mul\n"
           "</details>\n"
           "\n<details><summary><b>FLAKY</b> - these jobs failed but were likely flaky or infrastructure:"
           "</summary>\n\n"
-          "* test (b)\n  `pip\\_network\\_error`: ` ERROR: Could not install packages `\n"
+          "* test (b)\n  `pip_network_error`: ` ERROR: Could not install packages `\n"
           "  flaky rule pip\\_network\\_error: ERROR: Could not install packages\n</details>\n");
+}
+
+TEST(Pr, TheCommentIsUtf8AndShowsRuleNamesAsTheyAre) {
+  auto a = job("test (a)", "head", "failure", {"x"}, "pytest_failure");
+  // 299 bytes, then an "é" whose second byte would be the 301st, then a Latin-1 byte.
+  a.line = "E   AssertionError: " + std::string(279, 'x') + "\xc3\xa9 caf\xe9";
+  const auto md = pr_comment_markdown(classify_pr(input_with({a}, {job("test (a)", "base", "success", {})})),
+                                      std::string(40, 'a'), std::string(40, 'b'));
+  EXPECT_TRUE(is_valid_utf8(md));
+  EXPECT_NE(md.find("  `pytest_failure`: ` E   AssertionError: "), std::string::npos) << md;
+  EXPECT_NE(md.find(std::string(279, 'x') + "\xe2\x80\xa6 `"), std::string::npos) << md;
 }
 
 TEST(Pr, LogTextCannotForgeMarkupOrTheMarker) {
