@@ -135,7 +135,9 @@ void register_wheel_verify(CLI::App& group, Runtime& runtime) {
     }
     if (!status) return report_error(runtime, status.error());
     if (!runtime.json) {
-      runtime.out << *wheel << ": OK (" << result->hashed << " entries, " << result->bytes << " bytes hashed";
+      // RECORD itself (and its signature files) are listed without a hash: entries counts them too.
+      runtime.out << *wheel << ": OK (" << result->entries << " entries, " << result->hashed << " hashed, "
+                  << result->bytes << " bytes";
       if (!binaries->platforms.empty())
         runtime.out << "; " << binaries->binaries.size() << " binaries pass "
                     << core::join(binaries->platforms, ", ");

@@ -338,6 +338,25 @@ TEST(CliConventions, JsonAnswersAboutBytesThatAreNotUtf8AreJsonAndKeepTheirExitC
   }
 }
 
+TEST(CliConventions, WheelVerifyTextAndJsonCountTheSameEntries) {
+  TempDir dir;
+  const auto made = run_shell("/usr/bin/python3 " +
+                              shell_quote(source_path("tests/fixtures/channels/make_wheel.py").string()) +
+                              " " + shell_quote(dir.path.string()) + " mini 1.0");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::string wheel = shell_quote((dir.path / "mini-1.0-py3-none-any.whl").string());
+  const auto json = relforge("wheel verify --json " + wheel);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const Json parsed = Json::parse(json.out);
+  const auto text = relforge("wheel verify " + wheel);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(has(text.out, "OK (" + std::to_string(parsed["entries"].get<int>()) + " entries, " +
+                                std::to_string(parsed["hashed"].get<int>()) + " hashed, " +
+                                std::to_string(parsed["bytes"].get<long long>()) + " bytes)"))
+      << text.out << json.out;
+  EXPECT_LT(parsed["hashed"].get<int>(), parsed["entries"].get<int>());  // RECORD has no hash of its own
+}
+
 TEST(CliConventions, ChannelAliasOnPublish) {
   TempDir dir;
   const auto result =
