@@ -22,15 +22,6 @@ std::string expression(std::string_view inner) {
   return "${{ " + std::string(inner) + " }}";
 }
 
-std::string shell_word(std::string_view text) {
-  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           std::string_view("_./,:=@%+-").find(c) != std::string_view::npos;
-  });
-  if (plain) return std::string(text);
-  return "'" + core::replace_all(text, "'", "'\\''") + "'";
-}
-
 Yaml step(std::string name) {
   return std::move(Yaml::map().add("name", std::move(name)));
 }
@@ -66,8 +57,8 @@ void add_setup(const WorkflowOptions& options, Yaml& steps) {
                                                                       "-" + expression("runner.os") + "-" +
                                                                       expression("runner.arch"))))));
   steps.push(run_step("Install relforge", "python -m pip install " +
-                                              shell_word("relforge==" + options.ci.relforge_version) +
-                                              " --index-url " + shell_word(options.ci.relforge_index) +
+                                              core::shell_word("relforge==" + options.ci.relforge_version) +
+                                              " --index-url " + core::shell_word(options.ci.relforge_index) +
                                               "\ncommand -v relforge\n"));
 }
 
@@ -94,11 +85,12 @@ std::vector<std::string> host_prefixes(const WorkflowOptions& options) {
 std::string plan_command(const WorkflowOptions& options, std::size_t linux_shards, std::size_t host_shards) {
   std::string command =
       "relforge ci plan --config \"$RELFORGE_CI_CONFIG\" --channel \"$RELFORGE_CI_CHANNEL\" --runner-field " +
-      shell_word(options.runner_field) + " --artifact-field " + shell_word(*options.artifact_field) +
-      " --shard-size " + std::to_string(options.shard_size);
-  for (const auto& prefix : host_prefixes(options)) command += " --host-runner-prefix " + shell_word(prefix);
-  for (const auto& glob : options.select) command += " --select " + shell_word(glob);
-  for (const auto& glob : options.skip) command += " --skip " + shell_word(glob);
+      core::shell_word(options.runner_field) + " --artifact-field " +
+      core::shell_word(*options.artifact_field) + " --shard-size " + std::to_string(options.shard_size);
+  for (const auto& prefix : host_prefixes(options))
+    command += " --host-runner-prefix " + core::shell_word(prefix);
+  for (const auto& glob : options.select) command += " --select " + core::shell_word(glob);
+  for (const auto& glob : options.skip) command += " --skip " + core::shell_word(glob);
   return command + " --expect-shards " + std::to_string(linux_shards) + "," + std::to_string(host_shards) +
          " --github-output";
 }
@@ -185,13 +177,13 @@ std::string config_folder(const WorkflowOptions& options) {
 
 std::string host_script(const WorkflowOptions& options) {
   std::vector<std::string> words;
-  for (const auto& argument : options.recipe.command) words.push_back(shell_word(argument));
+  for (const auto& argument : options.recipe.command) words.push_back(core::shell_word(argument));
   return "set -euo pipefail\n"
          "export RELFORGE_OUT=\"$GITHUB_WORKSPACE/relforge-raw/${RELFORGE_LOCAL_VERSION:-_}\"\n"
          "RELFORGE_PYTHON=\"$(command -v python)\"\nexport RELFORGE_PYTHON\n"
          "rm -rf \"$RELFORGE_OUT\"\nmkdir -p \"$RELFORGE_OUT\"\n"
          "cd " +
-         shell_word(config_folder(options)) + "\n" + core::join(words, " ") + "\n" +
+         core::shell_word(config_folder(options)) + "\n" + core::join(words, " ") + "\n" +
          "found=$(find \"$RELFORGE_OUT\" -maxdepth 1 -name '*.whl' | wc -l)\n"
          "if [ \"$found\" -ne 1 ]; then\n"
          "  echo \"::error::the recipe left $found wheels in $RELFORGE_OUT; a cell builds exactly one\"\n"
@@ -284,9 +276,9 @@ Yaml publish_job(const WorkflowOptions& options, const std::vector<std::string>&
   std::string publish = options.publish_command;
   if (publish.empty() && !options.ci.store.empty()) {
     publish = "relforge publish dist/*.whl --channel " + store_channel(options.channel) + " --store " +
-              shell_word(options.ci.store);
+              core::shell_word(options.ci.store);
     if (sign && !options.ci.public_key.empty())
-      publish += " --key " + shell_word(options.ci.public_key) + " --require-signatures";
+      publish += " --key " + core::shell_word(options.ci.public_key) + " --require-signatures";
     publish += "\n";
   }
   if (!publish.empty()) {

@@ -233,6 +233,10 @@ void register_lock(CLI::App& group, Runtime& runtime) {
     auto plans = ri::plan_images(loaded->fleet, loaded->expansions);
     if (!plans) return report_error(runtime, plans.error());
     if (!registry->empty()) ri::check_registry(*plans, *registry);
+    // A lock with digests the registry did not give would replace a good one: the old lock stays.
+    if (auto error = registry_error(*plans))
+      return report_error(runtime,
+                          error->with_context("nothing was written; the previous lock, if any, stays"));
     auto text = ri::render_lock(loaded->fleet, loaded->expansions.front(), *plans,
                                 {resolved.config, *resolved.channel, *registry});
     if (!text) return report_error(runtime, text.error());
@@ -250,7 +254,6 @@ void register_lock(CLI::App& group, Runtime& runtime) {
       runtime.out << "locked " << loaded->expansions.front().cells.size() << " cells on " << *resolved.channel
                   << " to " << plans->size() << " images: " << path.string() << '\n';
     }
-    if (auto error = registry_error(*plans)) return report_error(runtime, *error);
     finish(runtime, {});
   });
 }

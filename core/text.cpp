@@ -267,4 +267,13 @@ bool json_nesting_within(std::string_view text, std::size_t max_depth) {
   return true;
 }
 
+std::string shell_word(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_./,:=@%+-").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(text);
+  return "'" + replace_all(text, "'", "'\\''") + "'";
+}
+
 }  // namespace relforge::core

@@ -14,6 +14,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 std::string replace_all(std::string_view text, std::string_view from, std::string_view to);
 // RFC 3986 percent-encoding: unreserved characters and those in `keep` stay, the rest become %XX.
 std::string percent_encode(std::string_view text, std::string_view keep = "");
+// One POSIX shell word: `text` as it is when every character is plainly safe, else single-quoted.
+std::string shell_word(std::string_view text);
 // Escapes & < > " ' for HTML text and attribute values.
 std::string html_escape(std::string_view text);
 // html_escape(text) appended to `out`, without a string of its own.

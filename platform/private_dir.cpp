@@ -1,8 +1,7 @@
 #include "platform/private_dir.hpp"
 
-#include <stdlib.h>
-
 #include <cerrno>
+#include <cstdlib>  // mkdtemp (POSIX)
 #include <cstring>
 #include <string>
 #include <system_error>

@@ -35,6 +35,69 @@ const std::vector<std::string> k_gpu_keys = {"type", "vendor", "count"};
 const std::vector<std::string> k_vendors = {"nvidia", "amd", "intel"};
 const std::vector<std::string> k_arc_keys = {"github_config_url", "github_config_secret", "runner_image"};
 
+// The values that end up in a Dockerfile, a folder name or a docker command line are data: each
+// is one plain word of its grammar, never a way to add an instruction, a path or a shell word.
+bool all_of_chars(std::string_view text, std::string_view allowed) {
+  return !text.empty() && text.find_first_not_of(allowed) == std::string_view::npos;
+}
+constexpr std::string_view k_lower_alnum = "abcdefghijklmnopqrstuvwxyz0123456789";
+constexpr std::string_view k_token_chars =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-";
+constexpr std::string_view k_tag_chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
+
+// OCI distribution's repository name: lower-case components separated by '/', each of
+// [a-z0-9] runs joined by '.', '_', '__' or '-'s; an optional registry host[:port]/ before them.
+bool is_repository(std::string_view name) {
+  const std::size_t slash = name.find('/');
+  if (slash != std::string_view::npos) {
+    const std::string_view host = name.substr(0, slash);
+    if (host.find_first_of(".:") != std::string_view::npos || host == "localhost") {
+      if (!all_of_chars(host, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-:"))
+        return false;
+      name.remove_prefix(slash + 1);
+    }
+  }
+  for (std::size_t start = 0; start <= name.size();) {
+    const std::size_t end = std::min(name.find('/', start), name.size());
+    const std::string_view part = name.substr(start, end - start);
+    if (part.empty() || !all_of_chars(part, std::string(k_lower_alnum) + "._-")) return false;
+    if (k_lower_alnum.find(part.front()) == std::string_view::npos ||
+        k_lower_alnum.find(part.back()) == std::string_view::npos ||
+        part.find("..") != std::string_view::npos || part.find("___") != std::string_view::npos)
+      return false;
+    start = end + 1;
+  }
+  return !name.empty();
+}
+
+// A base image: REPOSITORY[:TAG][@sha256:DIGEST].
+bool is_image_reference(std::string_view image) {
+  const std::size_t at = image.find('@');
+  if (at != std::string_view::npos) {
+    const std::string_view digest = image.substr(at + 1);
+    if (digest.substr(0, 7) != "sha256:" || digest.size() != 71 ||
+        !all_of_chars(digest.substr(7), "0123456789abcdef"))
+      return false;
+    image = image.substr(0, at);
+  }
+  const std::size_t slash = image.rfind('/');
+  const std::size_t colon = image.rfind(':');
+  if (colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash)) {
+    const std::string_view tag = image.substr(colon + 1);
+    if (tag.size() > 128 || !all_of_chars(tag, k_tag_chars) || tag.front() == '.' || tag.front() == '-')
+      return false;
+    image = image.substr(0, colon);
+  }
+  return is_repository(image);
+}
+
+// A file the image copies: relative to the fleet file and inside its folder.
+bool is_inside_path(std::string_view file) {
+  const fs::path path(file);
+  if (file.empty() || path.is_absolute()) return false;
+  return std::none_of(path.begin(), path.end(), [](const fs::path& part) { return part == ".."; });
+}
+
 class Loader {
 public:
   Loader(std::string file, const matrix::MatrixSpec& spec) : m_reader(std::move(file)), m_spec(spec) {}
@@ -47,6 +110,7 @@ private:
   Result<std::int64_t> count(const toml::node& node, std::string_view what);
   Status load_class(const toml::table& table, FleetSpec& out);
   Status check_files(const ImageDef& image, const FleetSpec& out);
+  Status check_words(const ImageDef& image);
 
   TomlReader m_reader;
   const matrix::MatrixSpec& m_spec;
@@ -165,11 +229,68 @@ Status Loader::image_fields(const toml::table& table, ImageDef& image, std::stri
   return {};
 }
 
+Status Loader::check_words(const ImageDef& image) {
+  const std::string who = "image '" + image.display() + "'";
+  if (!is_repository(image.name))
+    return m_reader.fail(image.where,
+                         who + ": name '" + image.name +
+                             "' is not a repository name (lower-case letters, digits and . _ - "
+                             "between them, components joined by /, e.g. pytorch/manylinux-builder)");
+  // The variant starts the content tag (VARIANT-<12 hex>, at most 128 characters) and names a folder.
+  if (image.variant.size() > 100 || !all_of_chars(image.variant, k_tag_chars) ||
+      image.variant.front() == '.' || image.variant.front() == '-')
+    return m_reader.fail(image.where, who + ": variant '" + image.variant +
+                                          "' is not a tag prefix (letters, digits, . _ - up to 100, not "
+                                          "starting with . or -, e.g. cuda12.6)");
+  if (!is_image_reference(image.base))
+    return m_reader.fail(image.where,
+                         who + ": base '" + image.base +
+                             "' is not an image reference (REPOSITORY[:TAG][@sha256:DIGEST], e.g. "
+                             "quay.io/pypa/manylinux_2_28_x86_64)");
+  std::vector<std::pair<std::string, std::string>> pins = {{"gcc_toolset", image.gcc_toolset}};
+  for (const auto& python : image.pythons) pins.push_back({"pythons", python});
+  if (image.cuda)
+    for (const auto& [key, value] :
+         {std::pair{"cuda version", &image.cuda->version}, std::pair{"cuda driver", &image.cuda->driver},
+          std::pair{"cuda cudnn", &image.cuda->cudnn}, std::pair{"cuda nccl", &image.cuda->nccl},
+          std::pair{"cuda nvshmem", &image.cuda->nvshmem},
+          std::pair{"cuda cusparselt", &image.cuda->cusparselt}})
+      pins.push_back({key, *value});
+  if (image.rocm) {
+    pins.push_back({"rocm version", image.rocm->version});
+    for (const auto& gfx : image.rocm->gfx) pins.push_back({"rocm gfx", gfx});
+  }
+  if (image.oneapi) pins.push_back({"oneapi version", image.oneapi->version});
+  for (const auto& [key, value] : pins) {
+    if (!value.empty() && !all_of_chars(value, k_token_chars))
+      return m_reader.fail(image.where,
+                           who + ": " + key + " '" + value +
+                               "' is not a version or a name (letters, digits and . _ + - only): "
+                               "it is written into the Dockerfile and its scripts' environment");
+  }
+  for (const auto& file : image.copied_files()) {
+    if (!is_inside_path(file))
+      return m_reader.fail(image.where, who + " copies '" + file +
+                                            "': files are named relative to the fleet file's folder, without "
+                                            "'..', and are copied from there only");
+  }
+  return {};
+}
+
 Status Loader::check_files(const ImageDef& image, const FleetSpec& out) {
   std::set<std::string> names;
   for (const auto& file : image.copied_files()) {
     const fs::path path = out.dir / file;
     std::error_code ec;
+    // A link in the repository could still point at a file of the machine that renders the image.
+    const fs::path real = fs::weakly_canonical(path, ec);
+    const fs::path root = fs::weakly_canonical(out.dir.empty() ? fs::path(".") : out.dir, ec);
+    const auto [end, ignored] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+    if (end != root.end())
+      return m_reader.fail(image.where, "image '" + image.display() + "' copies '" + file +
+                                            "', which leads to " + real.string() + ", outside " +
+                                            root.string() +
+                                            ": copy the file into that folder instead of linking it");
     if (!fs::is_regular_file(path, ec)) {
       return m_reader.fail(image.where, "image '" + image.display() + "' copies '" + file +
                                             "', which does not exist (looked for " + path.string() +
@@ -339,6 +460,7 @@ Status Loader::load(const toml::table& fleet, FleetSpec& out) {
                                                 "' is defined twice (first at line " +
                                                 std::to_string(other.where.line) + ")");
       }
+      if (auto ok = check_words(image); !ok) return ok;
       if (auto ok = check_files(image, out); !ok) return ok;
       out.images.push_back(std::move(image));
     }

