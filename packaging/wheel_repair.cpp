@@ -99,9 +99,10 @@ bool is_unix_made(const ArchiveEntry& entry) {
 }
 
 // A symlink entry unpacks (with unzip, or an installer honouring modes) as a link that can point
-// anywhere; devices, FIFOs and sockets have no place in a wheel either. Type 0 is a plain file.
+// anywhere; devices, FIFOs and sockets have no place in a wheel either. The type is read from the
+// upper 16 bits whatever host the entry claims: Info-ZIP's unzip makes links for VMS, Atari, BeOS
+// and AtheOS entries as well as Unix ones. A zero upper half (MS-DOS, Windows) is a plain file.
 Status check_entry_type(const ArchiveEntry& entry, const std::string& where) {
-  if (!is_unix_made(entry)) return {};
   const std::uint32_t type = (entry.external_attributes >> 16) & 0170000u;
   const bool plain = type == 0 || type == 0100000u || (type == 0040000u && is_directory_entry(entry.name));
   if (plain) return {};

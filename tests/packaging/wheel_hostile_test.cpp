@@ -73,6 +73,22 @@ protected:
     ASSERT_EQ(run.exit_code, 0) << run.err;
   }
 
+  // Sets the host byte of "version made by" in `entry`'s central directory record.
+  void set_host(const fs::path& wheel, const std::string& entry, int host) {
+    python(
+        "import struct, sys\n"
+        "data = bytearray(open(sys.argv[1], 'rb').read())\n"
+        "i = data.find(b'PK\\x01\\x02')\n"
+        "while i >= 0:\n"
+        "  size = struct.unpack_from('<H', data, i + 28)[0]\n"
+        "  if data[i + 46:i + 46 + size] == b'" +
+            entry + "': data[i + 5] = " + std::to_string(host) +
+            "\n"
+            "  i = data.find(b'PK\\x01\\x02', i + 4)\n"
+            "open(sys.argv[1], 'wb').write(bytes(data))\n",
+        wheel);
+  }
+
   fs::path m_dir;
 };
 
@@ -132,6 +148,34 @@ TEST_F(WheelHostileTest, VerifyRefusesLinksDevicesFifosAndSockets) {
   plain.push_back({"demo/data/", "", 0040755});  // a directory entry may say so
   plain.push_back({"demo/run.py", "", 0755});    // no type bits: a plain file (Python's writestr)
   const auto verified = verify_wheel(write_wheel(plain));
+  EXPECT_TRUE(verified) << verified.error().describe();
+}
+
+// Info-ZIP's unzip makes a link from an entry whose mode says so whatever host the entry claims
+// (VMS 2, Atari 5, BeOS 16, AtheOS 30, not only Unix 3 and OS X 19): the type bits count for all.
+TEST_F(WheelHostileTest, VerifyRefusesLinksAndFifosWhateverHostTheEntryClaims) {
+  for (const int host : {0, 2, 5, 16, 30}) {
+    for (const auto& [mode, text] : {std::pair{0120777u, "is a symbolic link (mode 120777)"},
+                                     std::pair{0010644u, "is no regular file (mode 010644)"}}) {
+      SCOPED_TRACE(std::to_string(host) + " " + text);
+      auto entries = demo_entries();
+      entries.push_back({"demo/link.py", "/etc/passwd", mode});
+      const auto wheel = write_wheel(entries);
+      set_host(wheel, "demo/link.py", host);
+      const auto reader = ZipReader::open(wheel);
+      ASSERT_TRUE(reader);
+      ASSERT_EQ(reader->entries()[3].opsys, host);
+      const auto verified = verify_wheel(wheel);
+      expect_refused(verified, "entry 'demo/link.py' " + std::string(text));
+      EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+    }
+  }
+  // A zero upper half is how MS-DOS and Windows tools write a plain file.
+  auto entries = demo_entries();
+  entries.push_back({"demo/plain.py", "", 0});
+  const auto wheel = write_wheel(entries);
+  set_host(wheel, "demo/plain.py", 0);
+  const auto verified = verify_wheel(wheel);
   EXPECT_TRUE(verified) << verified.error().describe();
 }
 
