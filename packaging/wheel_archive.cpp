@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <limits>
 #include <system_error>
 
 #include "packaging/raw_inflate.hpp"
+#include "packaging/zip_headers.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -143,12 +145,21 @@ zip_int64_t buffered_output(void* state, void* data, zip_uint64_t length, zip_so
 
 Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status))
     return fail(ErrorCategory::not_found, "wheel '" + path.string() + "' does not exist");
+  if (!std::filesystem::is_regular_file(status)) {
+    const std::string kind = std::filesystem::is_directory(status) ? "a folder" : "not a regular file";
+    return fail(ErrorCategory::not_found,
+                "'" + path.string() + "' is " + kind + ", not a wheel file: name the .whl file itself");
+  }
+  // One open file for libzip and for reading the headers it hides, so both read the same bytes.
+  auto opened = platform::open_file(path);
+  if (!opened) return tl::unexpected(opened.error());
   int code = 0;
   ::zip* archive = nullptr;
   auto buffer = std::make_unique<char[]>(k_read_buffer);
-  if (FILE* file = std::fopen(path.c_str(), "rb"); file == nullptr) {
+  if (FILE* file = opened->duplicate_stream(); file == nullptr) {
     code = ZIP_ER_OPEN;
   } else {
     std::setvbuf(file, buffer.get(), _IOFBF, k_read_buffer);
@@ -173,6 +184,7 @@ Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
   }
   ZipReader reader(archive, path);
   reader.m_buffer = std::move(buffer);
+  reader.m_file = std::move(*opened);
   int comment_length = 0;
   if (const char* comment = zip_get_archive_comment(archive, &comment_length, ZIP_FL_ENC_RAW))
     reader.m_comment.assign(comment, static_cast<std::size_t>(comment_length));
@@ -194,6 +206,11 @@ Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
     entry.deflated = st.comp_method == ZIP_CM_DEFLATE && st.encryption_method == ZIP_EM_NONE &&
                      (st.valid & ZIP_STAT_CRC) != 0;
     entry.mtime = static_cast<std::int64_t>(st.mtime);
+    // ENC_STRICT converts a name without the UTF-8 flag from cp437, as Python's zipfile does; it
+    // differs from the raw bytes exactly when the name has a byte over 0x7F.
+    const char* raw = zip_get_name(archive, index, ZIP_FL_ENC_RAW);
+    const char* strict = zip_get_name(archive, index, ZIP_FL_ENC_STRICT);
+    entry.unmarked_name = raw != nullptr && strict != nullptr && std::strcmp(raw, strict) != 0;
     zip_uint8_t opsys = 0;
     zip_uint32_t attributes = 0;
     if (zip_file_get_external_attributes(archive, index, 0, &opsys, &attributes) == 0) {
@@ -210,7 +227,8 @@ ZipReader::ZipReader(ZipReader&& other) noexcept
       m_path(std::move(other.m_path)),
       m_entries(std::move(other.m_entries)),
       m_comment(std::move(other.m_comment)),
-      m_buffer(std::move(other.m_buffer)) {
+      m_buffer(std::move(other.m_buffer)),
+      m_file(std::move(other.m_file)) {
   other.m_zip = nullptr;
 }
 
@@ -222,6 +240,7 @@ ZipReader& ZipReader::operator=(ZipReader&& other) noexcept {
     m_entries = std::move(other.m_entries);
     m_comment = std::move(other.m_comment);
     m_buffer = std::move(other.m_buffer);
+    m_file = std::move(other.m_file);
     other.m_zip = nullptr;
   }
   return *this;
@@ -229,6 +248,19 @@ ZipReader& ZipReader::operator=(ZipReader&& other) noexcept {
 
 ZipReader::~ZipReader() {
   if (m_zip != nullptr) zip_discard(m_zip);
+}
+
+Result<std::vector<bool>> ZipReader::unicode_path_fields() const {
+  const auto read_at = [this](std::uint64_t offset, std::size_t length) {
+    return m_file->read_at(offset, length);
+  };
+  auto flags = packaging::unicode_path_fields(read_at, m_file->size(), m_comment.size());
+  if (flags && flags->size() != m_entries.size())
+    return fail(ErrorCategory::integrity, "'" + m_path.string() + "': its central directory holds " +
+                                              std::to_string(flags->size()) + " entries, libzip read " +
+                                              std::to_string(m_entries.size()));
+  if (!flags) return fail(flags.error().category(), "'" + m_path.string() + "': " + flags.error().message());
+  return flags;
 }
 
 Status ZipReader::stream(const ArchiveEntry& entry, const std::function<void(std::string_view)>& sink) const {

@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
 #include "platform/digest.hpp"
+#include "platform/open_beneath.hpp"
 
 struct zip;
 
@@ -27,6 +29,9 @@ struct ArchiveEntry {
   std::uint32_t external_attributes = 0;
   std::uint8_t opsys = 0;
   std::int64_t mtime = 0;
+  // Non-ASCII bytes without the UTF-8 flag (bit 11): libzip guessed the encoding of `name`, while
+  // Python's zipfile (pip) reads such a name as cp437.
+  bool unmarked_name = false;
 };
 
 // What read() holds in memory by default: METADATA, WHEEL, RECORD and entry_points.txt are KiB to a
@@ -35,7 +40,8 @@ constexpr std::uint64_t k_max_whole_entry = std::uint64_t{64} << 20;
 
 class ZipReader {
 public:
-  // integrity error when the file is not a readable zip (naming it); not_found when absent.
+  // integrity error when the file is not a readable zip (naming it); not_found when absent or
+  // not a regular file (saying what it is).
   static Result<ZipReader> open(const std::filesystem::path& path);
   ZipReader(ZipReader&&) noexcept;
   ZipReader& operator=(ZipReader&&) noexcept;
@@ -54,6 +60,10 @@ public:
   // sha256 and byte count, streamed.
   Result<std::pair<platform::Sha256Digest, std::uint64_t>> digest(const ArchiveEntry& entry) const;
 
+  // Per entry: whether its central record or local header holds Info-ZIP's Unicode Path extra
+  // field (0x7075), whose name libzip reads in place of the entry's own and hides the field.
+  Result<std::vector<bool>> unicode_path_fields() const;
+
   ::zip* handle() const { return m_zip; }
 
 private:
@@ -69,7 +79,8 @@ private:
   std::filesystem::path m_path;
   std::vector<ArchiveEntry> m_entries;
   std::string m_comment;
-  std::unique_ptr<char[]> m_buffer;  // stdio's buffer for the archive file; outlives m_zip
+  std::unique_ptr<char[]> m_buffer;           // stdio's buffer for the archive file; outlives m_zip
+  std::optional<platform::OpenEntry> m_file;  // the file libzip reads, for the headers it hides
 };
 
 // One entry of an archive to write: a raw copy of a source entry, or new bytes.

@@ -113,6 +113,34 @@ Status check_entry_type(const ArchiveEntry& entry, const std::string& where) {
                                             octal + "): refusing it (a wheel holds regular files only)");
 }
 
+// pip reads an entry's name as Python's zipfile does: UTF-8 when the entry says so (bit 11),
+// cp437 otherwise, and in older Pythons never from Info-ZIP's Unicode Path field. libzip guesses UTF-8
+// and takes that field's name, so the same bytes could be two names to it and one to pip, or the
+// reverse, and every name check here would judge names pip never sees.
+Status check_name_encoding(const ZipReader& reader, const std::string& where) {
+  const std::string fix =
+      ": refusing it (pip and other unzip tools may read another name); rebuild the wheel "
+      "with a tool that marks UTF-8 names, such as `python -m wheel pack`";
+  for (const auto& entry : reader.entries()) {
+    if (entry.unmarked_name)
+      return fail(ErrorCategory::integrity,
+                  where + ": entry '" + entry.name +
+                      "' has a name with non-ASCII bytes not marked UTF-8 (pip reads "
+                      "it as cp437)" +
+                      fix);
+  }
+  auto fields = reader.unicode_path_fields();
+  if (!fields) return tl::unexpected(fields.error());
+  for (std::size_t i = 0; i < fields->size(); ++i) {
+    if ((*fields)[i])
+      return fail(ErrorCategory::integrity, where + ": entry '" + reader.entries()[i].name +
+                                                "' takes its name from an Info-ZIP Unicode Path extra field "
+                                                "(0x7075), which older pips ignore" +
+                                                fix);
+  }
+  return {};
+}
+
 std::string ascii_folded(const std::string& name) {
   std::string out = name;
   for (char& c : out) c = ascii::lower(c);
@@ -215,6 +243,7 @@ Result<Listing> read_listing(const ZipReader& reader) {
   listing.where = reader.path().string();
   const std::string& where = listing.where;
   if (auto ok = check_no_comment(reader); !ok) return tl::unexpected(ok.error());
+  if (auto ok = check_name_encoding(reader, where); !ok) return tl::unexpected(ok.error());
   for (const auto& entry : reader.entries()) {
     if (auto ok = check_archive_path(entry.name); !ok) return tl::unexpected(ok.error().with_context(where));
     if (auto ok = check_entry_type(entry, where); !ok) return tl::unexpected(ok.error());

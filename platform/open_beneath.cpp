@@ -46,6 +46,14 @@ OpenEntry::~OpenEntry() {
   if (m_fd >= 0) ::close(m_fd);
 }
 
+std::FILE* OpenEntry::duplicate_stream() const {
+  const int fd = ::fcntl(m_fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return nullptr;
+  std::FILE* file = ::fdopen(fd, "rb");
+  if (file == nullptr) ::close(fd);
+  return file;
+}
+
 Result<std::string> OpenEntry::read_at(std::uint64_t offset, std::size_t length) const {
   std::string out(length, '\0');
   std::size_t done = 0;

@@ -3,6 +3,7 @@
 // relative to its parent with O_NOFOLLOW, so a symlink anywhere on the way (or swapped in while
 // we walk) is refused, and the caller reads the very inode it checked (fstat on the held fd).
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ public:
   // Up to `length` bytes at `offset`; fewer only at the end of the file.
   Result<std::string> read_at(std::uint64_t offset, std::size_t length) const;
   Result<std::string> read_all() const { return read_at(0, static_cast<std::size_t>(m_size)); }
+  // A stdio stream of its own (a duplicated descriptor) over the same file, for a library that
+  // reads through stdio; nullptr when it cannot be made. The caller closes it.
+  std::FILE* duplicate_stream() const;
 
 private:
   friend Result<OpenEntry> open_beneath(const std::filesystem::path&, const std::vector<std::string>&);

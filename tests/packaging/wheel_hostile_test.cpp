@@ -179,6 +179,84 @@ TEST_F(WheelHostileTest, VerifyRefusesLinksAndFifosWhateverHostTheEntryClaims) {
   EXPECT_TRUE(verified) << verified.error().describe();
 }
 
+// Python's zipfile (pip) reads a name without the UTF-8 flag as cp437, libzip guesses UTF-8: the
+// two entries below were two names to relforge and one to pip, which installed the second.
+TEST_F(WheelHostileTest, VerifyRefusesNonAsciiNamesNotMarkedUtf8) {
+  auto entries = demo_entries();
+  entries.push_back({"demo/caf\u251c\u2310.py", "SAFE = True\n"});
+  entries.push_back({"demo/caf\u00e9.py", "EVIL = True\n"});
+  const auto wheel = write_wheel(entries);
+  python(
+      "import struct, sys\n"
+      "data = bytearray(open(sys.argv[1], 'rb').read())\n"
+      "for magic, flags, name in ((b'PK\\x03\\x04', 6, 26), (b'PK\\x01\\x02', 8, 28)):\n"
+      "  i = data.find(magic)\n"
+      "  while i >= 0:\n"
+      "    start = i + (30 if magic == b'PK\\x03\\x04' else 46)\n"
+      "    size = struct.unpack_from('<H', data, i + name)[0]\n"
+      "    if data[start:start + size] == 'demo/caf\\u00e9.py'.encode():\n"
+      "      struct.pack_into('<H', data, i + flags, struct.unpack_from('<H', data, i + flags)[0] & ~0x800)\n"
+      "    i = data.find(magic, i + 4)\n"
+      "open(sys.argv[1], 'wb').write(bytes(data))\n"
+      "import zipfile\n"
+      "names = zipfile.ZipFile(sys.argv[1]).namelist()\n"
+      "assert names[3] == names[4], names\n",
+      wheel);
+  const auto verified = verify_wheel(wheel);
+  expect_refused(
+      verified,
+      "entry 'demo/caf\u00e9.py' has a name with non-ASCII bytes not marked UTF-8 (pip reads it as "
+      "cp437): refusing it (pip and other unzip tools may read another name); rebuild the wheel "
+      "with a tool that marks UTF-8 names, such as `python -m wheel pack`");
+  EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+  EXPECT_FALSE(repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt}));
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+}
+
+// libzip reads the name in Info-ZIP's Unicode Path extra field (0x7075) in place of the entry's
+// own and hides the field; older Pythons (pip) ignore it. Here RECORD lists the name libzip read,
+// so relforge saw 'demo/évil.py' checked and pip installed 'demo/a.py'. A field in only one of
+// the central record and local header is refused too (libzip finds the two inconsistent).
+TEST_F(WheelHostileTest, VerifyRefusesNamesFromTheUnicodePathExtraField) {
+  for (const std::string where : {"both", "central", "local"}) {
+    SCOPED_TRACE(where);
+    auto entries = demo_entries();
+    entries.push_back({"demo/a.py", "A = 1\n"});
+    const auto wheel = write_wheel(entries);
+    python(
+        "import struct, sys, zipfile, zlib\n"
+        "src = zipfile.ZipFile(sys.argv[1])\n"
+        "items = [(info, src.read(info)) for info in src.infolist()]\n"
+        "src.close()\n"
+        "name = 'demo/\\u00e9vil.py'.encode()\n"
+        "field = struct.pack('<HHBI', 0x7075, 5 + len(name), 1, zlib.crc32(b'demo/a.py')) + name\n"
+        "with zipfile.ZipFile(sys.argv[1], 'w') as z:\n"
+        "  for info, data in items:\n"
+        "    info.extra = field if info.filename == 'demo/a.py' else b''\n"
+        "    if info.filename.endswith('/RECORD'): data = data.replace(b'demo/a.py,', name + b',')\n"
+        "    z.writestr(info, data)\n"
+        "data = bytearray(open(sys.argv[1], 'rb').read())\n"
+        "local, central = data.find(field), data.rfind(field)\n"
+        "assert local < central\n"
+        "at = {'both': None, 'central': local, 'local': central}['" +
+            where +
+            "']\n"
+            "if at is not None: data[at:at + 2] = b'\\x76\\x70'\n"
+            "open(sys.argv[1], 'wb').write(bytes(data))\n",
+        wheel);
+    const auto verified = verify_wheel(wheel);
+    ASSERT_FALSE(verified);
+    EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+    if (where != "both") continue;
+    expect_refused(
+        verified,
+        "entry 'demo/\u00e9vil.py' takes its name from an Info-ZIP Unicode Path extra field (0x7075), "
+        "which older pips ignore: refusing it");
+    EXPECT_NE(verified.error().describe().find("rebuild the wheel with a tool that marks UTF-8 names"),
+              std::string::npos);
+  }
+}
+
 // Repair writes every copied entry as a regular file with the source's permission bits only.
 TEST_F(WheelHostileTest, RepairWritesRegularFilesWithThePermissionBitsOnly) {
   auto entries = demo_entries();
