@@ -140,7 +140,14 @@ Status check_archive_path(std::string_view path) {
   if (path.find(':') != std::string_view::npos)
     return fail(ErrorCategory::invalid_input,
                 "entry '" + shown + "' contains a ':' (a Windows drive or NTFS stream): refusing it");
-  for (const auto& part : core::split(path, '/')) {
+  const auto parts = core::split(path, '/');
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const auto part = parts[i];
+    // "demo//x.py" is "demo/x.py" on disk: two entries, one file. Only a folder entry's name ends
+    // in the one empty component its trailing '/' makes.
+    if (part.empty() && i + 1 < parts.size())
+      return fail(ErrorCategory::invalid_input,
+                  "entry '" + shown + "' has an empty component ('//'): refusing it");
     if (part == "..")
       return fail(ErrorCategory::invalid_input,
                   "entry '" + shown + "' has a '..' component (zip-slip): refusing it");

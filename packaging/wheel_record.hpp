@@ -49,7 +49,7 @@ private:
 std::string record_hash_of(std::string_view bytes, RecordAlgorithm algorithm);
 
 // invalid_input when `path` is empty, absolute, has a backslash, a ':' (a Windows drive or an NTFS
-// stream), or has '.'/'..' components.
+// stream), or has '.'/'..' or empty components ('a//b'; a folder entry's trailing '/' aside).
 Status check_archive_path(std::string_view path);
 
 }  // namespace relforge::packaging

@@ -168,19 +168,38 @@ std::string spelled_code_points(const std::string& name) {
   return out;
 }
 
-// Names equal byte for byte, after ASCII case folding, or canonically equivalent in Unicode (also
-// with ASCII case folding): on Windows (case) and macOS (case and normalisation) the second
-// overwrites the first, so what is installed depends on the OS and the order of unpacking.
+// Windows drops trailing dots and spaces from every component of a path: "y.py." and "y.py " are
+// "y.py" there.
+std::string windows_stripped(const std::string& name) {
+  std::string out;
+  bool first = true;
+  for (const auto part : core::split(name, '/')) {
+    if (!first) out += '/';
+    first = false;
+    const auto last = part.find_last_not_of(". ");
+    if (last != std::string_view::npos) out += part.substr(0, last + 1);
+  }
+  return out;
+}
+
+// Names equal byte for byte, after ASCII case folding, after Windows drops trailing dots and
+// spaces, or canonically equivalent in Unicode (also with ASCII case folding): on Windows (case,
+// dots and spaces) and macOS (case and normalisation) the second overwrites the first, so what is
+// installed depends on the OS and the order of unpacking.
 Status check_unique_names(const ZipReader& reader, const std::string& where) {
   std::map<std::string, std::string> seen;  // name_collision_key -> the name as written
   for (const auto& entry : reader.entries()) {
-    const auto [at, inserted] = seen.emplace(name_collision_key(entry.name), entry.name);
+    const auto [at, inserted] = seen.emplace(name_collision_key(windows_stripped(entry.name)), entry.name);
     if (inserted) continue;
     const std::string& first = at->second;
     if (first == entry.name)
       return fail(ErrorCategory::integrity,
                   where + ": entry '" + entry.name + "' appears twice: refusing it");
     const std::string both = where + ": entries '" + first + "' and '" + entry.name + "'";
+    if (name_collision_key(first) != name_collision_key(entry.name))
+      return fail(ErrorCategory::integrity, both +
+                                                " are one name on Windows, which drops trailing dots and "
+                                                "spaces: refusing them (one overwrites the other there)");
     if (ascii_folded(first) == ascii_folded(entry.name))
       return fail(ErrorCategory::integrity, both +
                                                 " differ only in case: refusing them (one overwrites the "

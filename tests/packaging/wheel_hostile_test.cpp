@@ -294,6 +294,46 @@ TEST_F(WheelHostileTest, VerifyRefusesNamesEqualAfterCaseFolding) {
   EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
 }
 
+// pip and unzip write "demo//x.py" to demo/x.py: the entry RECORD hashed for the one name is not
+// what lands there.
+TEST_F(WheelHostileTest, VerifyRefusesEmptyPathComponents) {
+  auto entries = demo_entries();
+  entries.push_back({"demo/x.py", "SAFE = True\n"});
+  entries.push_back({"demo//x.py", "EVIL = True\n"});
+  const auto wheel = write_wheel(entries);
+  const auto verified = verify_wheel(wheel);
+  expect_refused(verified, "entry 'demo//x.py' has an empty component ('//'): refusing it");
+  EXPECT_EQ(verified.error().category(), ErrorCategory::invalid_input);
+  EXPECT_FALSE(repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt}));
+  EXPECT_TRUE(fs::is_empty(m_dir / "out"));
+}
+
+// Windows drops trailing dots and spaces from each component: these pairs are one file there.
+TEST_F(WheelHostileTest, VerifyRefusesNamesEqualOnceWindowsDropsTrailingDotsAndSpaces) {
+  const std::vector<std::pair<std::string, std::string>> pairs = {{"demo/y.py", "demo/y.py."},
+                                                                  {"demo/y.py", "demo/y.py "},
+                                                                  {"demo/y.py", "demo/Y.py. ."},
+                                                                  {"demo/sub/y.py", "demo/sub. /y.py"}};
+  for (const auto& [first, second] : pairs) {
+    SCOPED_TRACE(second);
+    auto entries = demo_entries();
+    entries.push_back({first, "a = 1\n"});
+    entries.push_back({second, "a = 2\n"});
+    const auto verified = verify_wheel(write_wheel(entries));
+    expect_refused(verified, "entries '" + first + "' and '" + second +
+                                 "' are one name on Windows, which drops trailing dots and spaces: refusing "
+                                 "them");
+    EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
+  }
+  // Dots and spaces inside a component stay: "y.py" and "y .py" are two files everywhere.
+  auto entries = demo_entries();
+  entries.push_back({"demo/y.py", "a = 1\n"});
+  entries.push_back({"demo/y .py", "a = 2\n"});
+  entries.push_back({"demo/y..py", "a = 3\n"});
+  const auto verified = verify_wheel(write_wheel(entries));
+  EXPECT_TRUE(verified) << verified.error().describe();
+}
+
 // Canonically equivalent names (one name after NFC) are one file on macOS: refused like names
 // that differ only in case, with both names spelled out code point by code point.
 TEST_F(WheelHostileTest, VerifyRefusesNamesEqualAfterUnicodeNormalisation) {

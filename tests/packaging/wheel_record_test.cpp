@@ -47,6 +47,21 @@ TEST(WheelRecord, ArchivePathRules) {
   EXPECT_FALSE(check_archive_path("pkg/mod.py:stream"));
 }
 
+// "pkg//mod.py" is "pkg/mod.py" to every unpacker; only a folder entry ends in an empty component.
+TEST(WheelRecord, EmptyComponentsAreRefusedButAFolderEntrysTrailingSlash) {
+  for (const std::string path : {"pkg//mod.py", "pkg/sub//", "pkg//"}) {
+    SCOPED_TRACE(path);
+    const auto refused = check_archive_path(path);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message().find("entry '" + path + "' has an empty component ('//')"),
+              std::string::npos)
+        << refused.error().message();
+    EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
+  }
+  EXPECT_TRUE(check_archive_path("pkg/"));
+  EXPECT_TRUE(check_archive_path("pkg/sub/"));
+}
+
 // FIPS 180-4's examples, and one input of many blocks whose digest is Python hashlib's.
 TEST(WheelRecord, Sha384AndSha512MatchTheStandardVectors) {
   const auto hex = [](const std::string& bytes) {
