@@ -409,14 +409,31 @@ Result<Hashed> check_hashes(const ZipReader& reader, const Listing& listing, uns
   return hashed;
 }
 
-// Replaces the value of every `Key: value` header line with `value` (all of them for Tag).
+// The value of a header line named `key`, as email.message_from_bytes reads METADATA and WHEEL:
+// names compare ASCII case-insensitively and the whitespace after the colon is optional.
+std::optional<std::string_view> header_named(std::string_view line, std::string_view key) {
+  const auto colon = line.find(':');
+  if (colon != key.size()) return std::nullopt;
+  for (std::size_t i = 0; i < colon; ++i)
+    if (ascii::lower(line[i]) != ascii::lower(key[i])) return std::nullopt;
+  return core::trim(line.substr(colon + 1));
+}
+
+bool is_continuation(std::string_view line) {
+  return !line.empty() && (line.front() == ' ' || line.front() == '\t');
+}
+
+// Replaces the value of every `key` header (with its continuation lines) by `value`.
 std::string rewrite_header(const std::string& text, const std::string& key, const std::string& value) {
   std::string out;
   // Headers end at the first empty line; the description body after it is left as written.
   bool in_headers = true;
+  bool replaced = false;  // the line before was a replaced header: its continuations go with it
   for (auto line : core::split(text, '\n')) {
     if (line.empty() || line == "\r") in_headers = false;
-    if (in_headers && line.substr(0, key.size() + 2) == key + ": ") {
+    if (in_headers && replaced && is_continuation(line)) continue;
+    replaced = in_headers && header_named(line, key).has_value();
+    if (replaced) {
       out += key + ": " + value + "\n";
     } else {
       out += std::string(line) + "\n";
@@ -427,11 +444,15 @@ std::string rewrite_header(const std::string& text, const std::string& key, cons
   return out;
 }
 
+// Every Tag header goes, however spelt; the new ones stand where the first one stood.
 std::string rewrite_tags(const std::string& text, const std::vector<std::string>& tags) {
   std::string out;
   bool written = false;
+  bool removed = false;  // the line before was a Tag header: its continuations go with it
   for (auto line : core::split(text, '\n')) {
-    if (line.substr(0, 5) == "Tag: ") {
+    if (removed && is_continuation(line)) continue;
+    removed = header_named(line, "Tag").has_value();
+    if (removed) {
       if (!written)
         for (const auto& tag : tags) out += "Tag: " + tag + "\n";
       written = true;
@@ -626,6 +647,13 @@ Result<RepairResult> repair_listed(const RepairOptions& options, const ZipReader
   const std::string new_dist_info =
       dist_info->substr(0, dist_info->find('-')) + "-" + *version + ".dist-info";
   const std::string new_prefix = new_dist_info + "/";
+  // Installers find scripts, headers and data in `{dist-info stem}.data/`: left under the old
+  // version's name, they would be installed as package files.
+  constexpr std::string_view k_dist_info_suffix = ".dist-info";
+  const std::string old_data_prefix =
+      dist_info->substr(0, dist_info->size() - k_dist_info_suffix.size()) + ".data/";
+  const std::string new_data_prefix =
+      new_dist_info.substr(0, new_dist_info.size() - k_dist_info_suffix.size()) + ".data/";
 
   std::map<std::string, RecordEntry> old_record;
   if (const auto* record = find_entry(*reader, old_prefix + "RECORD")) {
@@ -647,6 +675,8 @@ Result<RepairResult> repair_listed(const RepairOptions& options, const ZipReader
     if (leaf == "RECORD" || leaf == "RECORD.jws" || leaf == "RECORD.p7s") continue;
     PlannedEntry plan;
     plan.name = in_dist_info ? new_prefix + leaf : entry.name;
+    if (entry.name.starts_with(old_data_prefix))
+      plan.name = new_data_prefix + entry.name.substr(old_data_prefix.size());
     plan.external_attributes = copied_attributes(entry);
     plan.mtime = entry.mtime;
     if (leaf == "METADATA" || leaf == "WHEEL") {
@@ -783,7 +813,7 @@ Result<InspectResult> inspect_wheel(const std::filesystem::path& wheel) {
       auto text = reader->read(entry);
       if (!text) return tl::unexpected(text.error());
       for (auto line : core::split(*text, '\n'))
-        if (line.substr(0, 5) == "Tag: ") result.tags.emplace_back(core::trim(line.substr(5)));
+        if (auto tag = header_named(line, "Tag")) result.tags.emplace_back(*tag);
     }
     if (!is_shared_object(entry.name)) continue;
     auto requirements = entry_requirements(*reader, entry);

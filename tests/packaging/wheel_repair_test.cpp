@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "packaging/wheel_archive.hpp"
 #include "packaging/wheel_elf_policy.hpp"
@@ -30,13 +32,14 @@ protected:
 
   // A wheel named demo-1.0-cp311-cp311-linux_x86_64.whl with a correct RECORD plus `extra` files.
   fs::path make_wheel(std::vector<std::pair<std::string, std::string>> extra = {}, bool correct_record = true,
-                      std::string metadata = "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n") {
-    std::vector<std::pair<std::string, std::string>> files = {
-        {"demo/__init__.py", "X = 1\n"},
-        {"demo/data.bin", std::string(200000, 'a')},
-        {"demo-1.0.dist-info/METADATA", metadata},
-        {"demo-1.0.dist-info/WHEEL",
-         "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n"}};
+                      std::string metadata = "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n",
+                      std::string wheel =
+                          "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: "
+                          "cp311-cp311-linux_x86_64\n") {
+    std::vector<std::pair<std::string, std::string>> files = {{"demo/__init__.py", "X = 1\n"},
+                                                              {"demo/data.bin", std::string(200000, 'a')},
+                                                              {"demo-1.0.dist-info/METADATA", metadata},
+                                                              {"demo-1.0.dist-info/WHEEL", wheel}};
     files.insert(files.end(), extra.begin(), extra.end());
     std::vector<RecordEntry> record;
     std::vector<PlannedEntry> planned;
@@ -166,6 +169,66 @@ TEST_F(WheelRepairTest, OnlyTheVersionHeaderChangesNotTheDescriptionBody) {
           "Metadata-Version: 2.1\nName: demo\nVersion: 1.0+cpu\n\nVersion: 1.0 is the first release.\n");
     }
   }
+}
+
+// Installers take scripts, headers and data from `{dist-info stem}.data/`: a folder left under the
+// old version's name was installed into site-packages as package files.
+TEST_F(WheelRepairTest, TheDataFolderIsRenamedWithTheDistInfoFolder) {
+  const auto wheel = make_wheel({{"demo-1.0.data/scripts/demo-tool", "#!python\nprint(1)\n"},
+                                 {"demo-1.0.data/headers/demo.h", "int demo;\n"},
+                                 {"demo/demo-1.0.data/keep.txt", "not the data folder\n"}});
+  for (const auto& [local, version, stem] : {std::tuple{"cpu", std::optional<std::string>{}, "demo-1.0+cpu"},
+                                             std::tuple{"", std::optional<std::string>{"2.0"}, "demo-2.0"}}) {
+    SCOPED_TRACE(stem);
+    RepairOptions options{wheel, m_dir / stem, std::nullopt, local, version};
+    const auto result = repair_wheel(options);
+    ASSERT_TRUE(result) << result.error().describe();
+    const auto verified = verify_wheel(result->output);
+    ASSERT_TRUE(verified) << verified.error().describe();
+    auto reader = ZipReader::open(result->output);
+    ASSERT_TRUE(reader);
+    std::vector<std::string> names;
+    for (const auto& entry : reader->entries()) names.push_back(entry.name);
+    const std::string data = std::string(stem) + ".data/";
+    EXPECT_NE(std::find(names.begin(), names.end(), data + "scripts/demo-tool"), names.end());
+    EXPECT_NE(std::find(names.begin(), names.end(), data + "headers/demo.h"), names.end());
+    EXPECT_NE(std::find(names.begin(), names.end(), "demo/demo-1.0.data/keep.txt"), names.end());
+    for (const auto& name : names) EXPECT_FALSE(name.starts_with("demo-1.0.")) << name;
+    const auto* record = &reader->entries().back();
+    const auto text = reader->read(*record);
+    ASSERT_TRUE(text);
+    EXPECT_NE(text->find(data + "scripts/demo-tool,sha256="), std::string::npos) << *text;
+    EXPECT_EQ(text->find("demo-1.0.data/scripts"), std::string::npos) << *text;
+  }
+}
+
+// METADATA and WHEEL are read as email headers: names in any case, whitespace after the colon
+// optional, a value folded onto continuation lines. Each spelling is rewritten, every old Tag goes.
+TEST_F(WheelRepairTest, VersionAndTagHeadersAreRewrittenHoweverTheyAreSpelt) {
+  const auto wheel =
+      make_wheel({}, true, "Metadata-Version: 2.1\nName: demo\nversion:1.0\n\nVersion: 1.0 stays.\n",
+                 "Wheel-Version: 1.0\nRoot-Is-Purelib: false\ntag:cp311-cp311-linux_x86_64\n"
+                 "TAG:  cp311-abi3-linux_x86_64\n\tcontinued\nGenerator: test\n");
+  const auto result = repair_wheel(
+      {wheel, m_dir / "out", "manylinux_2_28_x86_64", std::nullopt, std::optional<std::string>{"2.0"}});
+  ASSERT_TRUE(result) << result.error().describe();
+  auto reader = ZipReader::open(result->output);
+  ASSERT_TRUE(reader);
+  for (const auto& entry : reader->entries()) {
+    if (entry.name == "demo-2.0.dist-info/METADATA") {
+      EXPECT_EQ(*reader->read(entry),
+                "Metadata-Version: 2.1\nName: demo\nVersion: 2.0\n\nVersion: 1.0 stays.\n");
+    }
+    if (entry.name == "demo-2.0.dist-info/WHEEL") {
+      EXPECT_EQ(*reader->read(entry),
+                "Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: cp311-cp311-manylinux_2_28_x86_64\n"
+                "Generator: test\n");
+    }
+  }
+  const auto inspected = inspect_wheel(wheel);
+  ASSERT_TRUE(inspected) << inspected.error().describe();
+  EXPECT_EQ(inspected->tags,
+            (std::vector<std::string>{"cp311-cp311-linux_x86_64", "cp311-abi3-linux_x86_64"}));
 }
 
 TEST_F(WheelRepairTest, UnchangedEntriesAreCopiedCompressedAsTheyWere) {
