@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <vector>
 
 #include "core/text.hpp"
 #include "core/time.hpp"
@@ -186,12 +189,37 @@ bool is_header_file(const std::string& name) {
   return name.ends_with(".dist-info/METADATA") || name.ends_with(".dist-info/WHEEL");
 }
 
-// Entries are matched by name; a dist-info folder renamed by a version change is matched too, so
-// a new version shows as changed METADATA rather than every dist-info file added and removed.
-std::string match_key(const std::string& name) {
-  const auto slash = name.find('/');
-  if (slash == std::string::npos || !name.substr(0, slash).ends_with(".dist-info")) return name;
-  return "*.dist-info" + name.substr(slash);
+std::string top_folder(const std::string& name) {
+  return name.substr(0, name.find('/'));
+}
+
+std::set<std::string> dist_info_folders(const ZipReader& reader) {
+  std::set<std::string> folders;
+  for (const auto& entry : reader.entries())
+    if (const auto top = top_folder(entry.name); top.ends_with(".dist-info")) folders.insert(top);
+  return folders;
+}
+
+// Entries are matched by name, but when each side has one dist-info folder the other lacks (a
+// version change renamed it), those two are matched, with their `.data` folders, so a new
+// version shows as changed METADATA rather than every such file added and removed. A dist-info
+// folder added beside the old one is matched by its own name only, so its files show as added.
+std::map<std::string, std::string> renamed_folders(const ZipReader& before, const ZipReader& after) {
+  const auto a = dist_info_folders(before), b = dist_info_folders(after);
+  std::vector<std::string> only_a, only_b;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(only_a));
+  std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(only_b));
+  if (only_a.size() != 1 || only_b.size() != 1) return {};
+  const auto stem = [](const std::string& folder) {
+    return folder.substr(0, folder.size() - std::string_view(".dist-info").size());
+  };
+  return {{only_a[0], only_b[0]}, {stem(only_a[0]) + ".data", stem(only_b[0]) + ".data"}};
+}
+
+// The name an entry of the first wheel is matched by in the second.
+std::string match_key(const std::string& name, const std::map<std::string, std::string>& renamed) {
+  const auto found = renamed.find(top_folder(name));
+  return found == renamed.end() ? name : found->second + name.substr(found->first.size());
 }
 
 // An entry is read whole for a detailed diff when its bytes justify the memory: up to 64 MiB, or
@@ -290,12 +318,13 @@ Result<WheelDiff> diff_wheels(const std::filesystem::path& before, const std::fi
   diff.identical = *sum_a == *sum_b;
   if (diff.identical) return diff;
 
+  const auto renamed = renamed_folders(*ra, *rb);
   std::map<std::string, const ArchiveEntry*> right;
-  for (const auto& entry : rb->entries()) right.emplace(match_key(entry.name), &entry);
+  for (const auto& entry : rb->entries()) right.emplace(entry.name, &entry);
   std::vector<std::string> order_a, order_b;
   std::set<std::string> seen;
   for (const auto& a : ra->entries()) {
-    const auto key = match_key(a.name);
+    const auto key = match_key(a.name, renamed);
     seen.insert(key);
     const auto found = right.find(key);
     if (found == right.end()) {
@@ -312,7 +341,7 @@ Result<WheelDiff> diff_wheels(const std::filesystem::path& before, const std::fi
       return tl::unexpected(ok.error());
   }
   for (const auto& b : rb->entries()) {
-    const auto key = match_key(b.name);
+    const auto& key = b.name;
     if (seen.contains(key)) {
       order_b.push_back(key);
       continue;

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <string>
+#include <tuple>
 
 #include "packaging/wheel_archive.hpp"
 #include "packaging/wheel_record.hpp"
@@ -142,6 +143,51 @@ TEST_F(WheelDiffTest, MetadataFieldsAcrossARenamedDistInfo) {
     }
   }
   EXPECT_TRUE(metadata && wheel) << summarize_diff(*diff);
+}
+
+// A second dist-info folder beside the first is no rename: its files are added, not folded into
+// the first folder's (which hid them when every *.dist-info/X was one name).
+TEST_F(WheelDiffTest, ASecondDistInfoFolderShowsItsFilesAsAdded) {
+  const auto a = make_wheel("a.whl", base_files());
+  Files files = {{"evil-6.6.dist-info/METADATA", "Metadata-Version: 2.1\nName: evil\nVersion: 6.6\n"},
+                 {"evil-6.6.dist-info/entry_points.txt", "[console_scripts]\npip = evil:main\n"}};
+  for (const auto& file : base_files()) files.push_back(file);
+  const auto b = make_wheel("b.whl", files);
+  for (const auto& [before, after, change] :
+       {std::tuple{a, b, EntryChange::added}, std::tuple{b, a, EntryChange::removed}}) {
+    const auto diff = diff_wheels(before, after);
+    ASSERT_TRUE(diff) << diff.error().describe();
+    std::map<std::string, EntryChange> changes;
+    for (const auto& entry : diff->entries) changes[entry.name] = entry.change;
+    EXPECT_EQ(changes.size(), 3u) << summarize_diff(*diff);  // the two files and RECORD
+    EXPECT_EQ(changes.at("evil-6.6.dist-info/METADATA"), change);
+    EXPECT_EQ(changes.at("evil-6.6.dist-info/entry_points.txt"), change);
+    EXPECT_EQ(changes.at("demo-1.0.dist-info/RECORD"), EntryChange::changed);
+    const auto summary = summarize_diff(*diff);
+    const std::string verb = change == EntryChange::added ? "added " : "removed ";
+    EXPECT_NE(summary.find(verb + "evil-6.6.dist-info/METADATA"), std::string::npos) << summary;
+  }
+}
+
+// A version change renames the .data folder with the dist-info folder: both are matched across it.
+TEST_F(WheelDiffTest, TheDataFolderIsMatchedAcrossARenamedDistInfo) {
+  auto files = base_files("1.0");
+  files.push_back({"demo-1.0.data/scripts/tool", "#!python\n"});
+  const auto a = make_wheel("a.whl", files);
+  files = base_files("1.1");
+  files.push_back({"demo-1.1.data/scripts/tool", "#!python\n"});
+  const auto b = make_wheel("b.whl", files);
+  const auto diff = diff_wheels(a, b);
+  ASSERT_TRUE(diff) << diff.error().describe();
+  bool data = false;
+  for (const auto& entry : diff->entries) {
+    EXPECT_EQ(entry.change, EntryChange::changed) << entry.name;
+    if (entry.name != "demo-1.0.data/scripts/tool -> demo-1.1.data/scripts/tool") continue;
+    data = true;
+    EXPECT_FALSE(entry.content_changed);  // renamed, the same bytes
+  }
+  EXPECT_TRUE(data) << summarize_diff(*diff);
+  EXPECT_FALSE(diff->order_changed);
 }
 
 TEST_F(WheelDiffTest, ChangedTextLinesOnly) {
