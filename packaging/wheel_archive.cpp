@@ -369,6 +369,12 @@ Status write_zip(const std::filesystem::path& target, const ZipReader* source,
                  const std::vector<PlannedEntry>& entries, const std::function<Status()>& before_rename) {
   const auto temp = target.parent_path() / ("." + target.filename().string() + ".partial");
   std::error_code ec;
+  // Known before a byte is written: the rename at the end could never replace a folder.
+  const auto folder_in_the_way = [&] {
+    return fail(ErrorCategory::io, "cannot write '" + target.string() +
+                                       "': a folder is in the way: remove or rename it, or write elsewhere");
+  };
+  if (std::filesystem::is_directory(target, ec)) return folder_in_the_way();
   std::filesystem::remove(temp, ec);
   BufferedOutput output(temp);  // outlives `out`: every path below closes or discards it
   zip_error_t error;
@@ -419,9 +425,14 @@ Status write_zip(const std::filesystem::path& target, const ZipReader* source,
     }
   }
   std::filesystem::rename(temp, target, ec);
-  if (ec)
-    return fail(ErrorCategory::io,
-                "cannot move '" + temp.string() + "' to '" + target.string() + "': " + ec.message());
+  if (ec) {
+    const std::string reason = ec.message();
+    std::filesystem::remove(temp, ec);
+    if (std::filesystem::is_directory(target, ec)) return folder_in_the_way();
+    return fail(ErrorCategory::io, "cannot move '" + temp.string() + "' to '" + target.string() +
+                                       "': " + reason +
+                                       " (nothing was written: remove or rename what is in the way)");
+  }
   return {};
 }
 

@@ -93,8 +93,9 @@ struct PlannedEntry {
 };
 
 // Writes `entries` in order to a temp file beside `target` and renames it into place, so a failed
-// write leaves no partial wheel. Copies use `source`'s compressed bytes as they are. A failure of
-// `before_rename` (called once the archive is complete) removes it and is returned as it is.
+// write or rename leaves no partial wheel (io error saying so when a folder is in the way). Copies use
+// `source`'s compressed bytes as they are. A failure of `before_rename` (called once the archive is complete)
+// removes it and is returned as it is.
 Status write_zip(const std::filesystem::path& target, const ZipReader* source,
                  const std::vector<PlannedEntry>& entries, const std::function<Status()>& before_rename = {});
 

@@ -231,6 +231,33 @@ TEST_F(WheelRepairTest, VersionAndTagHeadersAreRewrittenHoweverTheyAreSpelt) {
             (std::vector<std::string>{"cp311-cp311-linux_x86_64", "cp311-abi3-linux_x86_64"}));
 }
 
+// A folder holding the output's name is found before anything is written, and a rename that
+// fails at the end (the folder appeared meanwhile) removes the temp file: no '.NAME.partial' stays.
+TEST_F(WheelRepairTest, AFolderInTheWayOfTheOutputLeavesNoPartialFile) {
+  const auto wheel = make_wheel();
+  const auto in_the_way = m_dir / "out" / "demo-1.0+cpu-cp311-cp311-linux_x86_64.whl";
+  fs::create_directories(in_the_way / "keep");
+  const auto result = repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt});
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().category(), ErrorCategory::io);
+  EXPECT_NE(result.error().message().find("a folder is in the way: remove or rename it"), std::string::npos)
+      << result.error().message();
+  EXPECT_EQ(std::distance(fs::directory_iterator(m_dir / "out"), fs::directory_iterator()), 1);
+
+  const auto target = m_dir / "late" / "x.whl";
+  fs::create_directories(target.parent_path());
+  const auto written = write_zip(target, nullptr, {{"a.txt", nullptr, "a"}}, [&]() -> Status {
+    fs::create_directories(target / "keep");
+    return {};
+  });
+  ASSERT_FALSE(written);
+  EXPECT_EQ(written.error().category(), ErrorCategory::io);
+  EXPECT_NE(written.error().message().find("a folder is in the way: remove or rename it"), std::string::npos)
+      << written.error().message();
+  EXPECT_FALSE(fs::exists(target.parent_path() / ".x.whl.partial"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(target.parent_path()), fs::directory_iterator()), 1);
+}
+
 TEST_F(WheelRepairTest, UnchangedEntriesAreCopiedCompressedAsTheyWere) {
   const auto wheel = make_wheel();
   const auto result = repair_wheel({wheel, m_dir / "out", std::nullopt, "cpu", std::nullopt});
