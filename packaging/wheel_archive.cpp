@@ -149,9 +149,12 @@ Result<ZipReader> ZipReader::open(const std::filesystem::path& path) {
   if (!std::filesystem::exists(status))
     return fail(ErrorCategory::not_found, "wheel '" + path.string() + "' does not exist");
   if (!std::filesystem::is_regular_file(status)) {
-    const std::string kind = std::filesystem::is_directory(status) ? "a folder" : "not a regular file";
+    const std::string kind = std::filesystem::is_directory(status) ? "a folder"
+                             : std::filesystem::is_fifo(status)    ? "a FIFO"
+                             : std::filesystem::is_socket(status)  ? "a socket"
+                                                                   : "a device";
     return fail(ErrorCategory::not_found,
-                "'" + path.string() + "' is " + kind + ", not a wheel file: name the .whl file itself");
+                "'" + path.string() + "' is " + kind + ", not a regular file: name the wheel file itself");
   }
   // One open file for libzip and for reading the headers it hides, so both read the same bytes.
   auto opened = platform::open_file(path);

@@ -247,10 +247,18 @@ Status check_wheel_version(const ZipReader& reader, const std::string& dist_info
         ascii_folded(std::string(line.substr(0, colon))) != "wheel-version")
       continue;
     const auto value = core::trim(line.substr(colon + 1));
-    const auto major = value.substr(0, value.find('.'));
-    unsigned number = 0;
-    const auto [end, ec] = std::from_chars(major.data(), major.data() + major.size(), number);
-    if (ec == std::errc() && end == major.data() + major.size() && number == 1) return {};
+    // pip reads every dot-separated part as a number ("1.x" and "1." are invalid), then the major.
+    const auto parts = core::split(value, '.');
+    const bool numeric = std::all_of(parts.begin(), parts.end(), [](std::string_view part) {
+      return !part.empty() && std::all_of(part.begin(), part.end(), ascii::is_digit);
+    });
+    if (!numeric)
+      return fail(ErrorCategory::integrity, where + " says Wheel-Version: " + std::string(value) +
+                                                ", which is no version (numbers joined by dots): refusing "
+                                                "it (pip refuses it as invalid)");
+    unsigned major = 0;
+    const auto [end, ec] = std::from_chars(parts[0].data(), parts[0].data() + parts[0].size(), major);
+    if (ec == std::errc() && end == parts[0].data() + parts[0].size() && major == 1) return {};
     return fail(ErrorCategory::integrity, where + " says Wheel-Version: " + std::string(value) +
                                               ": refusing it (pip installs Wheel-Version 1.x only)");
   }

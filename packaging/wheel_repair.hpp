@@ -47,11 +47,11 @@ struct VerifyResult {
   std::uint64_t bytes = 0;
 };
 
-// integrity/invalid_input errors name the entry: unsafe path ('..', absolute, backslash, ':'), an archive
-// comment, a name pip reads otherwise (non-ASCII without the UTF-8 flag, Info-ZIP's Unicode Path
-// field), a non-regular file, a duplicate (also after ASCII case folding, Unicode normalisation (NFC)
-// or both, or Windows dropping trailing dots and spaces), a dist-info folder pip refuses (not one, not the
-// file name's, Wheel-Version not 1.x), RECORD mismatch (sha256/384/512).
+// integrity/invalid_input errors name the entry: unsafe path ('..', '//', absolute, backslash, ':'),
+// an archive comment, a name pip reads otherwise (non-ASCII without the UTF-8 flag, Info-ZIP's
+// Unicode Path field), a non-regular file, a duplicate (also after ASCII case folding, Unicode
+// normalisation (NFC), Windows dropping trailing dots and spaces), a dist-info folder pip refuses
+// (not one, not the file name's, Wheel-Version not numbers 1.N...), RECORD mismatch (sha256/384/512).
 Result<VerifyResult> verify_wheel(const std::filesystem::path& wheel);
 
 struct InspectResult {

@@ -467,6 +467,10 @@ TEST_F(WheelHostileTest, VerifyRefusesAWheelVersionPipDoesNotInstall) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"Wheel-Version: 2.0\nTag: py3-none-any\n", "says Wheel-Version: 2.0"},
       {"Wheel-Version: x\nTag: py3-none-any\n", "says Wheel-Version: x"},
+      {"Wheel-Version: 1.x\nTag: py3-none-any\n", "says Wheel-Version: 1.x, which is no version"},
+      {"Wheel-Version: 1.\nTag: py3-none-any\n", "says Wheel-Version: 1., which is no version"},
+      {"Wheel-Version: 1..0\nTag: py3-none-any\n", "says Wheel-Version: 1..0, which is no version"},
+      {"Wheel-Version: 1.0-beta\nTag: py3-none-any\n", "says Wheel-Version: 1.0-beta, which is no version"},
       {"Generator: test\nTag: py3-none-any\n", "has no Wheel-Version"}};
   for (const auto& [wheel, text] : cases) {
     SCOPED_TRACE(text);
@@ -474,9 +478,14 @@ TEST_F(WheelHostileTest, VerifyRefusesAWheelVersionPipDoesNotInstall) {
     expect_refused(verified, text);
     EXPECT_EQ(verified.error().category(), ErrorCategory::integrity);
   }
-  // A newer minor version is installed by pip (with a warning): so it passes here.
-  const auto newer = verify_wheel(write_wheel(demo_entries("demo-1.0.dist-info", "Wheel-Version: 1.9\n")));
-  EXPECT_TRUE(newer) << newer.error().describe();
+  // A newer minor version is installed by pip (with a warning): so it passes here, as do the
+  // spellings pip reads as numbers.
+  for (const std::string version : {"1.9", "1", "01.0.9", " 1.0 "}) {
+    SCOPED_TRACE(version);
+    const auto newer =
+        verify_wheel(write_wheel(demo_entries("demo-1.0.dist-info", "Wheel-Version:" + version + "\n")));
+    EXPECT_TRUE(newer) << newer.error().describe();
+  }
 }
 
 // A WHEEL, RECORD or METADATA above 64 MiB is refused before it is inflated into memory.

@@ -1,6 +1,7 @@
 #include "packaging/wheel_repair.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <tuple>
 
 #include "packaging/wheel_archive.hpp"
+#include "packaging/wheel_diff.hpp"
 #include "packaging/wheel_elf_policy.hpp"
 #include "packaging/wheel_record.hpp"
 #include "platform/fs.hpp"
@@ -318,6 +320,31 @@ TEST_F(WheelRepairTest, CorruptZipIsAnIntegrityErrorNamingTheFile) {
 }
 
 // A library that needs pthread_join@GLIBC_2.34 (glibc >= 2.34 hosts) must not be tagged 2_28.
+// A path that exists but is no wheel file is named for what it is, not called missing; the exit
+// code stays not_found's (4), as for a missing wheel. A FIFO is never opened (it would block).
+TEST_F(WheelRepairTest, AFolderOrFifoGivenAsTheWheelIsNamedForWhatItIs) {
+  const auto folder = m_dir / "folder.whl";
+  fs::create_directories(folder);
+  const auto fifo = m_dir / "fifo.whl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto wheel = make_wheel();
+  for (const auto& [path, kind] : {std::pair{folder, "a folder"}, std::pair{fifo, "a FIFO"}}) {
+    SCOPED_TRACE(kind);
+    const std::string text =
+        "'" + path.string() + "' is " + kind + ", not a regular file: name the wheel file itself";
+    const auto verified = verify_wheel(path);
+    ASSERT_FALSE(verified);
+    EXPECT_EQ(verified.error().category(), ErrorCategory::not_found);
+    EXPECT_EQ(verified.error().message(), text);
+    const auto diffed = diff_wheels(path, wheel);
+    ASSERT_FALSE(diffed);
+    EXPECT_EQ(diffed.error().message(), text);
+  }
+  const auto missing = verify_wheel(m_dir / "missing.whl");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("does not exist"), std::string::npos);
+}
+
 TEST_F(WheelRepairTest, PolicyViolationNamesTheFileAndSymbol) {
   const auto source = m_dir / "lib.c";
   ASSERT_TRUE(platform::write_file_atomic(
