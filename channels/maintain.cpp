@@ -396,14 +396,6 @@ Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& st
     if (!staged) return tl::unexpected(staged.error().with_context("--pypi-staging"));
     result.staged = std::move(*staged);
   }
-  if (options.dry_run == DryRun::yes) return result;
-  // The PyPI copies are built (and checked against what the folder holds) before anything is
-  // promoted, and renamed in only after the promote succeeded.
-  if (options.pypi_staging) {
-    if (auto built = build_pypi_copies(result.staged, *options.pypi_staging); !built) {
-      return tl::unexpected(built.error());
-    }
-  }
   // One publish for all files: it checks every input (signatures included) before it writes any.
   PublishOptions publish;
   publish.root = options.root;
@@ -415,6 +407,18 @@ Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& st
   for (const auto& file : local) {
     publish.files.push_back(file.path);
     publish.file_variants.push_back(file.variant);
+  }
+  // A dry run answers what the promote would: the target channel's signature policy included.
+  if (options.dry_run == DryRun::yes) {
+    if (auto checked = prepare_publish(publish); !checked) return tl::unexpected(checked.error());
+    return result;
+  }
+  // The PyPI copies are built (and checked against what the folder holds) before anything is
+  // promoted, and renamed in only after the promote succeeded.
+  if (options.pypi_staging) {
+    if (auto built = build_pypi_copies(result.staged, *options.pypi_staging); !built) {
+      return tl::unexpected(built.error());
+    }
   }
   auto published = run_publish(publish, store);
   if (!published) {

@@ -177,6 +177,24 @@ TEST_F(MaintainTest, PromoteCopiesExactlyTheFilesOfTheVersion) {
   EXPECT_EQ(none.error().category(), ErrorCategory::nothing_selected);
 }
 
+TEST_F(MaintainTest, APromoteDryRunRefusesWhatThePromoteWouldRefuse) {
+  // Unsigned in test, and stable requires signatures: the dry run is the pre-flight check of the
+  // real promote, so it must fail the same way, and copy nothing either.
+  publish(Channel::test, "mini", "3.0.0+cpu");
+  PromoteOptions options;
+  options.root = root();
+  options.version = "3.0.0";
+  options.upload_time = "2025-02-03T00:00:00Z";
+  for (const auto dry_run : {DryRun::yes, DryRun::no}) {
+    options.dry_run = dry_run;
+    const auto refused = run_promote(options);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().category(), ErrorCategory::integrity) << refused.error().describe();
+    EXPECT_NE(refused.error().describe().find("not signed"), std::string::npos) << refused.error().describe();
+    EXPECT_FALSE(fs::exists(root() / "whl/cpu"));
+  }
+}
+
 // Yanked in test is withdrawn: promoting it would publish it in stable as installable.
 TEST_F(MaintainTest, PromoteRefusesAYankedFileAndPromotesNothing) {
   publish(Channel::test, "mini", "2.7.0+cpu", true);
