@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/query.hpp"
-#include "triage/preprocess.hpp"
+#include "core/utf8.hpp"
 
 namespace relforge::ci_relay {
 
@@ -15,7 +15,7 @@ std::optional<JobClassification> read_classification(const platform::Statement& 
   c.rule = stmt.column_text(first);
   c.category = stmt.column_optional_text(first + 1).value_or("");
   // The line is a log's bytes as stored; every view (HTML, JSON, the PR comment) gets valid UTF-8.
-  c.line = triage::to_valid_utf8(stmt.column_optional_text(first + 2).value_or(""));
+  c.line = core::to_valid_utf8(stmt.column_optional_text(first + 2).value_or(""));
   c.line_num = stmt.is_null(first + 3) ? 0 : stmt.column_int(first + 3);
   const json captures = json::parse(stmt.column_optional_text(first + 4).value_or("[]"), nullptr, false);
   if (captures.is_array()) {

@@ -1,5 +1,6 @@
 #include "platform/url_path.hpp"
 
+#include "core/utf8.hpp"
 #include "platform/uri_chars.hpp"
 
 namespace relforge::platform {
@@ -15,40 +16,6 @@ int hex_value(char c) {
 // RFC 3986 pchar minus pct-encoded: unreserved, sub-delims, ':' and '@'.
 bool is_raw_pchar(char c) {
   return uri::is_unreserved(c) || uri::is_sub_delim(c) || c == ':' || c == '@';
-}
-
-// Strict UTF-8 (RFC 3629): no overlong forms (so "%c0%ae" is not a disguised '.'), no surrogates,
-// nothing above U+10FFFF.
-bool is_valid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    std::size_t length = 0;
-    unsigned lower = 0x80, upper = 0xBF;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      length = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      length = 3;
-      if (c == 0xE0) lower = 0xA0;
-      if (c == 0xED) upper = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      length = 4;
-      if (c == 0xF0) lower = 0x90;
-      if (c == 0xF4) upper = 0x8F;
-    } else {
-      return false;
-    }
-    if (i + length > text.size()) return false;
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if (next < (k == 1 ? lower : 0x80) || next > (k == 1 ? upper : 0xBF)) return false;
-    }
-    i += length;
-  }
-  return true;
 }
 
 tl::unexpected<Error> bad(const std::string& why) {
@@ -78,7 +45,7 @@ Result<std::string> decode_segment(std::string_view raw) {
     }
   }
   if (out == "." || out == "..") return bad("'.' or '..' segment");
-  if (!is_valid_utf8(out)) return bad("not valid UTF-8 once decoded");
+  if (!core::is_valid_utf8(out)) return bad("not valid UTF-8 once decoded");
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/utf8.hpp"
 #include "platform/file_chunks.hpp"
 #include "triage/compiled_rules.hpp"
 #include "triage/preprocess.hpp"
@@ -91,8 +92,8 @@ struct LogScanner::State {
     }
     // RE2 reads UTF-8: a stray byte (a Latin-1 compiler message) would end `.` and `\S` there, so
     // each one is matched, captured and shown as U+FFFD instead.
-    if (!is_ascii(line) && !is_valid_utf8(line)) {
-      utf8_scratch = to_valid_utf8(line);
+    if (!is_ascii(line) && !core::is_valid_utf8(line)) {
+      utf8_scratch = core::to_valid_utf8(line);
       line = utf8_scratch;
     }
     starts.push_back(chunk.size());

@@ -5,8 +5,8 @@
 
 #include "core/text.hpp"
 #include "core/try.hpp"
+#include "core/utf8.hpp"
 #include "platform/xml.hpp"
-#include "triage/preprocess.hpp"
 
 namespace relforge::triage {
 namespace {
@@ -60,7 +60,7 @@ Result<std::string> as_utf8(std::string_view xml, std::string_view origin) {
                                                   ": the JUnit XML report declares encoding '" + encoding +
                                                   "', which is not read: re-encode it as UTF-8 (iconv -f " +
                                                   encoding + " -t UTF-8) and change its declaration");
-  return is_valid_utf8(xml) ? std::string(xml) : to_valid_utf8(xml);
+  return core::is_valid_utf8(xml) ? std::string(xml) : core::to_valid_utf8(xml);
 }
 
 bool is_rerun(const std::string& name) {

@@ -8,8 +8,8 @@
 #include <re2/re2.h>
 
 #include "core/text.hpp"
+#include "core/utf8.hpp"
 #include "triage/cluster.hpp"
-#include "triage/preprocess.hpp"
 
 namespace relforge::triage {
 namespace {
@@ -311,7 +311,7 @@ std::string counted(std::size_t n, const Category& c) {
 
 // Text from logs and payloads, inert in Markdown: no HTML, no links, no emphasis, no mentions.
 std::string md_text(std::string_view raw) {
-  const std::string text = to_valid_utf8(raw);
+  const std::string text = core::to_valid_utf8(raw);
   std::string out;
   for (const char c : text) {
     switch (c) {
@@ -352,7 +352,7 @@ std::string md_text(std::string_view raw) {
 // A log line as code: a fence longer than any backtick run inside it, one line, at most 300 bytes
 // (cut between characters), UTF-8. Markdown shows a code span's text as it is: nothing to escape.
 std::string code_span(std::string_view raw) {
-  std::string text = to_valid_utf8(raw);
+  std::string text = core::to_valid_utf8(raw);
   if (text.size() > 300) {
     std::size_t cut = 300;
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
@@ -372,7 +372,7 @@ std::string code_span(std::string_view raw) {
 
 // A name (a rule, a commit) as code: `name`, or a code span when it holds a backtick.
 std::string code_word(std::string_view name) {
-  return name.find('`') == std::string_view::npos ? "`" + to_valid_utf8(name) + "`" : code_span(name);
+  return name.find('`') == std::string_view::npos ? "`" + core::to_valid_utf8(name) + "`" : code_span(name);
 }
 
 bool plain_url(const std::string& url) {

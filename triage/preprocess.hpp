@@ -15,8 +15,4 @@ std::string_view strip_ansi(std::string_view line, std::string& scratch);
 // Both, in that order.
 std::string_view clean_line(std::string_view line, std::string& scratch);
 
-// Replaces invalid UTF-8 sequences with U+FFFD (logs are bytes; JSON output must be UTF-8).
-std::string to_valid_utf8(std::string_view text);
-bool is_valid_utf8(std::string_view text);
-
 }  // namespace relforge::triage

@@ -1,7 +1,7 @@
 #include "triage/report.hpp"
 
 #include "core/text.hpp"
-#include "triage/preprocess.hpp"
+#include "core/utf8.hpp"
 
 namespace relforge::triage {
 namespace {
@@ -9,7 +9,7 @@ namespace {
 std::vector<std::string> utf8_all(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   out.reserve(items.size());
-  for (const auto& item : items) out.push_back(to_valid_utf8(item));
+  for (const auto& item : items) out.push_back(core::to_valid_utf8(item));
   return out;
 }
 
@@ -22,13 +22,13 @@ nlohmann::json classification_to_json(const Classification& result) {
     out["rule"] = match.rule;
     out["category"] = match.category;
     out["flaky"] = match.flaky;
-    out["line"] = to_valid_utf8(match.line);
+    out["line"] = core::to_valid_utf8(match.line);
     out["line_num"] = match.line_num;
     out["captures"] = utf8_all(match.captures);
     out["context"] = utf8_all(match.context);
     const std::string key = cluster_key(match.line);
     out["cluster"] = {
-        {"id", cluster_id(key)}, {"key", to_valid_utf8(key)}, {"algorithm", k_cluster_algorithm}};
+        {"id", cluster_id(key)}, {"key", core::to_valid_utf8(key)}, {"algorithm", k_cluster_algorithm}};
   } else {
     out["rule"] = nullptr;
   }
@@ -43,9 +43,9 @@ std::string classification_to_text(const Classification& result) {
   if (!result.match) return "no rule matched (" + std::to_string(result.lines) + " lines)\n";
   const auto& match = *result.match;
   std::string text = match.rule + " [" + match.category + (match.flaky ? ", flaky" : "") + "] line " +
-                     std::to_string(match.line_num) + ": " + to_valid_utf8(match.line) + "\n";
-  for (const auto& capture : match.captures) text += "  capture: " + to_valid_utf8(capture) + "\n";
-  for (const auto& line : match.context) text += "  context: " + to_valid_utf8(line) + "\n";
+                     std::to_string(match.line_num) + ": " + core::to_valid_utf8(match.line) + "\n";
+  for (const auto& capture : match.captures) text += "  capture: " + core::to_valid_utf8(capture) + "\n";
+  for (const auto& line : match.context) text += "  context: " + core::to_valid_utf8(line) + "\n";
   if (result.ends_mid_line) text += "  note: the log ends mid-line (truncated?)\n";
   return text;
 }
@@ -54,9 +54,9 @@ nlohmann::json clusters_to_json(const std::vector<ClusterSummary>& clusters) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& c : clusters) {
     out.push_back({{"id", c.id},
-                   {"key", to_valid_utf8(c.key)},
+                   {"key", core::to_valid_utf8(c.key)},
                    {"algorithm", c.algorithm},
-                   {"example", to_valid_utf8(c.example)},
+                   {"example", core::to_valid_utf8(c.example)},
                    {"rule", c.rule},
                    {"failures", {{"1d", c.failures_1d}, {"3d", c.failures_3d}, {"7d", c.failures_7d}}},
                    {"distinct_7d", {{"jobs", c.jobs_7d}, {"repos", c.repos_7d}, {"commits", c.commits_7d}}},
@@ -79,7 +79,7 @@ std::string clusters_to_text(const std::vector<ClusterSummary>& clusters) {
     text += c.id + pad(c.failures_1d, 4) + pad(c.failures_3d, 5) + pad(c.failures_7d, 5) + pad(c.jobs_7d, 6) +
             pad(c.repos_7d, 6) + "  " + core::short_sha(c.first_seen_commit) + (c.new_failure ? " NEW" : "") +
             "\n";
-    text += "  " + c.rule + ": " + to_valid_utf8(c.example) + "\n";
+    text += "  " + c.rule + ": " + core::to_valid_utf8(c.example) + "\n";
   }
   return text;
 }

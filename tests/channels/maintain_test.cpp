@@ -114,6 +114,23 @@ TEST_F(MaintainTest, YankMarksTheFileInItsPages) {
   EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
 }
 
+TEST_F(MaintainTest, AYankReasonIsOneLineOfTextOrNothingIsYanked) {
+  publish(Channel::nightly, "mini", "1.0+cpu");
+  const std::string before = page("whl/nightly/cpu/mini/index.html");
+  for (const std::string& reason :
+       {std::string("bad\xff"), std::string("two\nlines"), std::string("\x1b[31mred")}) {
+    YankOptions options{root(), Channel::nightly, "mini-1.0+cpu-py3-none-any.whl", reason, YankAction::yank};
+    const auto refused = run_yank(options);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
+    EXPECT_NE(refused.error().message().find("--reason must be one line"), std::string::npos);
+    EXPECT_EQ(page("whl/nightly/cpu/mini/index.html"), before);
+  }
+  YankOptions accented{root(), Channel::nightly, "mini-1.0+cpu-py3-none-any.whl", "cass\xc3\xa9 on\tARM",
+                       YankAction::yank};
+  ASSERT_TRUE(run_yank(accented));
+}
+
 // Publish takes 1.1 and 1.1.0 for one identity, so yank must too; it reports the stored name.
 TEST_F(MaintainTest, YankFindsTheFileUnderAnEquivalentVersionAndNamesItAsStored) {
   publish(Channel::nightly, "mini", "1.1.0+cpu");

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include "core/utf8.hpp"
 #include "platform/fs.hpp"
 #include "tests/support/paths.hpp"
-#include "triage/preprocess.hpp"
 
 namespace relforge::triage {
 namespace {
@@ -226,7 +226,7 @@ TEST(Classify, InvalidUtf8DoesNotStopMatching) {
   const auto result = classify("caf\xe9 \xff\xfe\n##[error]bad byte \xc3\x28 here\n", rules());
   ASSERT_TRUE(result.match);
   EXPECT_EQ(result.match->rule, "gha_error");
-  EXPECT_EQ(to_valid_utf8(result.match->line), "##[error]bad byte \xEF\xBF\xBD( here");
+  EXPECT_EQ(core::to_valid_utf8(result.match->line), "##[error]bad byte \xEF\xBF\xBD( here");
 }
 
 TEST(Classify, AStrayByteIsMatchedAndCapturedAsOneCharacter) {

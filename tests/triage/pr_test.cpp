@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/utf8.hpp"
 #include "triage/cluster.hpp"
-#include "triage/preprocess.hpp"
 
 namespace relforge::triage {
 namespace {
@@ -286,7 +286,7 @@ TEST(Pr, TheCommentIsUtf8AndShowsRuleNamesAsTheyAre) {
   a.line = "E   AssertionError: " + std::string(279, 'x') + "\xc3\xa9 caf\xe9";
   const auto md = pr_comment_markdown(classify_pr(input_with({a}, {job("test (a)", "base", "success", {})})),
                                       std::string(40, 'a'), std::string(40, 'b'));
-  EXPECT_TRUE(is_valid_utf8(md));
+  EXPECT_TRUE(core::is_valid_utf8(md));
   EXPECT_NE(md.find("  `pytest_failure`: ` E   AssertionError: "), std::string::npos) << md;
   EXPECT_NE(md.find(std::string(279, 'x') + "\xe2\x80\xa6 `"), std::string::npos) << md;
 }

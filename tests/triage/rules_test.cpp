@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/utf8.hpp"
 #include "tests/support/paths.hpp"
 #include "triage/classify.hpp"
 #include "triage/preprocess.hpp"
@@ -249,10 +250,10 @@ TEST(Preprocess, StripsTimestampsAndAnsi) {
 }
 
 TEST(Preprocess, ValidUtf8PassesThroughAndInvalidIsReplaced) {
-  EXPECT_EQ(to_valid_utf8("plain ✓ é"), "plain ✓ é");
-  EXPECT_EQ(to_valid_utf8("a\xffz"), "a\xEF\xBF\xBDz");
-  EXPECT_EQ(to_valid_utf8("\xed\xa0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
-  EXPECT_EQ(to_valid_utf8("\xe2\x9c"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // truncated
+  EXPECT_EQ(core::to_valid_utf8("plain ✓ é"), "plain ✓ é");
+  EXPECT_EQ(core::to_valid_utf8("a\xffz"), "a\xEF\xBF\xBDz");
+  EXPECT_EQ(core::to_valid_utf8("\xed\xa0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
+  EXPECT_EQ(core::to_valid_utf8("\xe2\x9c"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // truncated
 }
 
 TEST(Rules, DeepTomlIsRefusedBeforeParsing) {

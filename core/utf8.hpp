@@ -1,0 +1,13 @@
+#pragma once
+// Strict UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF), for text that
+// arrives as bytes (logs, paths, reports) and leaves as UTF-8 (JSON, Markdown, index pages).
+#include <string>
+#include <string_view>
+
+namespace relforge::core {
+
+bool is_valid_utf8(std::string_view text);
+// `text` with each byte that starts no well-formed sequence replaced by U+FFFD.
+std::string to_valid_utf8(std::string_view text);
+
+}  // namespace relforge::core
