@@ -60,9 +60,14 @@ Result<std::unique_ptr<channels::ObjectStore>> open_existing_store(const Runtime
   if (!flags.is_s3()) {
     const std::filesystem::path base = store_root(runtime, flags.store.empty() ? root : flags.store);
     std::error_code error;
-    if (!std::filesystem::is_directory(base, error))
+    const auto status = std::filesystem::status(base, error);
+    if (!std::filesystem::exists(status))
       return fail(ErrorCategory::not_found,
                   "channel store " + base.string() + " does not exist (check --root)");
+    if (!std::filesystem::is_directory(status))
+      return fail(ErrorCategory::invalid_input, "channel store " + base.string() +
+                                                    " is not a folder (check --root: it names the folder "
+                                                    "that holds whl/)");
   }
   return open_store(runtime, flags, root);
 }

@@ -61,8 +61,14 @@ Result<Database> Database::open(const std::filesystem::path& path) {
                                 : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
                                   "PRAGMA foreign_keys=ON;";
   if (auto status = db.execute(setup); !status) {
+    const int failed = sqlite3_errcode(raw);
+    // The first read of the file is where a damaged one shows: say what to do with it.
+    const std::string advice = failed == SQLITE_NOTADB || failed == SQLITE_CORRUPT
+                                   ? "; it is damaged or is not a SQLite database: move it aside (keep it "
+                                     "for inspection) and rerun to start a new one"
+                                   : "";
     return with_context(Result<Database>(tl::unexpected(status.error())),
-                        "opening the database " + path.string());
+                        "opening the database " + path.string() + advice);
   }
   return db;
 }

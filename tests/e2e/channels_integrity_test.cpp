@@ -349,6 +349,15 @@ TEST(ChannelsRootE2e, AMissingRootIsRefusedByEveryCommandButPublishAndNothingIsC
         << command << ": " << run.err;
     EXPECT_FALSE(fs::exists(typo)) << command << " created the folder";
   }
+  // A file where the folder should be is named as such, and left alone.
+  std::ofstream(typo) << "not a store";
+  for (const std::string command : {"index check", "index rebuild", "prune"}) {
+    const auto run = run_shell(shell_quote(relforge::test::relforge_binary()) + " " + command + root);
+    EXPECT_EQ(run.exit_code, 2) << command << ": " << run.err;
+    EXPECT_NE(run.err.find("channel store " + typo.string() + " is not a folder"), std::string::npos)
+        << command << ": " << run.err;
+  }
+  EXPECT_EQ(slurp(typo), "not a store");
   const auto keep = run_shell(shell_quote(relforge::test::relforge_binary()) + " prune --keep -1" + root);
   EXPECT_EQ(keep.exit_code, 2) << keep.err;
   EXPECT_NE(keep.err.find("--keep: Value -1 not in range 0 to 1000000"), std::string::npos) << keep.err;

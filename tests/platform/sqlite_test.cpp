@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace relforge::platform {
 namespace {
@@ -51,6 +53,20 @@ TEST_F(SqliteTest, OpenUnwritableLocationIsIo) {
   ASSERT_FALSE(db);
   EXPECT_EQ(db.error().category(), ErrorCategory::io);
   EXPECT_NE(db.error().describe().find("is-a-dir"), std::string::npos);
+}
+
+TEST_F(SqliteTest, AFileThatIsNoDatabaseIsNamedWithWhatToDoAndLeftAsItIs) {
+  std::filesystem::create_directories(m_dir);
+  const std::string text(4096, 'x');
+  std::ofstream(m_dir / "state.db", std::ios::binary) << text;
+  auto db = Database::open(m_dir / "state.db");
+  ASSERT_FALSE(db);
+  const std::string described = db.error().describe();
+  EXPECT_NE(described.find("file is not a database"), std::string::npos) << described;
+  EXPECT_NE(described.find("move it aside (keep it for inspection) and rerun"), std::string::npos)
+      << described;
+  std::ifstream in(m_dir / "state.db", std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text);
 }
 
 TEST_F(SqliteTest, MigrateAppliesOnceAndBumpsUserVersion) {

@@ -109,11 +109,17 @@ TEST(BuildVersion, ChannelOverride) {
 
 TEST(BuildVersion, BadInputs) {
   auto bad_date = inputs("2.8.0a0", "main");
-  for (const char* date : {"2026-4-15", "20261315", "20260400", "today", ""}) {
+  // Days the calendar does not have too: 2026 is no leap year, 1900 was not one.
+  for (const char* date :
+       {"2026-4-15", "20261315", "20260400", "today", "", "20260229", "20260230", "20260431", "19000229"}) {
     bad_date.date = date;
     auto v = build_version(bad_date);
     ASSERT_FALSE(v) << date;
     EXPECT_NE(v.error().message().find("YYYYMMDD"), std::string::npos);
+  }
+  for (const char* date : {"20280229", "20000229", "20261231"}) {
+    bad_date.date = date;
+    EXPECT_TRUE(build_version(bad_date)) << date;
   }
   auto bad_channel = inputs("2.8.0a0", "main");
   bad_channel.channel = "beta";
