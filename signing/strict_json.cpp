@@ -80,6 +80,13 @@ Result<JsonValue> parse_strict_json(std::string_view text, std::string_view what
     return fail(ErrorCategory::integrity,
                 name + " starts with a byte-order mark, which JSON does not allow; write it without one");
   }
+  // nlohmann's lexer takes a NUL for the end of the input, so whatever follows one would go unread
+  // here while another reader refuses it or reads on; JSON text never holds a raw NUL (a string
+  // spells it \u0000).
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+    return fail(ErrorCategory::integrity,
+                name + " has a NUL byte at byte " + std::to_string(nul) + ", which JSON text never holds");
+  }
   StrictScan scan;
   const bool whole =
       JsonValue::sax_parse(text.begin(), text.end(), &scan, JsonValue::input_format_t::json, true);

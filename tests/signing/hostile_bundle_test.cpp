@@ -146,6 +146,22 @@ TEST_F(HostileBundle, ByteOrderMarksAreRefused) {
   expect_refused(signed_bundle("\xEF\xBB\xBF" + statement().dump()), "byte-order mark");
 }
 
+TEST_F(HostileBundle, ANulByteIsRefusedWithWhateverFollowsIt) {
+  using namespace std::string_literals;
+  // A reader that stops at the NUL and one that reads on would see two documents.
+  expect_refused(m_bundle + "\0 {\"mediaType\": \"other\"}"s,
+                 "has a NUL byte at byte " + std::to_string(m_bundle.size()));
+  // Signed: a second statement about another file behind the first.
+  const std::string payload = statement().dump();
+  expect_refused(signed_bundle(payload + "\0"s + R"({"subject": [{"name": "evil-1.0-py3-none-any.whl"}]})"),
+                 "the signed statement has a NUL byte at byte " + std::to_string(payload.size()));
+  // Inside a string, only the escape is JSON; a raw NUL there is refused too.
+  std::string raw = m_bundle;
+  raw.insert(raw.find("\"payloadType\"") + 1, "\0"s);
+  expect_refused(raw, "has a NUL byte");
+  EXPECT_TRUE(parse_strict_json(R"({"a": "x\u0000y"})", "x", 100));
+}
+
 TEST_F(HostileBundle, MaterialRelforgeDoesNotCheckIsRefused) {
   json with = bundle();
   with["messageSignature"] = {{"messageDigest", {{"algorithm", "SHA2_256"}, {"digest", base64_encode("x")}}},
