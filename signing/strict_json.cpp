@@ -10,10 +10,26 @@ namespace {
 
 using JsonValue = nlohmann::json;
 
+// Go's encoding/json matches a key to a struct field by Unicode simple case folding, so besides
+// ASCII case the two letters whose fold set holds an ASCII letter match it too: U+017F (long s)
+// matches "s" and U+212A (Kelvin sign) matches "k". Field names are ASCII, so no other fold can make
+// two keys one field.
 std::string folded_key(const std::string& key) {
-  std::string out = key;
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  std::string out;
+  out.reserve(key.size());
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    const char c = key[i];
+    if (c >= 'A' && c <= 'Z') {
+      out += static_cast<char>(c - 'A' + 'a');
+    } else if (key.compare(i, 2, "\xC5\xBF") == 0) {
+      out += 's';
+      i += 1;
+    } else if (key.compare(i, 3, "\xE2\x84\xAA") == 0) {
+      out += 'k';
+      i += 2;
+    } else {
+      out += c;
+    }
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // The one JSON reader of what a signature covers or travels with (bundles, DSSE envelopes, in-toto
 // statements): bounded in size and nesting, and refusing the inputs that two JSON readers can read
 // as two different documents: a byte-order mark, a NUL byte, and a key repeated in one object (also when the
-// repeats differ only in letter case, as Go's encoding/json matches them).
+// repeats differ only in case, ASCII or the long s and Kelvin sign, as Go's encoding/json matches them).
 #include <cstddef>
 #include <initializer_list>
 #include <string>

@@ -141,6 +141,32 @@ TEST_F(HostileBundle, RepeatedKeysAreRefusedWhereverReadersCouldDisagree) {
   expect_refused(signed_bundle(payload), "repeats the key 'Subject'");
 }
 
+// Go matches a key to a struct field by Unicode case folding: "oſ" (long s) is the field "os", and
+// "\u212Aind" (Kelvin sign) the field "kind".
+TEST_F(HostileBundle, KeysGoFoldsIntoOneFieldAreRefusedInTheLedgerAndTheBundle) {
+  const fs::path ledger = m_dir.path() / "ledger.jsonl";
+  for (const std::string cell : {"{\"id\": \"x\", \"os\": \"linux\", \"o\xC5\xBF\": \"windows\"}",
+                                 "{\"kind\": \"gpu\", \"\xE2\x84\xAAind\": \"cpu\"}"}) {
+    ASSERT_TRUE(platform::write_file_atomic(
+        ledger, "{\"wheel\": \"" + m_file.filename().string() + "\", \"cell\": " + cell + "}\n"));
+    const auto facts = load_build_facts(ledger, m_file.filename().string());
+    ASSERT_TRUE(facts) << facts.error().describe();
+    const auto signed_ = sign_file(m_file, private_key(), *facts);
+    ASSERT_FALSE(signed_) << "signed a cell Go reads another way: " << cell;
+    EXPECT_EQ(signed_.error().category(), ErrorCategory::invalid_input);
+    EXPECT_NE(signed_.error().message().find("repeats the key"), std::string::npos)
+        << signed_.error().message();
+    json payload = statement();
+    payload["predicate"]["buildDefinition"]["externalParameters"]["cell"] = json::parse(cell);
+    expect_refused(signed_bundle(payload.dump()), "repeats the key");
+  }
+  std::string decoy = m_bundle;
+  decoy.insert(decoy.find('{') + 1, R"("d\u017Fseenvelope": {}, )");
+  expect_refused(decoy, "repeats the key 'dsseEnvelope'");
+  // Other letters outside ASCII are keys of their own.
+  EXPECT_TRUE(parse_strict_json("{\"\xC3\xA9\": 1, \"\xC3\x89\": 2, \"s\": 3, \"\xC3\x9F\": 4}", "x", 100));
+}
+
 TEST_F(HostileBundle, ByteOrderMarksAreRefused) {
   expect_refused("\xEF\xBB\xBF" + m_bundle, "byte-order mark");
   expect_refused(signed_bundle("\xEF\xBB\xBF" + statement().dump()), "byte-order mark");
