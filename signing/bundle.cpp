@@ -79,14 +79,15 @@ Result<BuildFacts> load_build_facts(const std::filesystem::path& ledger, const s
       entries.push_back(std::move(entry));
     }
   }
+  // Always by name, one entry or many: a ledger's only entry may be another wheel's build.
   for (const auto& entry : entries) {
     if (string_field(entry, "wheel") == file_name || string_field(entry, "file") == file_name) {
       return facts_from(entry);
     }
   }
-  if (entries.size() == 1) return facts_from(entries.front());
   return fail(ErrorCategory::not_found, ledger.string() + " has no entry whose \"wheel\" is '" + file_name +
-                                            "' (" + std::to_string(entries.size()) + " entries)");
+                                            "' (" + std::to_string(entries.size()) +
+                                            (entries.size() == 1 ? " entry)" : " entries)"));
 }
 
 Json provenance_predicate(const BuildFacts& facts) {

@@ -38,8 +38,8 @@ struct BuildFacts {
   std::string log_sha256;
 };
 
-// Reads facts from a JSON file: an object, an array or JSON lines; with several entries, the one
-// whose "wheel" (or "file") is `file_name` wins.
+// Reads facts from a JSON file (an object, an array or JSON lines): the entry whose "wheel" (or
+// "file") is `file_name`, even when it is the only one; not_found when no entry names it.
 Result<BuildFacts> load_build_facts(const std::filesystem::path& ledger, const std::string& file_name);
 
 struct Subject {

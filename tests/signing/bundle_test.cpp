@@ -178,5 +178,25 @@ TEST(BuildFactsLedger, PicksTheEntryOfTheFile) {
   EXPECT_FALSE(load_build_facts(ledger, "a"));
 }
 
+TEST(BuildFactsLedger, AnOnlyEntryForAnotherWheelIsNotThisWheelsProvenance) {
+  test::TempDir dir;
+  const auto ledger = dir.path() / "ledger.jsonl";
+  ASSERT_TRUE(platform::write_file_atomic(
+      ledger, "{\"wheel\": \"a-1.0-py3-none-any.whl\", \"cell\": \"cu130\", \"commit\": \"aaa\"}\n"));
+  const auto other = load_build_facts(ledger, "b-1.0-py3-none-any.whl");
+  ASSERT_FALSE(other) << "signed a's facts for b";
+  EXPECT_EQ(other.error().category(), ErrorCategory::not_found);
+  EXPECT_NE(
+      other.error().message().find("has no entry whose \"wheel\" is 'b-1.0-py3-none-any.whl' (1 entry)"),
+      std::string::npos)
+      << other.error().message();
+  // The same as one object, and as an entry that names no wheel at all.
+  ASSERT_TRUE(platform::write_file_atomic(ledger, "{\"cell\": \"cu130\", \"commit\": \"aaa\"}"));
+  EXPECT_FALSE(load_build_facts(ledger, "b-1.0-py3-none-any.whl"));
+  ASSERT_TRUE(platform::write_file_atomic(
+      ledger, "{\"wheel\": \"b-1.0-py3-none-any.whl\", \"cell\": \"cu130\", \"commit\": \"bbb\"}"));
+  EXPECT_EQ(load_build_facts(ledger, "b-1.0-py3-none-any.whl").value().source_commit, "bbb");
+}
+
 }  // namespace
 }  // namespace relforge::signing
