@@ -67,6 +67,12 @@ std::string public_pem(EVP_PKEY* key) {
   return bio_contents(bio.get());
 }
 
+tl::unexpected<Error> refuse_existing(const fs::path& path) {
+  return fail(ErrorCategory::conflict, path.string() +
+                                           " exists already; relforge never overwrites a key "
+                                           "(choose another --out directory)");
+}
+
 // Written whole under a name of its own (created with `mode`, never chmod()ed), then hard-linked
 // to `path`: link() fails when `path` exists, so a key that appeared after the check in
 // generate_key is never replaced, where a rename would silently replace it.
@@ -78,11 +84,7 @@ Status write_new_file(const fs::path& path, const std::string& content, unsigned
   std::error_code error, ignored;
   fs::create_hard_link(staged, path, error);
   fs::remove(staged, ignored);
-  if (error == std::errc::file_exists) {
-    return fail(ErrorCategory::conflict, path.string() +
-                                             " exists already; relforge never overwrites a key "
-                                             "(choose another --out directory)");
-  }
+  if (error == std::errc::file_exists) return refuse_existing(path);
   if (error) return fail(ErrorCategory::io, "cannot create " + path.string() + ": " + error.message());
   if (const auto synced = platform::fsync_path(path.parent_path()); synced)
     return fail(ErrorCategory::io, "cannot fsync " + path.parent_path().string() + ": " + synced.message());
@@ -108,11 +110,9 @@ Result<GeneratedKey> generate_key(KeyType type, const fs::path& dir) {
   fs::create_directories(dir, error);
   if (error) return fail(ErrorCategory::io, "cannot create " + dir.string() + ": " + error.message());
   for (const auto& path : {result.private_key, result.public_key}) {
-    if (fs::exists(path)) {
-      return fail(ErrorCategory::conflict, path.string() +
-                                               " exists already; relforge never overwrites a key "
-                                               "(choose another --out directory)");
-    }
+    // symlink_status: a dangling link is a name taken too; found only by link(), it stopped the run
+    // after the private key was already in place.
+    if (fs::exists(fs::symlink_status(path, error))) return refuse_existing(path);
   }
   PkeyPtr key(type == KeyType::ed25519 ? EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519")
                                        : EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
@@ -123,10 +123,17 @@ Result<GeneratedKey> generate_key(KeyType type, const fs::path& dir) {
   }
   // Created with mode 0600 (O_EXCL, no chmod afterwards) and written whole before it gets its name,
   // so the secret is never visible under a wider mode nor half-written under the final name.
-  if (auto status = write_new_file(result.private_key, bio_contents(bio.get()), 0600); !status) {
+  const std::string private_pem = bio_contents(bio.get());
+  if (auto status = write_new_file(result.private_key, private_pem, 0600); !status) {
     return tl::unexpected(status.error());
   }
   if (auto status = write_new_file(result.public_key, public_pem(key.get()), 0644); !status) {
+    // A private key without its public key is no pair: take back what this run linked, so a rerun
+    // is not refused for it (a file that is no longer ours is left alone).
+    if (platform::file_has_content(result.private_key, private_pem)) {
+      std::error_code ignored;
+      fs::remove(result.private_key, ignored);
+    }
     return tl::unexpected(status.error());
   }
   result.key_id = key_id_of(key.get());

@@ -22,7 +22,8 @@ struct GeneratedKey {
   KeyType type;
 };
 
-// Writes DIR/signing.key and DIR/signing.pub; conflict when either exists already.
+// Writes DIR/signing.key and DIR/signing.pub (DIR created when missing);
+// conflict when either name is taken already (a dangling link too), and then no key file is written.
 Result<GeneratedKey> generate_key(KeyType type, const std::filesystem::path& dir);
 
 class PublicKey {

@@ -104,9 +104,8 @@ TEST(Keys, NeverOverwritesAnExistingKey) {
   EXPECT_EQ(platform::read_file(dir.path() / "signing.key").value(), before.value());
 }
 
-// A name that appears after the existence check (here a dangling link, which exists() does not
-// see) is never replaced: the key is linked into place, not renamed over it.
-TEST(Keys, NeverReplacesANameThatAppearedAfterTheCheck) {
+// A dangling link is a name taken like any other: never replaced, nor written through.
+TEST(Keys, NeverReplacesAnExistingNameNotEvenADanglingLink) {
   test::TempDir dir;
   fs::create_symlink(dir.path() / "elsewhere", dir.path() / "signing.key");
   const auto key = generate_key(KeyType::ed25519, dir.path());
@@ -120,6 +119,22 @@ TEST(Keys, NeverReplacesANameThatAppearedAfterTheCheck) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename());
   EXPECT_EQ(names, (std::vector<std::string>{"signing.key"}));
+}
+
+TEST(Keys, ADanglingLinkAtThePublicKeyLeavesNoPrivateKeyBehind) {
+  test::TempDir dir;
+  fs::create_symlink(dir.path() / "elsewhere", dir.path() / "signing.pub");
+  const auto key = generate_key(KeyType::ecdsa_p256, dir.path());
+  ASSERT_FALSE(key);
+  EXPECT_EQ(key.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(key.error().message().find("signing.pub exists already"), std::string::npos)
+      << key.error().message();
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path())) names.push_back(entry.path().filename());
+  EXPECT_EQ(names, (std::vector<std::string>{"signing.pub"}));
+  // Once the link is gone, the same folder takes a key pair: nothing of the refused run is in the way.
+  fs::remove(dir.path() / "signing.pub");
+  EXPECT_TRUE(generate_key(KeyType::ecdsa_p256, dir.path()));
 }
 
 TEST(Keys, LoadsKeysMadeByTheOpensslCli) {
