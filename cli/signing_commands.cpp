@@ -117,7 +117,8 @@ void register_generate(CLI::App& group, Runtime& runtime) {
   CLI::App* command = group.add_subcommand(
       "generate", "Write DIR/signing.key (PEM, mode 0600) and DIR/signing.pub; prints the key id");
   command->add_option("--type", *type, "ecdsa-p256 (default) or ed25519");
-  command->add_option("--out", *out_dir, "Directory for the key pair")->required();
+  command->add_option("--out", *out_dir, "Directory for the key pair (created with mode 0700 when missing)")
+      ->required();
   add_json_flag(*command, runtime);
   command->callback([&runtime, type, out_dir] {
     auto parsed = signing::parse_key_type(*type);

@@ -2,6 +2,7 @@
 
 #include <random>
 #include <system_error>
+#include <vector>
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -91,6 +92,24 @@ Status write_new_file(const fs::path& path, const std::string& content, unsigned
   return {};
 }
 
+// A folder this run creates gets mode 0700 whatever the umask (under umask 0 it would be 0777, and
+// anyone could swap the key files in it); a folder that exists keeps the mode its owner gave it.
+Status create_key_folder(const fs::path& dir) {
+  std::vector<fs::path> missing;
+  std::error_code error;
+  for (fs::path at = dir.has_filename() ? dir : dir.parent_path(); !at.empty(); at = at.parent_path()) {
+    if (fs::exists(fs::symlink_status(at, error))) break;
+    missing.push_back(at);
+    if (at == at.parent_path()) break;
+  }
+  for (auto at = missing.rbegin(); at != missing.rend(); ++at) {
+    const bool created = fs::create_directory(*at, error);
+    if (!error && created) fs::permissions(*at, fs::perms::owner_all, fs::perm_options::replace, error);
+    if (error) return fail(ErrorCategory::io, "cannot create " + at->string() + ": " + error.message());
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string_view key_type_name(KeyType type) {
@@ -106,12 +125,11 @@ Result<KeyType> parse_key_type(std::string_view name) {
 
 Result<GeneratedKey> generate_key(KeyType type, const fs::path& dir) {
   GeneratedKey result{dir / "signing.key", dir / "signing.pub", "", type};
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) return fail(ErrorCategory::io, "cannot create " + dir.string() + ": " + error.message());
+  if (auto created = create_key_folder(dir); !created) return tl::unexpected(created.error());
   for (const auto& path : {result.private_key, result.public_key}) {
     // symlink_status: a dangling link is a name taken too; found only by link(), it stopped the run
     // after the private key was already in place.
+    std::error_code error;
     if (fs::exists(fs::symlink_status(path, error))) return refuse_existing(path);
   }
   PkeyPtr key(type == KeyType::ed25519 ? EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519")

@@ -22,7 +22,7 @@ struct GeneratedKey {
   KeyType type;
 };
 
-// Writes DIR/signing.key and DIR/signing.pub (DIR created when missing);
+// Writes DIR/signing.key and DIR/signing.pub, creating DIR (and any missing parent) with mode 0700;
 // conflict when either name is taken already (a dangling link too), and then no key file is written.
 Result<GeneratedKey> generate_key(KeyType type, const std::filesystem::path& dir);
 

@@ -137,6 +137,24 @@ TEST(Keys, ADanglingLinkAtThePublicKeyLeavesNoPrivateKeyBehind) {
   EXPECT_TRUE(generate_key(KeyType::ecdsa_p256, dir.path()));
 }
 
+TEST(Keys, FoldersItCreatesAreOwnerOnlyEvenUnderUmaskZeroAndExistingOnesKeepTheirMode) {
+  test::TempDir dir;
+  const mode_t old_mask = ::umask(0);
+  const auto nested = generate_key(KeyType::ed25519, dir.path() / "new" / "keys");
+  const auto trailing = generate_key(KeyType::ed25519, dir.path() / "slash/");
+  ::umask(old_mask);
+  ASSERT_TRUE(nested) << nested.error().describe();
+  ASSERT_TRUE(trailing) << trailing.error().describe();
+  for (const auto& folder : {dir.path() / "new", dir.path() / "new" / "keys", dir.path() / "slash"})
+    EXPECT_EQ(fs::status(folder).permissions() & fs::perms::all, fs::perms::owner_all) << folder;
+  fs::create_directory(dir.path() / "shared");
+  fs::permissions(dir.path() / "shared", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec,
+                  fs::perm_options::replace);
+  ASSERT_TRUE(generate_key(KeyType::ed25519, dir.path() / "shared"));
+  EXPECT_EQ(fs::status(dir.path() / "shared").permissions() & fs::perms::all,
+            fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+}
+
 TEST(Keys, LoadsKeysMadeByTheOpensslCli) {
   test::TempDir dir;
   const auto k = dir.path() / "k.pem", pub = dir.path() / "pub.pem";
