@@ -230,7 +230,10 @@ Result<PrivateKey> PrivateKey::load(const fs::path& pem_file) {
   auto text = platform::read_file(pem_file);
   if (!text) return tl::unexpected(text.error());
   BioPtr bio(BIO_new_mem_buf(text->data(), static_cast<int>(text->size())));
-  PkeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+  // Without a callback of its own, OpenSSL asks the terminal for an encrypted key's pass phrase and
+  // waits there; a callback that gives no pass phrase refuses the key at once.
+  const auto no_pass_phrase = [](char*, int, int, void*) { return 0; };
+  PkeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, no_pass_phrase, nullptr));
   if (!key) {
     return fail(ErrorCategory::invalid_input, pem_file.string() + " is not an unencrypted PEM private key");
   }

@@ -50,7 +50,8 @@ private:
 
 class PrivateKey {
 public:
-  // auth error when the file is readable or writable by group or others.
+  // auth error when the file is readable or writable by group or others; invalid_input for an
+  // encrypted key (refused at once: no pass phrase is asked for).
   static Result<PrivateKey> load(const std::filesystem::path& pem_file);
   PrivateKey(PrivateKey&&) noexcept;
   PrivateKey& operator=(PrivateKey&&) noexcept;

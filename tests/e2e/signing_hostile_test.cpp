@@ -223,6 +223,23 @@ TEST_F(SigningHostile, AWheelThatIsAFifoIsRefusedNotWaitedOn) {
   EXPECT_NE(signed_.err.find("not a regular file"), std::string::npos) << signed_.err;
 }
 
+TEST_F(SigningHostile, AnEncryptedKeyIsRefusedAtOnceEvenOnATerminal) {
+  const auto encrypted = m_dir / "encrypted.key";
+  ASSERT_EQ(run_shell("umask 077 && openssl pkey -in " + shell_quote(m_dir / "keys/signing.key") +
+                      " -aes256 -passout pass:secret -out " + shell_quote(encrypted))
+                .exit_code,
+            0);
+  if (run_shell("command -v script").exit_code != 0)
+    GTEST_SKIP() << "no script(1) to give relforge a terminal";
+  // On a terminal, OpenSSL's own pass phrase prompt would wait for an answer until the timeout.
+  const std::string sign =
+      shell_quote(relforge_binary()) + " sign " + shell_quote(wheel()) + " --key " + shell_quote(encrypted);
+  const auto result = run_shell("(sleep 3) | timeout 2 script -qec " + shell_quote(sign) + " /dev/null");
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  EXPECT_NE(result.out.find("is not an unencrypted PEM private key"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("pass phrase"), std::string::npos) << result.out;
+}
+
 TEST_F(SigningHostile, SignedStatementsThatReadTwoWaysOrBindOtherBytesAreRefused) {
   const std::string statement_text = statement();
   const std::string evil =

@@ -155,6 +155,22 @@ TEST(Keys, FoldersItCreatesAreOwnerOnlyEvenUnderUmaskZeroAndExistingOnesKeepThei
             fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
 }
 
+TEST(Keys, AnEncryptedPrivateKeyIsRefusedWithoutAskingForAPassPhrase) {
+  test::TempDir dir;
+  const auto key = generate_key(KeyType::ecdsa_p256, dir.path());
+  ASSERT_TRUE(key);
+  const auto encrypted = dir.path() / "encrypted.key";
+  ASSERT_EQ(run_shell("umask 077 && openssl pkey -in " + shell_quote(key->private_key.string()) +
+                      " -aes256 -passout pass:secret -out " + shell_quote(encrypted.string()))
+                .exit_code,
+            0);
+  const auto loaded = PrivateKey::load(encrypted);
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(loaded.error().message().find("is not an unencrypted PEM private key"), std::string::npos)
+      << loaded.error().message();
+}
+
 TEST(Keys, LoadsKeysMadeByTheOpensslCli) {
   test::TempDir dir;
   const auto k = dir.path() / "k.pem", pub = dir.path() / "pub.pem";
