@@ -36,7 +36,8 @@ Result<std::string> sha256_of_regular_file(const fs::path& file) {
   return platform::to_hex(hasher.finish());
 }
 
-Result<std::string> read_regular_file(const fs::path& file, std::size_t max_bytes, const std::string& what) {
+Result<std::string> read_regular_file(const fs::path& file, std::size_t max_bytes, const std::string& what,
+                                      ErrorCategory category, const std::string& advice) {
   auto chunks = open_regular(file, std::size_t{1} << 16);
   if (!chunks) return tl::unexpected(chunks.error());
   std::string out;
@@ -45,9 +46,8 @@ Result<std::string> read_regular_file(const fs::path& file, std::size_t max_byte
     if (!chunk) return tl::unexpected(chunk.error());
     if (chunk->empty()) return out;
     if (chunk->size() > max_bytes - out.size()) {
-      return fail(ErrorCategory::integrity, what + " " + file.string() + " is over the limit of " +
-                                                std::to_string(max_bytes) +
-                                                " bytes; it was not written by relforge sign");
+      return fail(category, what + " " + file.string() + " is over the limit of " +
+                                std::to_string(max_bytes) + " bytes; " + advice);
     }
     out.append(*chunk);
   }

@@ -12,8 +12,10 @@ namespace relforge::signing {
 // The hex sha256 of the bytes of `file`, read once front to back.
 Result<std::string> sha256_of_regular_file(const std::filesystem::path& file);
 
-// The whole of `file` when it has at most `max_bytes`; integrity error naming `what` past that.
+// The whole of `file` when it has at most `max_bytes`; past that, an error of `category` naming
+// `what`, the file and the limit, followed by `advice`.
 Result<std::string> read_regular_file(const std::filesystem::path& file, std::size_t max_bytes,
-                                      const std::string& what);
+                                      const std::string& what, ErrorCategory category,
+                                      const std::string& advice);
 
 }  // namespace relforge::signing

@@ -10,6 +10,7 @@
 
 #include "platform/digest.hpp"
 #include "platform/fs.hpp"
+#include "signing/file_bytes.hpp"
 
 namespace relforge::signing {
 namespace fs = std::filesystem;
@@ -66,6 +67,13 @@ std::string public_pem(EVP_PKEY* key) {
   BioPtr bio(BIO_new(BIO_s_mem()));
   PEM_write_bio_PUBKEY(bio.get(), key);
   return bio_contents(bio.get());
+}
+
+// Key files are read like bundles: regular files only (a FIFO is refused, not waited on) and
+// bounded (a link to /dev/zero is refused, not read until memory runs out).
+Result<std::string> read_key_file(const fs::path& file, const std::string& what) {
+  return read_regular_file(file, k_max_key_file_bytes, what, ErrorCategory::invalid_input,
+                           "a PEM key is a few hundred bytes: name the key file itself");
 }
 
 tl::unexpected<Error> refuse_existing(const fs::path& path) {
@@ -187,7 +195,7 @@ Result<PublicKey> PublicKey::from_pem(std::string_view pem) {
 }
 
 Result<PublicKey> PublicKey::load(const fs::path& pem_file) {
-  auto text = platform::read_file(pem_file);
+  auto text = read_key_file(pem_file, "public key");
   if (!text) return tl::unexpected(text.error());
   return with_context(from_pem(*text), "reading " + pem_file.string());
 }
@@ -227,7 +235,7 @@ Result<PrivateKey> PrivateKey::load(const fs::path& pem_file) {
                                          "(run: chmod 600 " +
                                          pem_file.string() + ")");
   }
-  auto text = platform::read_file(pem_file);
+  auto text = read_key_file(pem_file, "private key");
   if (!text) return tl::unexpected(text.error());
   BioPtr bio(BIO_new_mem_buf(text->data(), static_cast<int>(text->size())));
   // Without a callback of its own, OpenSSL asks the terminal for an encrypted key's pass phrase and

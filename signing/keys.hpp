@@ -1,6 +1,7 @@
 #pragma once
 // Signing keys through OpenSSL EVP: ECDSA P-256 (SHA-256, DER signatures) and Ed25519. A key id is
 // the hex sha256 of the DER SubjectPublicKeyInfo; private keys are PEM files readable only by the owner.
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -11,6 +12,9 @@
 namespace relforge::signing {
 
 enum class KeyType { ecdsa_p256, ed25519 };
+
+// Key files are regular files of at most this many bytes (a PEM key is a few hundred).
+inline constexpr std::size_t k_max_key_file_bytes = std::size_t{64} << 10;
 
 std::string_view key_type_name(KeyType type);  // "ecdsa-p256", "ed25519"
 Result<KeyType> parse_key_type(std::string_view name);
@@ -28,6 +32,7 @@ Result<GeneratedKey> generate_key(KeyType type, const std::filesystem::path& dir
 
 class PublicKey {
 public:
+  // invalid_input when the file is not a regular file or is over k_max_key_file_bytes.
   static Result<PublicKey> load(const std::filesystem::path& pem_file);
   static Result<PublicKey> from_pem(std::string_view pem);
   PublicKey(PublicKey&&) noexcept;
@@ -50,8 +55,8 @@ private:
 
 class PrivateKey {
 public:
-  // auth error when the file is readable or writable by group or others; invalid_input for an
-  // encrypted key (refused at once: no pass phrase is asked for).
+  // auth error when the file is readable or writable by group or others; invalid_input as for
+  // PublicKey::load, and for an encrypted key (refused at once: no pass phrase is asked for).
   static Result<PrivateKey> load(const std::filesystem::path& pem_file);
   PrivateKey(PrivateKey&&) noexcept;
   PrivateKey& operator=(PrivateKey&&) noexcept;

@@ -130,7 +130,8 @@ Result<std::string> read_bundle(const fs::path& file) {
     return fail(ErrorCategory::not_found, "bundle check failed: no bundle " + bundle_path.string() +
                                               " (sign the file with relforge sign)");
   }
-  auto text = read_regular_file(bundle_path, k_max_bundle_bytes, "bundle");
+  auto text = read_regular_file(bundle_path, k_max_bundle_bytes, "bundle", ErrorCategory::integrity,
+                                "it was not written by relforge sign");
   if (!text) return fail(ErrorCategory::integrity, "bundle check failed: " + text.error().message());
   return text;
 }

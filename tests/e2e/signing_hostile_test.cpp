@@ -240,6 +240,20 @@ TEST_F(SigningHostile, AnEncryptedKeyIsRefusedAtOnceEvenOnATerminal) {
   EXPECT_EQ(result.out.find("pass phrase"), std::string::npos) << result.out;
 }
 
+TEST_F(SigningHostile, KeyFilesThatAreFifosOrEndlessAreRefusedNotWaitedOn) {
+  const auto fifo = m_dir / "key.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", m_dir / "zero.pub");
+  for (const auto& command : {"verify " + shell_quote(wheel()) + " --key " + shell_quote(fifo),
+                              "verify " + shell_quote(wheel()) + " --key " + shell_quote(m_dir / "zero.pub"),
+                              "sign " + shell_quote(wheel()) + " --key " + shell_quote(fifo)}) {
+    const auto result =
+        run_shell("ulimit -v 2097152; timeout 10 " + shell_quote(relforge_binary()) + " " + command);
+    EXPECT_EQ(result.exit_code, 2) << command << ": " << result.err;
+    EXPECT_NE(result.err.find("not a regular file"), std::string::npos) << command << ": " << result.err;
+  }
+}
+
 TEST_F(SigningHostile, SignedStatementsThatReadTwoWaysOrBindOtherBytesAreRefused) {
   const std::string statement_text = statement();
   const std::string evil =

@@ -155,6 +155,33 @@ TEST(Keys, FoldersItCreatesAreOwnerOnlyEvenUnderUmaskZeroAndExistingOnesKeepThei
             fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
 }
 
+TEST(Keys, KeyFilesAreRegularFilesOfAtMost64KiB) {
+  test::TempDir dir;
+  const auto key = generate_key(KeyType::ecdsa_p256, dir.path() / "keys");
+  ASSERT_TRUE(key);
+  // A PEM reader skips text around the key, so a padded file would still hold one.
+  const std::string padding(k_max_key_file_bytes, '\n');
+  const auto big_pub = dir.path() / "big.pub", big_key = dir.path() / "big.key";
+  ASSERT_TRUE(platform::write_file_atomic(big_pub, padding + platform::read_file(key->public_key).value()));
+  ASSERT_TRUE(platform::write_file_atomic(big_key, padding + platform::read_file(key->private_key).value(),
+                                          platform::Durability::no_fsync, 0600));
+  const auto pub = PublicKey::load(big_pub);
+  ASSERT_FALSE(pub);
+  EXPECT_EQ(pub.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(
+      pub.error().message().find("public key " + big_pub.string() + " is over the limit of 65536 bytes"),
+      std::string::npos)
+      << pub.error().message();
+  const auto secret = PrivateKey::load(big_key);
+  ASSERT_FALSE(secret);
+  EXPECT_NE(secret.error().message().find("is over the limit of 65536 bytes"), std::string::npos)
+      << secret.error().message();
+  const auto folder = PublicKey::load(dir.path() / "keys");
+  ASSERT_FALSE(folder);
+  EXPECT_NE(folder.error().message().find("not a regular file"), std::string::npos)
+      << folder.error().message();
+}
+
 TEST(Keys, AnEncryptedPrivateKeyIsRefusedWithoutAskingForAPassPhrase) {
   test::TempDir dir;
   const auto key = generate_key(KeyType::ecdsa_p256, dir.path());
