@@ -18,6 +18,7 @@
 #include "platform/fs.hpp"
 #include "runner_images/plan.hpp"
 #include "signing/bundle.hpp"
+#include "signing/file_bytes.hpp"
 #include "signing/keys.hpp"
 
 namespace relforge::cli {
@@ -57,26 +58,51 @@ struct SignedFile {
   std::string key_id;
 };
 
+// Each file a readable regular file, before any is signed: otherwise the files before a mistyped
+// name were signed and the run still failed, without saying which were.
+Status check_sign_inputs(const std::vector<fs::path>& files) {
+  std::vector<std::string> missing;
+  for (const auto& file : files) {
+    auto readable = signing::check_regular_file(file);
+    if (readable) continue;
+    if (readable.error().category() != ErrorCategory::not_found)
+      return tl::unexpected(Error(readable.error()).with_context("nothing was signed"));
+    missing.push_back(file.string());
+  }
+  if (missing.empty()) return {};
+  return fail(ErrorCategory::not_found,
+              "no such file: " + core::join(missing, ", ") + " (nothing was signed; check the path)");
+}
+
+// Every bundle is made before the first is written, so an input refused on the way (a ledger
+// without its entry, facts verify would refuse) leaves no file signed and others not.
 Result<std::vector<SignedFile>> run_sign(const SignOptions& options) {
   auto key = signing::PrivateKey::load(options.key);
   if (!key) return tl::unexpected(key.error());
+  if (auto inputs = check_sign_inputs(options.files); !inputs) return tl::unexpected(inputs.error());
   std::vector<SignedFile> out;
+  std::vector<std::string> bundles;
+  const auto refused = [](const Error& error, const fs::path& file) {
+    return tl::unexpected(Error(error).with_context("signing " + file.string() + " (nothing was signed)"));
+  };
   for (const auto& file : options.files) {
     signing::BuildFacts facts = options.facts;
     if (options.provenance_from) {
       auto loaded = signing::load_build_facts(*options.provenance_from, file.filename().string());
-      if (!loaded) return tl::unexpected(loaded.error());
+      if (!loaded) return refused(loaded.error(), file);
       facts = std::move(*loaded);
     }
     if (options.images_lock) {
-      if (auto ok = apply_images_lock(*options.images_lock, facts); !ok) return tl::unexpected(ok.error());
+      if (auto ok = apply_images_lock(*options.images_lock, facts); !ok) return refused(ok.error(), file);
     }
     auto bundle = signing::sign_file(file, *key, facts);
-    if (!bundle) return tl::unexpected(with_context(std::move(bundle), "signing " + file.string()).error());
-    const fs::path bundle_path = file.string() + ".sigstore.json";
-    if (auto status = platform::write_file_atomic(bundle_path, *bundle); !status)
+    if (!bundle) return refused(bundle.error(), file);
+    out.push_back({file, file.string() + ".sigstore.json", key->key_id()});
+    bundles.push_back(std::move(*bundle));
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (auto status = platform::write_file_atomic(out[i].bundle, bundles[i]); !status)
       return tl::unexpected(status.error());
-    out.push_back({file, bundle_path, key->key_id()});
   }
   return out;
 }

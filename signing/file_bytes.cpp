@@ -23,6 +23,12 @@ Result<platform::FileChunks> open_regular(const fs::path& file, std::size_t chun
 
 }  // namespace
 
+Status check_regular_file(const fs::path& file) {
+  auto chunks = open_regular(file, 1);
+  if (!chunks) return tl::unexpected(chunks.error());
+  return {};
+}
+
 Result<std::string> sha256_of_regular_file(const fs::path& file) {
   auto chunks = open_regular(file, std::size_t{1} << 20);
   if (!chunks) return tl::unexpected(chunks.error());

@@ -9,6 +9,9 @@
 
 namespace relforge::signing {
 
+// Ok when `file` is a regular file (after links) this process can open for reading; reads nothing.
+Status check_regular_file(const std::filesystem::path& file);
+
 // The hex sha256 of the bytes of `file`, read once front to back.
 Result<std::string> sha256_of_regular_file(const std::filesystem::path& file);
 

@@ -254,6 +254,34 @@ TEST_F(SigningHostile, KeyFilesThatAreFifosOrEndlessAreRefusedNotWaitedOn) {
   }
 }
 
+TEST_F(SigningHostile, SignChecksEveryInputBeforeItSignsAny) {
+  const auto a = m_dir / "a-1.0-py3-none-any.whl", b = m_dir / "b-1.0-py3-none-any.whl";
+  std::ofstream(a, std::ios::binary) << "a";
+  std::ofstream(b, std::ios::binary) << "b";
+  const std::string key = " --key " + shell_quote(m_dir / "keys/signing.key");
+  const auto missing = m_dir / "missing-1.0-py3-none-any.whl";
+  auto result = relforge("sign " + shell_quote(a) + " " + shell_quote(missing) + key);
+  EXPECT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_NE(result.err.find("no such file: " + missing.string() + " (nothing was signed"), std::string::npos)
+      << result.err;
+  ASSERT_EQ(::mkfifo((m_dir / "fifo-1.0-py3-none-any.whl").c_str(), 0600), 0);
+  result = run_shell("timeout 10 " + shell_quote(relforge_binary()) + " sign " + shell_quote(a) + " " +
+                     shell_quote(m_dir / "fifo-1.0-py3-none-any.whl") + key);
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("nothing was signed"), std::string::npos) << result.err;
+  // The second file's provenance is missing from the ledger: the first is not signed either.
+  std::ofstream(m_dir / "ledger.jsonl") << R"({"wheel": "a-1.0-py3-none-any.whl", "cell": "cpu"})" << '\n';
+  result = relforge("sign " + shell_quote(a) + " " + shell_quote(b) + key + " --provenance-from " +
+                    shell_quote(m_dir / "ledger.jsonl"));
+  EXPECT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_NE(result.err.find("nothing was signed"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(a.string() + ".sigstore.json"));
+  EXPECT_FALSE(fs::exists(b.string() + ".sigstore.json"));
+  result = relforge("sign " + shell_quote(a) + " " + shell_quote(b) + key);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(fs::exists(a.string() + ".sigstore.json") && fs::exists(b.string() + ".sigstore.json"));
+}
+
 TEST_F(SigningHostile, SignedStatementsThatReadTwoWaysOrBindOtherBytesAreRefused) {
   const std::string statement_text = statement();
   const std::string evil =
