@@ -115,7 +115,8 @@ struct VerifyOptions {
 struct VerifyOutcome {
   fs::path file;
   std::optional<signing::VerifiedBundle> verified;
-  std::string problem;
+  std::optional<Error> problem;
+  bool no_bundle = false;  // the file is there, its FILE.sigstore.json is not
 };
 
 Result<std::vector<VerifyOutcome>> run_verify(const VerifyOptions& options) {
@@ -123,18 +124,30 @@ Result<std::vector<VerifyOutcome>> run_verify(const VerifyOptions& options) {
   if (!key) return tl::unexpected(key.error());
   std::vector<VerifyOutcome> out;
   for (const auto& file : options.files) {
-    VerifyOutcome outcome{file, std::nullopt, ""};
-    auto text = signing::read_bundle(file);
-    if (!text) {
-      outcome.problem = text.error().message();
+    VerifyOutcome outcome{file, std::nullopt, std::nullopt};
+    std::error_code error;
+    if (fs::status(file, error).type() == fs::file_type::not_found) {
+      outcome.problem = Error(ErrorCategory::not_found, "no such file: " + file.string());
+    } else if (auto text = signing::read_bundle(file); !text) {
+      outcome.no_bundle = text.error().category() == ErrorCategory::not_found;
+      outcome.problem = text.error();
     } else if (auto verified = signing::verify_bundle(file, *text, *key)) {
       outcome.verified = std::move(*verified);
     } else {
-      outcome.problem = verified.error().message();
+      outcome.problem = verified.error();
     }
     out.push_back(std::move(outcome));
   }
   return out;
+}
+
+// One line per failed file. A file that fails a check makes the whole run an integrity failure (9);
+// when none does, the first failure's own code stands (4 for a missing file, 6 for an unreadable one).
+Error verify_failures(const std::vector<std::string>& lines, const std::vector<ErrorCategory>& categories) {
+  auto category = categories.front();
+  for (const auto each : categories)
+    if (each == ErrorCategory::integrity) category = each;
+  return Error(category, core::join(lines, "\n"));
 }
 
 void register_generate(CLI::App& group, Runtime& runtime) {
@@ -234,9 +247,11 @@ void run_rebuilds(Runtime& runtime, const std::vector<VerifyOutcome>& outcomes, 
                   const std::optional<fs::path>& work) {
   Json all = Json::array();
   std::vector<std::string> problems;
+  std::vector<ErrorCategory> categories;
   for (const auto& outcome : outcomes) {
     if (!outcome.verified) {
-      problems.push_back(outcome.file.string() + ": " + outcome.problem);
+      problems.push_back(outcome.file.string() + ": " + outcome.problem->message());
+      categories.push_back(outcome.problem->category());
       continue;
     }
     RebuildOptions options;
@@ -263,13 +278,14 @@ void run_rebuilds(Runtime& runtime, const std::vector<VerifyOutcome>& outcomes, 
                   << rebuilt->commit << "); the rebuilt wheel is " << rebuilt->rebuilt.string() << ":\n";
       print_wheel_diff(runtime.out, rebuilt->diff);
     }
-    if (!rebuilt->reproduced)
+    if (!rebuilt->reproduced) {
       problems.push_back(outcome.file.string() +
                          ": not reproduced: " + packaging::summarize_diff(rebuilt->diff));
+      categories.push_back(ErrorCategory::integrity);
+    }
   }
   if (runtime.json) runtime.out << json_text(all) << '\n';
-  if (!problems.empty())
-    return report_error(runtime, Error(ErrorCategory::integrity, core::join(problems, "\n")));
+  if (!problems.empty()) return report_error(runtime, verify_failures(problems, categories));
   finish(runtime, {});
 }
 
@@ -296,7 +312,7 @@ void register_verify(CLI::App& command, Runtime& runtime) {
     if (!outcomes) return report_error(runtime, outcomes.error());
     if (*rebuild) {
       for (const auto& outcome : *outcomes)
-        if (!outcome.verified && outcome.problem.starts_with("bundle check failed: no bundle"))
+        if (outcome.no_bundle)
           return report_error(runtime,
                               Error(ErrorCategory::not_found,
                                     "wheel without provenance: " + outcome.file.string() + " has no " +
@@ -305,6 +321,7 @@ void register_verify(CLI::App& command, Runtime& runtime) {
       return run_rebuilds(runtime, *outcomes, *config, *work);
     }
     std::vector<std::string> problems;
+    std::vector<ErrorCategory> categories;
     Json all = Json::array();
     for (const auto& outcome : *outcomes) {
       if (outcome.verified) {
@@ -314,13 +331,13 @@ void register_verify(CLI::App& command, Runtime& runtime) {
                        {"sha256", outcome.verified->subject.sha256},
                        {"predicate_type", outcome.verified->predicate_type}});
       } else {
-        all.push_back({{"file", outcome.file.string()}, {"verified", false}, {"error", outcome.problem}});
-        problems.push_back(outcome.file.string() + ": " + outcome.problem);
+        all.push_back(
+            {{"file", outcome.file.string()}, {"verified", false}, {"error", outcome.problem->message()}});
+        problems.push_back(outcome.file.string() + ": " + outcome.problem->message());
+        categories.push_back(outcome.problem->category());
       }
     }
-    if (!problems.empty()) {
-      return report_error(runtime, Error(ErrorCategory::integrity, core::join(problems, "\n")));
-    }
+    if (!problems.empty()) return report_error(runtime, verify_failures(problems, categories));
     if (runtime.json) {
       runtime.out << json_text(all) << '\n';
     } else {

@@ -63,14 +63,15 @@ struct VerifiedBundle {
 };
 
 // FILE.sigstore.json for `file`: a regular file (after links) of at most k_max_bundle_bytes.
-// not_found ("bundle check failed: no bundle ...") when there is none, integrity otherwise.
+// not_found ("no such file: ...") when there is none, io when it cannot be opened, integrity otherwise.
 Result<std::string> read_bundle(const std::filesystem::path& file);
 
 // Checks, in order: bundle shape (strict JSON; only the fields relforge writes and checks: no
 // certificate, tlog entry, timestamp or messageSignature it would ignore), key id, payload type,
 // signature over the PAE, statement (in-toto v1, one subject, SLSA provenance v1), subject name,
 // and the subject's sha256 (the only digest) against the bytes of `file`, a regular file read once.
-// The error (integrity) names the check that failed.
+// The error (integrity) names the check that failed; a `file` that is gone or cannot be opened is
+// not_found or io.
 Result<VerifiedBundle> verify_bundle(const std::filesystem::path& file, std::string_view bundle_json,
                                      const PublicKey& key);
 

@@ -13,6 +13,14 @@ using JsonValue = nlohmann::json;
 
 const std::string k_sign_again = "; sign the file again with relforge sign";
 
+// A file that is gone or cannot be opened says nothing about the bundle: it keeps its own exit code
+// (not_found, io); any other failure to read it (a FIFO, a device, over the limit) is a refusal.
+ErrorCategory unreadable_or_integrity(const Error& error) {
+  const auto category = error.category();
+  return category == ErrorCategory::not_found || category == ErrorCategory::io ? category
+                                                                               : ErrorCategory::integrity;
+}
+
 std::string text_of(const JsonValue& object, const char* key) {
   if (object.is_object() && object.contains(key) && object[key].is_string())
     return object[key].get<std::string>();
@@ -126,13 +134,17 @@ Result<Subject> check_statement(const JsonValue& statement, const std::string& f
 Result<std::string> read_bundle(const fs::path& file) {
   const fs::path bundle_path = file.string() + ".sigstore.json";
   std::error_code error;
-  if (!fs::exists(bundle_path, error)) {
-    return fail(ErrorCategory::not_found, "bundle check failed: no bundle " + bundle_path.string() +
-                                              " (sign the file with relforge sign)");
+  if (fs::status(bundle_path, error).type() == fs::file_type::not_found) {
+    return fail(ErrorCategory::not_found, "no such file: " + bundle_path.string() +
+                                              " (the file has no bundle; sign it with relforge sign)");
   }
   auto text = read_regular_file(bundle_path, k_max_bundle_bytes, "bundle", ErrorCategory::integrity,
                                 "it was not written by relforge sign");
-  if (!text) return fail(ErrorCategory::integrity, "bundle check failed: " + text.error().message());
+  if (!text) {
+    const auto category = unreadable_or_integrity(text.error());
+    return fail(category, (category == ErrorCategory::integrity ? "bundle check failed: " : "") +
+                              text.error().message());
+  }
   return text;
 }
 
@@ -175,7 +187,7 @@ Result<VerifiedBundle> verify_bundle(const fs::path& file, std::string_view bund
   auto subject = check_statement(*statement, name);
   if (!subject) return tl::unexpected(subject.error());
   auto actual = sha256_of_regular_file(file);
-  if (!actual) return tl::unexpected(actual.error());
+  if (!actual) return fail(unreadable_or_integrity(actual.error()), actual.error().message());
   if (subject->sha256 != *actual) {
     return fail(ErrorCategory::integrity, "subject digest check failed: " + file.string() + " has sha256 " +
                                               *actual + ", the statement says " + subject->sha256 +

@@ -282,6 +282,56 @@ TEST_F(SigningHostile, SignChecksEveryInputBeforeItSignsAny) {
   EXPECT_TRUE(fs::exists(a.string() + ".sigstore.json") && fs::exists(b.string() + ".sigstore.json"));
 }
 
+TEST_F(SigningHostile, VerifyTellsAMissingOrUnreadableFileFromATamperedOne) {
+  const auto other = m_dir / "other-1.0-py3-none-any.whl";
+  std::ofstream(other, std::ios::binary) << "other";
+  // No bundle beside the file, then no file beside the bundle: exit 4, each named.
+  auto result = verify(shell_quote(other));
+  EXPECT_EQ(result.run.exit_code, 4) << result.run.err;
+  EXPECT_NE(result.run.err.find("no such file: " + other.string() + ".sigstore.json"), std::string::npos)
+      << result.run.err;
+  fs::rename(wheel(), m_dir / "elsewhere.whl");
+  result = verify("--json");
+  EXPECT_EQ(result.run.exit_code, 4) << result.run.err;
+  EXPECT_EQ(json::parse(result.run.err.substr(0, result.run.err.find('\n')))["error"]["category"],
+            "not_found")
+      << result.run.err;
+  EXPECT_NE(result.run.err.find("no such file: " + wheel().string()), std::string::npos) << result.run.err;
+  // A tampered file beside a missing one: the tampering decides the exit code, one line each.
+  std::ofstream(wheel(), std::ios::binary) << "other bytes";
+  fs::rename(other, m_dir / "gone.whl");
+  result = verify(shell_quote(other));
+  EXPECT_EQ(result.run.exit_code, 9) << result.run.err;
+  EXPECT_NE(result.run.err.find(wheel().string() + ": subject digest check failed"), std::string::npos)
+      << result.run.err;
+  EXPECT_NE(result.run.err.find("\n" + other.string() + ": no such file: " + other.string()),
+            std::string::npos)
+      << result.run.err;
+  // Files it may not open: exit 6 (as another user, since root opens any file).
+  fs::rename(m_dir / "elsewhere.whl", wheel());
+  fs::copy_file(m_dir / "keys/signing.pub", m_dir / "public.pem");
+  fs::permissions(m_dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(m_dir / "public.pem",
+                  fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  std::string as_other_user;
+  if (::geteuid() == 0) {
+    if (run_shell("command -v setpriv").exit_code != 0) GTEST_SKIP() << "root without setpriv";
+    as_other_user = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  }
+  for (const auto& unreadable : {wheel(), bundle_path()}) {
+    fs::permissions(wheel(), fs::perms::owner_read | fs::perms::others_read);
+    fs::permissions(bundle_path(), fs::perms::owner_read | fs::perms::others_read);
+    fs::permissions(unreadable, fs::perms::none);
+    result.run = run_shell(as_other_user + shell_quote(relforge_binary()) + " verify " +
+                           shell_quote(wheel()) + " --key " + shell_quote(m_dir / "public.pem"));
+    EXPECT_EQ(result.run.exit_code, 6) << unreadable << ": " << result.run.err;
+    EXPECT_NE(result.run.err.find("cannot open " + unreadable.string() + ": Permission denied"),
+              std::string::npos)
+        << result.run.err;
+  }
+}
+
 TEST_F(SigningHostile, SignedStatementsThatReadTwoWaysOrBindOtherBytesAreRefused) {
   const std::string statement_text = statement();
   const std::string evil =
