@@ -67,7 +67,8 @@ struct VerifiedBundle {
 Result<std::string> read_bundle(const std::filesystem::path& file);
 
 // Checks, in order: bundle shape (strict JSON; only the fields relforge writes and checks: no
-// certificate, tlog entry, timestamp or messageSignature it would ignore), key id, payload type,
+// certificate, tlog entry, timestamp or messageSignature it would ignore), key id (the public key
+// hint and the DSSE keyid both), payload type,
 // signature over the PAE, statement (in-toto v1, one subject, SLSA provenance v1), subject name,
 // and the subject's sha256 (the only digest) against the bytes of `file`, a regular file read once.
 // The error (integrity) names the check that failed; a `file` that is gone or cannot be opened is

@@ -172,6 +172,13 @@ Result<VerifiedBundle> verify_bundle(const fs::path& file, std::string_view bund
                                               (hint.empty() ? "(none named)" : hint) +
                                               ", the given public key is " + key.key_id());
   }
+  // The DSSE keyid is unsigned too, and relforge writes the key id there as well: a verifier that
+  // picks its key by keyid must be sent to the same key as one that picks it by the hint.
+  if (const std::string& keyid = envelope->signatures.front().key_id; keyid != key.key_id()) {
+    return fail(ErrorCategory::integrity, "key id check failed: the DSSE signature in " + where + " names " +
+                                              (keyid.empty() ? "no key id" : "key " + keyid) +
+                                              ", the given public key is " + key.key_id());
+  }
   if (envelope->payload_type != k_in_toto_payload_type) {
     return fail(ErrorCategory::integrity, "bundle check failed: payload type '" + envelope->payload_type +
                                               "' is not " + std::string(k_in_toto_payload_type));

@@ -188,6 +188,17 @@ TEST_F(HostileBundle, ANulByteIsRefusedWithWhateverFollowsIt) {
   EXPECT_TRUE(parse_strict_json(R"({"a": "x\u0000y"})", "x", 100));
 }
 
+TEST_F(HostileBundle, TheDsseKeyIdNamesTheKeyAsTheHintDoes) {
+  json with = bundle();
+  with["dsseEnvelope"]["signatures"][0]["keyid"] = "not-this-key";
+  expect_refused(with.dump(), "key id check failed: the DSSE signature in bundle for " +
+                                  m_file.filename().string() + " names key not-this-key");
+  with["dsseEnvelope"]["signatures"][0]["keyid"] = "";
+  expect_refused(with.dump(), "names no key id");
+  with["dsseEnvelope"]["signatures"][0].erase("keyid");
+  expect_refused(with.dump(), "names no key id");
+}
+
 TEST_F(HostileBundle, MaterialRelforgeDoesNotCheckIsRefused) {
   json with = bundle();
   with["messageSignature"] = {{"messageDigest", {{"algorithm", "SHA2_256"}, {"digest", base64_encode("x")}}},
