@@ -38,7 +38,9 @@ struct SignOptions {
 // The lock becomes a resolved dependency; the cell's image tag and digest come from it when the
 // facts do not name an image already.
 Status apply_images_lock(const fs::path& lock, signing::BuildFacts& facts) {
-  auto text = platform::read_file(lock);
+  auto text = signing::read_regular_file(lock, signing::k_max_images_lock_bytes, "images lock",
+                                         ErrorCategory::invalid_input,
+                                         "an images lock is what `relforge images lock` writes");
   if (!text) return tl::unexpected(text.error());
   facts.images_lock = lock.generic_string();
   facts.images_lock_sha256 = platform::to_hex(platform::sha256(*text));

@@ -284,4 +284,18 @@ bool is_executable_file(const std::filesystem::path& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
+Result<bool> create_private_directory(const std::filesystem::path& path) {
+  // mkdir applies the umask to 0700, which can only narrow it; a umask that took the owner's own
+  // bits is undone by chmod (only then: the mode is never wider than 0700 at any moment).
+  if (::mkdir(path.c_str(), 0700) != 0) {
+    if (errno == EEXIST) return false;
+    return fail(ErrorCategory::io, "cannot create " + path.string() + ": " + errno_text());
+  }
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && (info.st_mode & 07777) == 0700) return true;
+  if (::chmod(path.c_str(), 0700) != 0)
+    return fail(ErrorCategory::io, "cannot set the mode of " + path.string() + ": " + errno_text());
+  return true;
+}
+
 }  // namespace relforge::platform

@@ -35,6 +35,10 @@ bool file_has_content(const std::filesystem::path& path, std::string_view conten
 // A regular file (after links) this process may execute.
 bool is_executable_file(const std::filesystem::path& path);
 
+// Creates the folder `path` (its parent must exist) with mode 0700 from the start, whatever the
+// umask: never wider, not even for a moment. false when it existed already (left as it is).
+Result<bool> create_private_directory(const std::filesystem::path& path);
+
 // fsyncs an existing file (its data and size reach the disk).
 std::error_code fsync_path(const std::filesystem::path& path);
 

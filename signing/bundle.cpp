@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/text.hpp"
+#include "core/utf8.hpp"
 #include "platform/digest.hpp"
 #include "platform/fs.hpp"
 #include "signing/dsse.hpp"
@@ -49,7 +50,9 @@ BuildFacts facts_from(const nlohmann::json& entry) {
 }  // namespace
 
 Result<BuildFacts> load_build_facts(const std::filesystem::path& ledger, const std::string& file_name) {
-  auto text = platform::read_file(ledger);
+  // A regular file of bounded size: a FIFO would be waited on, /dev/zero read until memory ends.
+  auto text = read_regular_file(ledger, k_max_ledger_bytes, "build ledger", ErrorCategory::invalid_input,
+                                "a build ledger is JSON lines of flat records, one per wheel built");
   if (!text) return tl::unexpected(text.error());
   // The cell is copied into the predicate, which verify reads under k_max_json_depth.
   if (!core::json_nesting_within(*text, k_max_json_depth)) {
@@ -138,6 +141,15 @@ Json statement(const Subject& subject, const Json& predicate) {
 
 Result<std::string> sign_file(const std::filesystem::path& file, const PrivateKey& key,
                               const BuildFacts& facts) {
+  // The statement is JSON text: a name in it that is not UTF-8 could not be written, nor read alike.
+  for (const auto& [what, name] :
+       {std::pair<std::string, std::string>{"the file name", file.filename().string()},
+        std::pair<std::string, std::string>{"the images lock path", facts.images_lock}}) {
+    if (!core::is_valid_utf8(name))
+      return fail(ErrorCategory::invalid_input, what + " '" + core::to_valid_utf8(name) +
+                                                    "' is not UTF-8, and the signed statement names it: "
+                                                    "rename it (nothing was signed)");
+  }
   auto digest = sha256_of_regular_file(file);
   if (!digest) return tl::unexpected(digest.error());
   const Subject subject{file.filename().string(), std::move(*digest)};

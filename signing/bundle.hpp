@@ -19,6 +19,9 @@ inline constexpr std::string_view k_slsa_predicate_type = "https://slsa.dev/prov
 inline constexpr std::string_view k_build_type = "https://relforge.dev/build/wheel/v1";
 // A relforge bundle is a few KiB; verify reads and parses no more than this, and sign writes no more.
 inline constexpr std::size_t k_max_bundle_bytes = std::size_t{1} << 20;
+// A build ledger (`--provenance-from`) and an images lock are read whole, up to these sizes.
+inline constexpr std::size_t k_max_ledger_bytes = std::size_t{256} << 20;
+inline constexpr std::size_t k_max_images_lock_bytes = std::size_t{64} << 20;
 
 // What the provenance says about a build; empty fields are left out of the predicate.
 struct BuildFacts {

@@ -111,9 +111,8 @@ Status create_key_folder(const fs::path& dir) {
     if (at == at.parent_path()) break;
   }
   for (auto at = missing.rbegin(); at != missing.rend(); ++at) {
-    const bool created = fs::create_directory(*at, error);
-    if (!error && created) fs::permissions(*at, fs::perms::owner_all, fs::perm_options::replace, error);
-    if (error) return fail(ErrorCategory::io, "cannot create " + at->string() + ": " + error.message());
+    if (auto created = platform::create_private_directory(*at); !created)
+      return tl::unexpected(created.error());
   }
   return {};
 }

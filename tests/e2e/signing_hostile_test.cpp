@@ -254,6 +254,31 @@ TEST_F(SigningHostile, KeyFilesThatAreFifosOrEndlessAreRefusedNotWaitedOn) {
   }
 }
 
+TEST_F(SigningHostile, LedgersAndLocksThatAreFifosOrEndlessAndNamesThatAreNotUtf8AreRefused) {
+  const auto fifo = m_dir / "ledger.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", m_dir / "zero.jsonl");
+  const std::string key = " --key " + shell_quote(m_dir / "keys/signing.key");
+  for (const auto& source :
+       {"--provenance-from " + shell_quote(fifo), "--provenance-from " + shell_quote(m_dir / "zero.jsonl"),
+        "--cell cpu --images-lock " + shell_quote(fifo)}) {
+    const auto result = run_shell("ulimit -v 2097152; timeout 10 " + shell_quote(relforge_binary()) +
+                                  " sign " + shell_quote(wheel()) + key + " " + source);
+    EXPECT_EQ(result.exit_code, 2) << source << ": " << result.err;
+    EXPECT_NE(result.err.find("not a regular file"), std::string::npos) << source << ": " << result.err;
+  }
+  // The signed statement is JSON text and names the file: a name that is not UTF-8 cannot be in it.
+  const auto odd = m_dir / "caf\xe9-1.0-py3-none-any.whl";
+  std::ofstream(odd, std::ios::binary) << "x";
+  for (const std::string as_json : {"", " --json"}) {
+    const auto result = relforge("sign " + shell_quote(odd) + key + as_json);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_NE(result.err.find("is not UTF-8, and the signed statement names it"), std::string::npos)
+        << result.err;
+    EXPECT_FALSE(fs::exists(odd.string() + ".sigstore.json"));
+  }
+}
+
 TEST_F(SigningHostile, SignChecksEveryInputBeforeItSignsAny) {
   const auto a = m_dir / "a-1.0-py3-none-any.whl", b = m_dir / "b-1.0-py3-none-any.whl";
   std::ofstream(a, std::ios::binary) << "a";
