@@ -1,6 +1,6 @@
 // Wheels as zip archives: the bytes go to a temp file (the readers take a path), then every
-// reader a wheel meets runs over them — ZipReader, RECORD parsing, METADATA,
-// and the ELF scan of each shared library through the lazily inflated entry image. A hostile
+// reader a wheel meets runs over them — ZipReader (and the headers it reads by hand), RECORD parsing,
+// METADATA, and the ELF scan of each shared library through the lazily inflated entry image. A hostile
 // archive must give errors, never a crash or an allocation its bytes do not justify. Invariants:
 // read() and digest() agree; RECORD reprints to the same entries; the lazy ELF image finds what
 // the whole bytes show.
@@ -86,6 +86,9 @@ std::optional<std::string> libzip_bytes(const pk::ZipReader& reader, const pk::A
 void check_archive(const fs::path& path) {
   auto reader = pk::ZipReader::open(path);
   if (!reader) return;
+  // The headers libzip hides, read by hand (zip_headers.cpp): one flag per entry libzip lists.
+  if (auto fields = reader->unicode_path_fields())
+    FUZZ_CHECK(fields->size() == reader->entries().size(), "a Unicode Path flag for every entry");
   std::size_t seen = 0;
   for (const auto& entry : reader->entries()) {
     if (++seen > k_max_entries) break;
