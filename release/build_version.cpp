@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 
 #include "core/channel_name.hpp"
 #include "core/text.hpp"
@@ -39,13 +40,12 @@ Result<std::string> normalize_date(const std::string& date) {
   const bool shape_ok = (date.size() == 8 || dashed) && digits.size() == 8 &&
                         std::all_of(digits.begin(), digits.end(),
                                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-  const int year = shape_ok ? std::stoi(digits.substr(0, 4)) : 0;
-  const int month = shape_ok ? std::stoi(digits.substr(4, 2)) : 0;
-  const int day = shape_ok ? std::stoi(digits.substr(6, 2)) : 0;
-  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  static constexpr int k_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const int days_in_month = month >= 1 && month <= 12 ? k_days[month - 1] + (month == 2 && leap ? 1 : 0) : 0;
-  if (!shape_ok || month < 1 || month > 12 || day < 1 || day > days_in_month) {
+  // std::chrono's civil calendar, as core/time reads dates: 2026-02-29 is no day of it.
+  const std::chrono::year_month_day civil{
+      std::chrono::year{shape_ok ? std::stoi(digits.substr(0, 4)) : 0},
+      std::chrono::month{shape_ok ? static_cast<unsigned>(std::stoi(digits.substr(4, 2))) : 0U},
+      std::chrono::day{shape_ok ? static_cast<unsigned>(std::stoi(digits.substr(6, 2))) : 0U}};
+  if (!shape_ok || !civil.ok()) {
     return fail(
         ErrorCategory::invalid_input,
         "bad build date '" + date + "': expected a UTC date as YYYYMMDD or YYYY-MM-DD (e.g. 20260415)");

@@ -70,8 +70,9 @@ bool is_repository(std::string_view name) {
   return !name.empty();
 }
 
-// A base image: REPOSITORY[:TAG][@sha256:DIGEST].
-bool is_image_reference(std::string_view image) {
+// A base image: REPOSITORY[:TAG][@sha256:DIGEST] in the OCI grammar (stricter than the build
+// containers' check in builders/recipe_run.cpp, which takes any registry's spelling of a cell's image).
+bool is_oci_image_reference(std::string_view image) {
   const std::size_t at = image.find('@');
   if (at != std::string_view::npos) {
     const std::string_view digest = image.substr(at + 1);
@@ -242,7 +243,7 @@ Status Loader::check_words(const ImageDef& image) {
     return m_reader.fail(image.where, who + ": variant '" + image.variant +
                                           "' is not a tag prefix (letters, digits, . _ - up to 100, not "
                                           "starting with . or -, e.g. cuda12.6)");
-  if (!is_image_reference(image.base))
+  if (!is_oci_image_reference(image.base))
     return m_reader.fail(image.where,
                          who + ": base '" + image.base +
                              "' is not an image reference (REPOSITORY[:TAG][@sha256:DIGEST], e.g. "
