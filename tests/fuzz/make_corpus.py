@@ -334,6 +334,21 @@ def triage_logs():
             put("triage_log", coloured.replace(b"[0m", b"[").replace(b"\n", b"\x1b\n"))
 
 
+def junit_reports():
+    """JUnit reports as triage ingest reads them: the fixtures, one declared Latin-1 with its bytes,
+    one in UTF-8 with a stray byte, one declaring an encoding that is not read."""
+    folder = os.path.join(ROOT, "tests", "fixtures", "triage")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".xml"):
+            with open(os.path.join(folder, name), "rb") as f:
+                put("junit", f.read()[:16384])
+    case = b'<testsuites><testsuite name="p"><testcase classname="t.T" name="test_caf\xe9"><rerun/>' \
+           b'<failure message="na\xefve &amp; &#233;"/></testcase></testsuite></testsuites>\n'
+    put("junit", b'<?xml version="1.0" encoding="ISO-8859-1"?>\n' + case)
+    put("junit", b"<?xml version='1.0' encoding='utf-8'?>\n" + case)
+    put("junit", b'<?xml version="1.0" encoding="UTF-16"?><testsuite name="p"/>')
+
+
 def raw_deflates():
     """Raw deflate streams as zip entries hold them (the first byte picks the read step): stored,
     fixed and dynamic Huffman blocks, a stream cut short, one with bytes after its end, and a bomb."""
@@ -360,7 +375,8 @@ def main():
                 {"pe": pes, "macho": machos, "sidecar": lambda _: sidecars(),
                  "listing_cache": lambda _: listings(), "upstream_listing": lambda _: listings(),
                  "pyenv_shim": lambda _: pyenv_files(), "triage_log": lambda _: triage_logs(),
-                 "http_path": lambda _: request_paths(), "raw_inflate": lambda _: raw_deflates()}[target](work)
+                 "http_path": lambda _: request_paths(), "raw_inflate": lambda _: raw_deflates(),
+                 "junit": lambda _: junit_reports()}[target](work)
         return
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
@@ -379,6 +395,7 @@ def main():
     listings()
     pyenv_files()
     triage_logs()
+    junit_reports()
     raw_deflates()
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(CORPUS) for f in fs)
     print(f"make_corpus: {total // 1024} KiB in {CORPUS}", file=sys.stderr)
