@@ -29,10 +29,10 @@ gpu-smoke: build
 
 # packaging 26.3, the oracle of the differential tests (tests/packaging/oracle_python.hpp): said up
 # front when it is missing, since its tests fail only after the build and ~1,400 other tests.
-PACKAGING_ORACLE := $(or $(RELFORGE_PACKAGING_ORACLE),$(abspath $(CURDIR)/../shared/oracles/packaging-26.3))
+PACKAGING_ORACLE := $(or $(RELFORGE_PACKAGING_ORACLE),$(CURDIR)/tests/oracles/packaging-26.3)
 oracle-check:
 	@test -f "$(PACKAGING_ORACLE)/packaging/version.py" || echo "make test: packaging 26.3 is missing at \
-	$(PACKAGING_ORACLE): its 8 oracle tests will fail; clone relforge beside shared/, or set \
+	$(PACKAGING_ORACLE): its 8 oracle tests will fail; restore tests/oracles/ from git, or set \
 	RELFORGE_PACKAGING_ORACLE to the folder that holds packaging/version.py" >&2
 
 # ctest replays the fuzz corpora and regressions; then the threaded tests run under TSan, and every

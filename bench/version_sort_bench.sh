@@ -2,7 +2,7 @@
 # Whole-process PEP 440 work as users call it in loops and pipes:
 #  1. `relforge version sort` of 200,000 versions (the version_bench mix: releases, nightlies,
 #     candidates, local variants, odd spellings) against `sorted(map(Version, lines))` with
-#     packaging 26.3 (the oracle: $RELFORGE_PACKAGING_ORACLE, else shared/ beside the checkout;
+#     packaging 26.3 (the oracle: $RELFORGE_PACKAGING_ORACLE, else tests/oracles/;
 #     Debian's 23.0 when it is absent), both as a whole process reading the same file, both
 #     outputs checked equal. Target >= 30x by CPU time.
 #     Ours is the binary users install (make dist: static, no loader work); the shared-library
@@ -17,7 +17,7 @@ dist=$(realpath "${RELFORGE_DIST:-$here/../build/dist/relforge}")
 [ -x "$dist" ] || { echo "version sort: no dist binary at $dist: run make dist first" >&2; exit 1; }
 BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/relforge-version-sort-bench.XXXXXX")
 trap 'rm -rf "$BENCH_TMP"' EXIT
-oracle=${RELFORGE_PACKAGING_ORACLE:-$(cd "$here/../.." && pwd)/shared/oracles/packaging-26.3}
+oracle=${RELFORGE_PACKAGING_ORACLE:-$(cd "$here/.." && pwd)/tests/oracles/packaging-26.3}
 peer_name="packaging 26.3"
 [ -d "$oracle/packaging" ] || { oracle=""; peer_name="packaging $(/usr/bin/python3 -c 'import packaging; print(packaging.__version__)') (Debian)"; }
 
