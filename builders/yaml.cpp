@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/text.hpp"
+#include "core/yaml_text.hpp"
 
 namespace relforge::builders {
 
@@ -61,6 +62,7 @@ bool plain_is_safe(std::string_view text) {
   if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(text.front()) != std::string_view::npos) return false;
   for (const char c : text)
     if (is_control(static_cast<unsigned char>(c))) return false;
+  if (core::has_yaml_unsafe_character(text)) return false;
   if (text.find(": ") != std::string_view::npos || text.find(" #") != std::string_view::npos) return false;
   return !reads_as_non_string(text);
 }
@@ -70,6 +72,7 @@ bool literal_is_safe(std::string_view text) {
   if (text.find('\n') == std::string_view::npos || text.front() == ' ' || text.front() == '\n') return false;
   for (const char c : text)
     if (c != '\n' && c != '\t' && is_control(static_cast<unsigned char>(c))) return false;
+  if (core::has_yaml_unsafe_character(text)) return false;
   for (const auto line : core::split(text, '\n')) {
     if (!line.empty() && core::trim(line).empty()) return false;  // whitespace-only lines blur indentation
   }
@@ -164,29 +167,7 @@ std::string yaml_document(const Yaml& root) {
 }
 
 std::string yaml_scalar(std::string_view text) {
-  if (plain_is_safe(text)) return std::string(text);
-  static constexpr char k_hex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (is_control(byte)) {
-      out += "\\x";
-      out += k_hex[byte >> 4];
-      out += k_hex[byte & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  return plain_is_safe(text) ? std::string(text) : core::yaml_double_quoted(text);
 }
 
 }  // namespace relforge::builders

@@ -11,6 +11,7 @@
 #include "platform/file_snapshot.hpp"
 #include "platform/fs.hpp"
 #include "platform/fs_walk.hpp"
+#include "platform/interrupt_cleanup.hpp"
 #include "platform/private_dir.hpp"
 
 namespace relforge::channels {
@@ -141,6 +142,7 @@ Result<PutResult> FilesystemObjectStore::put_if_absent(const std::string& key, c
     // Only the bytes that were checked are stored: a file rewritten since has another hash. Readable
     // as the sidecars are (0666 less the umask): a web server running as another user serves it.
     // A temp file a crash left behind is removed first, or it would keep its own mode.
+    const platform::RemovedOnInterrupt removed_on_interrupt(temp);
     fs::remove(temp, ignored);
     auto copied = platform::copy_file_hashing(file, temp, 0666);
     if (!copied) {

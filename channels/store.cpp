@@ -5,6 +5,7 @@
 
 #include "core/channel_name.hpp"
 #include "platform/fs.hpp"
+#include "platform/interrupt_cleanup.hpp"
 
 namespace relforge::channels {
 namespace fs = std::filesystem;
@@ -45,6 +46,7 @@ std::string channel_key(Channel channel) {
 
 Status copy_file_atomic(const fs::path& from, const fs::path& to) {
   const fs::path temp = to.parent_path() / ("." + to.filename().string() + ".partial");
+  const platform::RemovedOnInterrupt removed_on_interrupt(temp);
   std::error_code error;
   fs::copy_file(from, temp, fs::copy_options::overwrite_existing, error);
   // The bytes reach the disk before the name does: a sidecar written next must never describe a

@@ -12,6 +12,7 @@
 
 #include "packaging/raw_inflate.hpp"
 #include "packaging/zip_headers.hpp"
+#include "platform/interrupt_cleanup.hpp"
 
 namespace relforge::packaging {
 namespace {
@@ -378,6 +379,7 @@ Status write_zip(const std::filesystem::path& target, const ZipReader* source,
                                        "': a folder is in the way: remove or rename it, or write elsewhere");
   };
   if (std::filesystem::is_directory(target, ec)) return folder_in_the_way();
+  const platform::RemovedOnInterrupt removed_on_interrupt(temp);
   std::filesystem::remove(temp, ec);
   BufferedOutput output(temp);  // outlives `out`: every path below closes or discards it
   zip_error_t error;

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "platform/file_errors.hpp"
+#include "platform/interrupt_cleanup.hpp"
 
 namespace relforge::platform {
 namespace {
@@ -86,6 +87,7 @@ Status write_atomic_at(int dir, const std::string& name, const std::filesystem::
                        std::string_view content, Durability durability, unsigned mode) {
   const std::string temp = name + temp_suffix();
   const auto temp_path = [&] { return path.string() + temp.substr(name.size()); };
+  const RemovedOnInterrupt removed_on_interrupt(dir, temp);
   // O_EXCL|O_NOFOLLOW: a file or link planted under the temp name is never written through.
   const int fd = ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                           static_cast<mode_t>(mode & 07777));

@@ -13,6 +13,7 @@
 
 #include "core/text.hpp"
 #include "platform/fs.hpp"
+#include "platform/interrupt_cleanup.hpp"
 
 namespace relforge::platform {
 namespace fs = std::filesystem;
@@ -246,6 +247,8 @@ Result<HttpClientResponse> http_request(const HttpClientRequest& request) {
     const fs::path& target = *request.response_file;
     sink.temp = target.parent_path() / ("." + target.filename().string() + temp_suffix() + ".download");
   }
+  std::optional<RemovedOnInterrupt> removed_on_interrupt;
+  if (request.response_file) removed_on_interrupt.emplace(sink.temp);
   char error_buffer[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);

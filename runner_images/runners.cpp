@@ -1,13 +1,12 @@
-// Runner-class checks and the two autoscaler renderings. YAML strings are written JSON-quoted
-// (a JSON string is a valid YAML double-quoted scalar), so no value can change the document shape.
+// Runner-class checks and the two autoscaler renderings. YAML strings are written double-quoted
+// with escapes, so no value can change the document's shape or read back as another string.
 #include "runner_images/runners.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 
-#include <nlohmann/json.hpp>
-
+#include "core/yaml_text.hpp"
 #include "matrix/diagnostics.hpp"
 #include "runner_images/assign.hpp"
 
@@ -15,7 +14,7 @@ namespace relforge::runner_images {
 namespace {
 
 std::string q(std::string_view text) {
-  return nlohmann::json(std::string(text)).dump();
+  return core::yaml_double_quoted(text);
 }
 
 std::string header(const FleetSpec& fleet, std::string_view format) {

@@ -15,7 +15,7 @@ packages=(
   libcurl4-openssl-dev libsqlite3-dev libssl-dev libgit2-dev libzip-dev libelf-dev
   libcpp-httplib-dev libre2-dev liburing-dev libgtest-dev libgmock-dev libbenchmark-dev
   # oracles and real clients the tests drive
-  python3 python3-packaging python3-wheel python3-pip python3-venv
+  python3 python3-packaging python3-wheel python3-pip python3-venv python3-yaml
   twine python3-build python3-dev sqlite3 openssl curl ripgrep chromium wrk
   # shellcheck: the run steps of the generated workflows (tests/e2e/lint_workflow.cjs)
   shellcheck

@@ -6,8 +6,11 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "matrix/config.hpp"
 #include "matrix/expand.hpp"
+#include "tests/support/run.hpp"
 
 namespace relforge::builders {
 namespace {
@@ -416,6 +419,40 @@ TEST(YamlScalar, EscapesInDoubleQuotes) {
   EXPECT_EQ(yaml_scalar("a\nb\tc\rd"), "\"a\\nb\\tc\\rd\"");
   EXPECT_EQ(yaml_scalar(std::string("a\x01") + "\x7f"), "\"a\\x01\\x7f\"");
   EXPECT_EQ(yaml_scalar("naïve: ü"), "\"naïve: ü\"");  // UTF-8 stays as it is
+}
+
+// PyYAML is a YAML 1.1 parser: it reads NEL, U+2028 and U+2029 as line breaks and refuses C1
+// controls. Every value must read back as itself there, in a plain, literal or quoted scalar.
+TEST(YamlScalar, EveryValueReadsBackUnchangedInAYaml11Parser) {
+  const std::vector<std::string> values = {"linux.2xlarge",
+                                           "a\xc2\x85"
+                                           "b",
+                                           "x\xe2\x80\xa8"
+                                           "y",
+                                           "p\xe2\x80\xa9"
+                                           "q",
+                                           "\xef\xbb\xbf"
+                                           "bom",
+                                           "c1\xc2\x9b"
+                                           "x",
+                                           "two\nlines\xe2\x80\xa8"
+                                           "here\n",
+                                           "on",
+                                           "a: b",
+                                           "naïve ü",
+                                           "tab\there"};
+  Yaml root = Yaml::map();
+  Yaml list = Yaml::seq();
+  for (const auto& value : values) list.push(Yaml::str(value));
+  root.add("values", std::move(list));
+  const std::string document = yaml_document(root);
+  const auto parsed = ::relforge::test::run_shell(
+      "/usr/bin/python3 -c 'import json, sys, yaml; "
+      "print(json.dumps(yaml.safe_load(sys.stdin.buffer.read().decode()), ensure_ascii=True))'",
+      document);
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.err << document;
+  nlohmann::json expected = {{"values", values}};
+  EXPECT_EQ(nlohmann::json::parse(parsed.out), expected) << document;
 }
 
 }  // namespace

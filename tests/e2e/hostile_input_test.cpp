@@ -208,6 +208,54 @@ TEST_F(HostileInputTest, RepairRefusesWhatVerifyRefusesWithTheSameExitCode) {
   EXPECT_TRUE(fs::is_empty(m_dir / "work" / "out"));
 }
 
+// SIGTERM while `wheel repair` writes its output (a 192 MiB stored entry: the copy takes a while):
+// the process dies of the signal and leaves no hidden `.NAME.partial` in --out. Each attempt waits
+// for the temp file to appear; one in which the repair finished first is run again.
+TEST_F(HostileInputTest, RepairInterruptedWhileWritingLeavesNothingHalfWritten) {
+  fs::create_directories(m_dir / "work");
+  const auto wheel = m_dir / "work" / "demo-1.0-cp311-cp311-linux_x86_64.whl";
+  const std::string script =
+      "import base64, hashlib, os, sys, zipfile\n"
+      "files = {'demo/blob.bin': os.urandom(192 << 20), 'demo/__init__.py': b'X = 1\\n',\n"
+      " 'demo-1.0.dist-info/METADATA': b'Metadata-Version: 2.1\\nName: demo\\nVersion: 1.0\\n',\n"
+      " 'demo-1.0.dist-info/WHEEL': b'Wheel-Version: 1.0\\nGenerator: t\\nRoot-Is-Purelib: false\\n"
+      "Tag: cp311-cp311-linux_x86_64\\n'}\n"
+      "h = lambda d: base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()\n"
+      "lines = ['%s,sha256=%s,%d' % (p, h(d), len(d)) for p, d in files.items()]\n"
+      "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED) as z:\n"
+      "    for p, d in files.items(): z.writestr(p, d)\n"
+      "    z.writestr('demo-1.0.dist-info/RECORD', '\\n'.join(lines + ['demo-1.0.dist-info/RECORD,,']))\n";
+  ASSERT_EQ(
+      run_shell("/usr/bin/python3 -c " + shell_quote(script) + " " + shell_quote(wheel.string())).exit_code,
+      0);
+  const std::string out = shell_quote((m_dir / "work" / "out").string());
+  const std::string attempt = "rm -rf " + out + "; mkdir " + out + "\n" +
+                              shell_quote(relforge::test::relforge_binary()) + " wheel repair " +
+                              shell_quote(wheel.string()) + " --plat manylinux_2_28_x86_64 --out " + out +
+                              " >/dev/null 2>&1 & pid=$!\n"
+                              "seen=no; while kill -0 $pid 2>/dev/null; do\n"
+                              "  for f in " +
+                              out +
+                              "/.*.partial; do [ -e \"$f\" ] && seen=yes; done\n"
+                              "  [ $seen = yes ] && break\n"
+                              "done\n"
+                              "kill -TERM $pid 2>/dev/null; wait $pid; echo \"rc=$? seen=$seen\"; ls -A " +
+                              out + "\n";
+  bool interrupted = false;
+  for (int i = 0; i < 5 && !interrupted; ++i) {
+    const auto result = run_shell(attempt);
+    EXPECT_EQ(result.out.find(".partial"), std::string::npos) << result.out;
+    interrupted = result.out.starts_with("rc=143 seen=yes\n");
+    if (interrupted) {
+      // Killed while writing: nothing, or the complete wheel when the signal came after the rename.
+      EXPECT_TRUE(result.out == "rc=143 seen=yes\n" ||
+                  result.out == "rc=143 seen=yes\ndemo-1.0-cp311-cp311-manylinux_2_28_x86_64.whl\n")
+          << result.out;
+    }
+  }
+  EXPECT_TRUE(interrupted) << "the repair finished before its temp file was seen, five times";
+}
+
 // A library needing GLIBC_2.34 whose .gnu.version_r names point past the string table: before,
 // nothing was read and the wheel was tagged manylinux_2_28.
 TEST_F(HostileInputTest, AWheelWhoseElfVersionDataIsUnreadableIsNeverTaggedManylinux) {

@@ -188,5 +188,16 @@ TEST_F(FleetFixture, ScaleConfigAndArcCarryTheClassFields) {
   EXPECT_TRUE(skipped.empty());
 }
 
+// A label with a character YAML 1.1 reads as a line break (PyYAML, which reads scale-config.yml in
+// the autoscaler's tooling) is escaped, so the key reads back as the label and nothing else.
+TEST_F(FleetFixture, ScaleConfigEscapesCharactersYaml11ReadsAsLineBreaks) {
+  edit("label = \"linux.gpu\"", "label = \"linux.gpu\u2028x\"");
+  auto fleet = load();
+  ASSERT_TRUE(fleet) << fleet.error().message();
+  const auto scale = render_scale_config(*fleet);
+  EXPECT_THAT(scale, HasSubstr("  \"linux.gpu\\u2028x\":\n"));
+  EXPECT_THAT(scale, ::testing::Not(HasSubstr("\xe2\x80\xa8")));
+}
+
 }  // namespace
 }  // namespace relforge::runner_images::test
