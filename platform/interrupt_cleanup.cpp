@@ -1,7 +1,7 @@
 #include "platform/interrupt_cleanup.hpp"
 
 #include <fcntl.h>
-#include <limits.h>
+#include <climits>
 #include <signal.h>
 #include <unistd.h>
 
