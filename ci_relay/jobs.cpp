@@ -1,10 +1,14 @@
 // Job state per (repo, workflow, job, run_id, run_attempt) and the downstream result callback.
 #include "ci_relay/jobs.hpp"
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/cells.hpp"
 #include "ci_relay/json_fields.hpp"
+#include "core/text.hpp"
+#include "platform/digest.hpp"
 #include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
@@ -199,6 +203,8 @@ CallbackOutcome Jobs::report_result(const std::string& repo, const std::string& 
   if (downstream->tier == Tier::l1) {
     return {202, "ignored: results from L1 (onboarding) repositories are not recorded"};
   }
+  if (!core::json_nesting_within(body, k_max_json_nesting))
+    return {400, "the body nests JSON deeper than " + std::to_string(k_max_json_nesting) + " levels"};
   const json payload = json::parse(body, nullptr, false);
   if (payload.is_discarded() || !payload.is_object()) return {400, "the body is not a JSON object"};
   const std::string sha = text_field(payload, "upstream_sha"), workflow = text_field(payload, "workflow"),

@@ -43,7 +43,8 @@ public:
   // In-progress jobs older than the zombie limit become completed/timed_out (own transaction).
   Result<int> sweep_zombies(std::int64_t now);
   // POST /api/results after the credential check: `repo` is the authenticated repository. A body
-  // with a non-positive run_id / run_attempt or a conclusion GitHub does not use is 400, unstored.
+  // with a non-positive run_id / run_attempt, a conclusion GitHub does not use or JSON nested deeper
+  // than k_max_json_nesting is 400, unstored.
   CallbackOutcome report_result(const std::string& repo, const std::string& body, std::int64_t now);
 
 private:

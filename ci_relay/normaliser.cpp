@@ -118,8 +118,10 @@ void Normaliser::prepare(PendingBatch& batch) {
     if (row.settled || row.job) continue;
     if (row.event == "workflow_job")
       row.job = scan_workflow_job(row.body);
-    else
+    else if (core::json_nesting_within(row.body, k_max_json_nesting))  // rows stored by older relays
       row.payload = nlohmann::json::parse(row.body, nullptr, false);
+    else
+      row.payload = nlohmann::json(nlohmann::json::value_t::discarded);
   }
 }
 
@@ -232,7 +234,11 @@ Status Normaliser::normalise(const PendingDelivery& row) {
     return on_workflow_job(*row.job, event, row.received_at);  // processed, no note: nothing to settle
   }
   // Parsed by prepare, outside the database lock.
-  if (row.payload.is_discarded()) return bad_payload(event, "not JSON");
+  if (row.payload.is_discarded()) {
+    if (!core::json_nesting_within(row.body, k_max_json_nesting))
+      return bad_payload(event, "nested deeper than " + std::to_string(k_max_json_nesting) + " levels");
+    return bad_payload(event, "not JSON");
+  }
   Result<Settled> settled = Settled{};
   if (event == "push") {
     settled = on_push(row);
