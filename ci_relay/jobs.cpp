@@ -196,6 +196,21 @@ Result<int> Jobs::sweep_zombies(std::int64_t now) {
   return swept;
 }
 
+std::string result_delivery_id(const JobKey& key, std::int64_t run_id, std::int64_t run_attempt,
+                               const std::string& status) {
+  // Joined with separators, workflow "build/linux" + job "test" and "build" + "linux/test" made
+  // the same key, and the second job's result was refused for ever. Each part is length-prefixed
+  // before hashing; the "·" (not ASCII) keeps the key out of reach of an X-GitHub-Delivery, which
+  // intake takes only in printable ASCII, and apart from the "result:" keys older relays stored.
+  const auto& [repo, workflow, job] = key;
+  std::string tuple;
+  for (const std::string& part :
+       {repo, workflow, job, std::to_string(run_id), std::to_string(run_attempt), status}) {
+    tuple += std::to_string(part.size()) + ":" + part;
+  }
+  return "result·" + platform::to_hex(platform::sha256(tuple));
+}
+
 CallbackOutcome Jobs::report_result(const std::string& repo, const std::string& body, std::int64_t now) {
   platform::Database& db = m_store.db();
   const DownstreamRepo* downstream = m_store.config().find(repo);
@@ -263,8 +278,8 @@ CallbackOutcome Jobs::report_result(const std::string& repo, const std::string& 
     return {409, current ? "duplicate: this run is already completed"
                          : "completed without in_progress: report status in_progress first"};
   }
-  const std::string delivery_id = "result:" + downstream->repo + ":" + std::to_string(*run_id) + ":" +
-                                  std::to_string(attempt) + ":" + workflow + "/" + job + ":" + status;
+  const std::string delivery_id =
+      result_delivery_id({downstream->repo, workflow, job}, *run_id, attempt, status);
   auto store = db.prepare(
       "INSERT INTO delivery_log(delivery_id, event, received_at, body) VALUES(?, 'relforge_result', ?, ?)");
   if (!store) return {503, store.error().describe()};

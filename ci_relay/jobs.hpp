@@ -53,6 +53,11 @@ private:
   Outbox& m_outbox;
 };
 
+// The delivery_log key of one reported result: one per (job, run, attempt, status), never equal
+// for two different tuples, nor to any X-GitHub-Delivery intake accepts or a key older relays wrote.
+std::string result_delivery_id(const JobKey& key, std::int64_t run_id, std::int64_t run_attempt,
+                               const std::string& status);
+
 // "2021-08-05T10:34:58Z" → Unix seconds; nullopt when not an ISO-8601 UTC time.
 std::optional<std::int64_t> parse_github_time(const std::string& text);
 
