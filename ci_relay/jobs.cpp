@@ -58,7 +58,8 @@ std::optional<std::int64_t> parse_github_time(const std::string& text) {
   std::int64_t offset = 0;
   if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
     int oh = 0, om = 0;
-    if (!digits(text, at + 1, 2, oh) || text.size() < at + 6 || !digits(text, at + 4, 2, om))
+    if (!digits(text, at + 1, 2, oh) || text.size() < at + 6 || text[at + 3] != ':' ||
+        !digits(text, at + 4, 2, om) || oh > 23 || om > 59)
       return std::nullopt;
     offset = (text[at] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
     at += 6;
@@ -67,7 +68,11 @@ std::optional<std::int64_t> parse_github_time(const std::string& text) {
   } else {
     return std::nullopt;
   }
-  if (at != text.size() || month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
+  // A real calendar day (no 31 February) and clock time; second 60 is RFC 3339's leap second.
+  const std::chrono::year_month_day date{std::chrono::year(year),
+                                         std::chrono::month(static_cast<unsigned>(month)),
+                                         std::chrono::day(static_cast<unsigned>(day))};
+  if (at != text.size() || !date.ok() || hour > 23 || minute > 59 || second > 60) return std::nullopt;
   const std::int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   return days * 86400 + hour * 3600 + minute * 60 + second - offset;
 }
