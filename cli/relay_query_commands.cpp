@@ -41,7 +41,7 @@ void add_relay_breakages(CLI::App& group, Runtime& runtime) {
   command->add_option("--repo", *repo, "Only this downstream repository (owner/name)");
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, open_only, repo] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto list = ci_relay::list_breakages(
         relay->db(), {*open_only ? ci_relay::OpenOnly::yes : ci_relay::OpenOnly::no, *repo});
@@ -67,7 +67,7 @@ void add_relay_show(CLI::App& group, Runtime& runtime) {
   command->add_option("breakage", *id, "The breakage number")->required();
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, id] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto b = ci_relay::show_breakage(relay->db(), *id);
     if (!b) return report_error(runtime, b.error());
@@ -95,7 +95,8 @@ void add_relay_bisect(CLI::App& group, Runtime& runtime) {
   command->add_flag("--request", *request, "Queue a repository_dispatch asking the repo to test that commit");
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, id, request] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional,
+                            *request ? platform::OpenMode::existing : platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto b = ci_relay::show_breakage(relay->db(), *id);
     if (!b) return report_error(runtime, b.error());
@@ -137,7 +138,7 @@ void add_relay_grid(CLI::App& group, Runtime& runtime) {
       ->check(CLI::Range(1, 1000));
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, repo, limit] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto grid = ci_relay::build_grid(relay->db(), relay->config(), *repo, *limit);
     if (!grid) return report_error(runtime, grid.error());
@@ -169,7 +170,7 @@ void add_relay_jobs(CLI::App& group, Runtime& runtime) {
       ->check(CLI::Range(1, 10000));
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, filter, failed] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     filter->failed_only = *failed ? ci_relay::FailedOnly::yes : ci_relay::FailedOnly::no;
     auto list = ci_relay::list_jobs(relay->db(), *filter);
@@ -208,7 +209,7 @@ void add_relay_pr(CLI::App& group, Runtime& runtime) {
   command->add_option("--api-url", *api_url, "The GitHub REST API (default: api_base of relay.toml)");
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, number, post, api_url] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto report = ci_relay::pr_report(relay->db(), *number, &relay->config());
     if (!report) return report_error(runtime, report.error());
@@ -264,7 +265,7 @@ void add_relay_health(CLI::App& group, Runtime& runtime) {
   add_relay_source(*command, *source);
   add_json_flag(*command, runtime);
   command->callback([&runtime, source] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto health = ci_relay::repo_health(relay->db(), relay->config(), runtime.clock.unix_seconds());
     if (!health) return report_error(runtime, health.error());

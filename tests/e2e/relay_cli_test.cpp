@@ -133,6 +133,25 @@ TEST_F(RelayCli, JobsShowClassificationsAndThePrCommentIsProduced) {
   EXPECT_EQ(relforge("relay pr 41" + source).exit_code, 4);
 }
 
+// A mistyped --db made an empty database and every inspection reported all clear.
+TEST_F(RelayCli, InspectionCommandsOnAMissingDatabaseFailAndCreateNothing) {
+  const auto missing = dir / "typo" / "relay.db";
+  const std::string elsewhere = " --config " +
+                                shell_quote(source_path("tests/fixtures/relay/relay.toml").string()) +
+                                " --db " + shell_quote(missing.string());
+  for (const std::string command : {"breakages", "health", "jobs", "grid", "show 1", "bisect 1",
+                                    "bisect 1 --request", "pr 42", "dashboard"}) {
+    auto answer = relforge("relay " + command + elsewhere);
+    EXPECT_EQ(answer.exit_code, 4) << command << ": " << answer.err;
+    EXPECT_NE(answer.err.find("no relay database at " + missing.string()), std::string::npos) << answer.err;
+    EXPECT_NE(answer.err.find("--db"), std::string::npos) << answer.err;
+    EXPECT_EQ(answer.out, "") << command;
+  }
+  EXPECT_FALSE(std::filesystem::exists(missing.parent_path()));
+  // The scenario's database is read as before.
+  EXPECT_EQ(relforge("relay health" + source).exit_code, 0);
+}
+
 TEST_F(RelayCli, ServeWithoutItsSecretFailsWithAnAuthError) {
   auto served = run_shell("env -u RELAY_WEBHOOK_SECRET " + shell_quote(relforge::test::relforge_binary()) +
                           " relay serve --port 0" + source);
