@@ -7,12 +7,15 @@
 #include <toml++/toml.h>
 
 #include "core/text.hpp"
-#include "platform/fs.hpp"
+#include "platform/bounded_file.hpp"
 #include "platform/toml.hpp"
 #include "platform/toml_reader.hpp"
 
 namespace relforge::ci_relay {
 namespace {
+
+// A token or webhook secret is tens of bytes; the cap only keeps /dev/zero-like files out.
+constexpr std::size_t k_max_secret_file_bytes = 64u << 10;
 
 // Called for every intake and grid row: compare in place instead of lower-casing two copies.
 bool same_repo(std::string_view a, std::string_view b) {
@@ -77,7 +80,7 @@ Result<std::string> read_secret(const platform::TomlReader& reader, const toml::
     if (!file) return file;
     auto path = std::filesystem::path(*file);
     if (path.is_relative()) path = dir / path;
-    auto text = platform::read_file(path);
+    auto text = platform::read_regular_file(path, k_max_secret_file_bytes);
     if (!text && secrets == Secrets::optional) return std::string();
     if (!text) {
       return tl::unexpected(
@@ -245,7 +248,7 @@ Result<RelayConfig> parse_config(std::string_view toml_text, const std::filesyst
 }
 
 Result<RelayConfig> load_config(const std::filesystem::path& path, const EnvLookup& env, Secrets secrets) {
-  auto text = platform::read_file(path);
+  auto text = platform::read_regular_file(path, platform::TomlLimits{}.max_bytes);
   if (!text) return tl::unexpected(Error(text.error()).with_context("loading relay config"));
   return parse_config(*text, path, env, secrets);
 }

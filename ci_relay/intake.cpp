@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include "ci_relay/json_fields.hpp"
+#include "core/text.hpp"
+
 namespace relforge::ci_relay {
 namespace {
 
@@ -59,17 +62,21 @@ Intake DeliveryIntake::store(const Delivery& delivery, const std::optional<Intak
   platform::Database& db = m_store.db();
   // Only a validating scan on the hot path (done by the caller); the worker parses the payload later.
   if (!scan) {
+    const bool deep = !core::json_nesting_within(delivery.body, k_max_json_nesting);
+    const std::string reason =
+        deep ? "body nests JSON deeper than " + std::to_string(k_max_json_nesting) + " levels"
+             : std::string("body is not a JSON object");
     auto stmt = db.prepare(
         "INSERT INTO dead_letters(delivery_id, event, received_at, reason, body) VALUES(?,?,?,?,?)");
     if (!stmt) return {IntakeOutcome::unavailable, stmt.error().describe()};
     stmt->bind(1, delivery.delivery_id)
         .bind(2, delivery.event)
         .bind(3, delivery.received_at)
-        .bind(4, std::string_view("body is not a JSON object"))
+        .bind(4, reason)
         .bind_blob(5, delivery.body);
     if (auto ok = stmt->run(); !ok) return {IntakeOutcome::unavailable, ok.error().describe()};
-    return {IntakeOutcome::malformed, "delivery " + delivery.delivery_id +
-                                          ": the body is not a JSON object; it was kept in dead_letters"};
+    return {IntakeOutcome::malformed,
+            "delivery " + delivery.delivery_id + ": the " + reason + "; it was kept in dead_letters"};
   }
   std::string_view state = "pending";
   std::string note;

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ci_relay/json_fields.hpp"
+#include "core/text.hpp"
+
 namespace relforge::ci_relay {
 namespace {
 
@@ -88,6 +91,7 @@ private:
 
 std::optional<IntakeScan> scan_delivery(std::string_view event, std::string_view body) {
   if (event != "workflow_job") return scan_delivery(body);
+  if (!core::json_nesting_within(body, k_max_json_nesting)) return std::nullopt;
   auto job = scan_workflow_job(body);
   if (!job) return std::nullopt;
   IntakeScan scan{job->repo, std::nullopt};
@@ -96,6 +100,8 @@ std::optional<IntakeScan> scan_delivery(std::string_view event, std::string_view
 }
 
 std::optional<IntakeScan> scan_delivery(std::string_view body) {
+  // Stored, a deeper body would crash whoever dumps it (a dispatch), on every restart too.
+  if (!core::json_nesting_within(body, k_max_json_nesting)) return std::nullopt;
   Scanner scanner;
   const bool parsed = json::sax_parse(body.begin(), body.end(), &scanner, json::input_format_t::json, true);
   if (!parsed || !scanner.ok()) return std::nullopt;

@@ -15,7 +15,8 @@ struct IntakeScan {
   std::optional<WorkflowJobFields> job;
 };
 
-// nullopt when the body is not valid JSON or its top level is not an object.
+// nullopt when the body is not valid JSON, its top level is not an object, or it nests deeper
+// than k_max_json_nesting.
 std::optional<IntakeScan> scan_delivery(std::string_view body);
 // The same, reading a workflow_job event's fields too (still one pass over the body).
 std::optional<IntakeScan> scan_delivery(std::string_view event, std::string_view body);

@@ -1,10 +1,14 @@
 // Job state per (repo, workflow, job, run_id, run_attempt) and the downstream result callback.
 #include "ci_relay/jobs.hpp"
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include "ci_relay/cells.hpp"
 #include "ci_relay/json_fields.hpp"
+#include "core/text.hpp"
+#include "platform/digest.hpp"
 #include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
@@ -54,7 +58,8 @@ std::optional<std::int64_t> parse_github_time(const std::string& text) {
   std::int64_t offset = 0;
   if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
     int oh = 0, om = 0;
-    if (!digits(text, at + 1, 2, oh) || text.size() < at + 6 || !digits(text, at + 4, 2, om))
+    if (!digits(text, at + 1, 2, oh) || text.size() < at + 6 || text[at + 3] != ':' ||
+        !digits(text, at + 4, 2, om) || oh > 23 || om > 59)
       return std::nullopt;
     offset = (text[at] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
     at += 6;
@@ -63,7 +68,11 @@ std::optional<std::int64_t> parse_github_time(const std::string& text) {
   } else {
     return std::nullopt;
   }
-  if (at != text.size() || month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
+  // A real calendar day (no 31 February) and clock time; second 60 is RFC 3339's leap second.
+  const std::chrono::year_month_day date{std::chrono::year(year),
+                                         std::chrono::month(static_cast<unsigned>(month)),
+                                         std::chrono::day(static_cast<unsigned>(day))};
+  if (at != text.size() || !date.ok() || hour > 23 || minute > 59 || second > 60) return std::nullopt;
   const std::int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   return days * 86400 + hour * 3600 + minute * 60 + second - offset;
 }
@@ -192,6 +201,21 @@ Result<int> Jobs::sweep_zombies(std::int64_t now) {
   return swept;
 }
 
+std::string result_delivery_id(const JobKey& key, std::int64_t run_id, std::int64_t run_attempt,
+                               const std::string& status) {
+  // Joined with separators, workflow "build/linux" + job "test" and "build" + "linux/test" made
+  // the same key, and the second job's result was refused for ever. Each part is length-prefixed
+  // before hashing; the "·" (not ASCII) keeps the key out of reach of an X-GitHub-Delivery, which
+  // intake takes only in printable ASCII, and apart from the "result:" keys older relays stored.
+  const auto& [repo, workflow, job] = key;
+  std::string tuple;
+  for (const std::string& part :
+       {repo, workflow, job, std::to_string(run_id), std::to_string(run_attempt), status}) {
+    tuple += std::to_string(part.size()) + ":" + part;
+  }
+  return "result·" + platform::to_hex(platform::sha256(tuple));
+}
+
 CallbackOutcome Jobs::report_result(const std::string& repo, const std::string& body, std::int64_t now) {
   platform::Database& db = m_store.db();
   const DownstreamRepo* downstream = m_store.config().find(repo);
@@ -199,6 +223,8 @@ CallbackOutcome Jobs::report_result(const std::string& repo, const std::string& 
   if (downstream->tier == Tier::l1) {
     return {202, "ignored: results from L1 (onboarding) repositories are not recorded"};
   }
+  if (!core::json_nesting_within(body, k_max_json_nesting))
+    return {400, "the body nests JSON deeper than " + std::to_string(k_max_json_nesting) + " levels"};
   const json payload = json::parse(body, nullptr, false);
   if (payload.is_discarded() || !payload.is_object()) return {400, "the body is not a JSON object"};
   const std::string sha = text_field(payload, "upstream_sha"), workflow = text_field(payload, "workflow"),
@@ -257,8 +283,8 @@ CallbackOutcome Jobs::report_result(const std::string& repo, const std::string& 
     return {409, current ? "duplicate: this run is already completed"
                          : "completed without in_progress: report status in_progress first"};
   }
-  const std::string delivery_id = "result:" + downstream->repo + ":" + std::to_string(*run_id) + ":" +
-                                  std::to_string(attempt) + ":" + workflow + "/" + job + ":" + status;
+  const std::string delivery_id =
+      result_delivery_id({downstream->repo, workflow, job}, *run_id, attempt, status);
   auto store = db.prepare(
       "INSERT INTO delivery_log(delivery_id, event, received_at, body) VALUES(?, 'relforge_result', ?, ?)");
   if (!store) return {503, store.error().describe()};

@@ -43,7 +43,8 @@ public:
   // In-progress jobs older than the zombie limit become completed/timed_out (own transaction).
   Result<int> sweep_zombies(std::int64_t now);
   // POST /api/results after the credential check: `repo` is the authenticated repository. A body
-  // with a non-positive run_id / run_attempt or a conclusion GitHub does not use is 400, unstored.
+  // with a non-positive run_id / run_attempt, a conclusion GitHub does not use or JSON nested deeper
+  // than k_max_json_nesting is 400, unstored.
   CallbackOutcome report_result(const std::string& repo, const std::string& body, std::int64_t now);
 
 private:
@@ -51,6 +52,11 @@ private:
   Attribution& m_attribution;
   Outbox& m_outbox;
 };
+
+// The delivery_log key of one reported result: one per (job, run, attempt, status), never equal
+// for two different tuples, nor to any X-GitHub-Delivery intake accepts or a key older relays wrote.
+std::string result_delivery_id(const JobKey& key, std::int64_t run_id, std::int64_t run_attempt,
+                               const std::string& status);
 
 // "2021-08-05T10:34:58Z" → Unix seconds; nullopt when not an ISO-8601 UTC time.
 std::optional<std::int64_t> parse_github_time(const std::string& text);

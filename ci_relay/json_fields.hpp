@@ -1,6 +1,7 @@
 #pragma once
 // Tolerant field access for GitHub payloads: a missing or mistyped field reads as empty/absent;
 // and the one serialisation of JSON the relay answers or sends (never throws on encoding).
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,6 +9,11 @@
 #include <nlohmann/json.hpp>
 
 namespace relforge::ci_relay {
+
+// The deepest JSON the relay takes from a webhook, a result or a replay log (GitHub's payloads
+// nest under 10): nlohmann's dump and copies recurse once per level, so deeper input is refused
+// before it becomes a document.
+inline constexpr std::size_t k_max_json_nesting = 64;
 
 inline const nlohmann::json& field(const nlohmann::json& object, const char* key) {
   static const nlohmann::json k_null;

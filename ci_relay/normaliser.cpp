@@ -1,9 +1,12 @@
 #include "ci_relay/normaliser.hpp"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "ci_relay/json_fields.hpp"
 #include "ci_relay/upstream_commits.hpp"
+#include "core/text.hpp"
 #include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
@@ -26,7 +29,10 @@ std::optional<std::int64_t> time_field(const json& object, const char* key) {
 }
 
 // First-parent walk from `after` when commits carry parents; otherwise GitHub's listed order
-// (oldest first), which is the first-parent order for the linear pushes a trunk receives.
+// (oldest first), which is the first-parent order for the linear pushes a trunk receives. The
+// payload is signed, not trusted: commits are indexed once (a 20,000-commit push stays linear) and
+// each is taken at most once, so a commit that names itself or an earlier one as parent ends the
+// walk instead of looping under the database lock.
 std::vector<const json*> upstream_order(const json& payload) {
   const auto& commits = field(payload, "commits");
   std::vector<const json*> listed;
@@ -36,17 +42,18 @@ std::vector<const json*> upstream_order(const json& payload) {
   bool have_parents = !listed.empty();
   for (const auto* c : listed) have_parents = have_parents && field(*c, "parents").is_array();
   if (!have_parents) return listed;
+  std::unordered_map<std::string, const json*> by_id;
+  by_id.reserve(listed.size());
+  for (const auto* c : listed) by_id[text_field(*c, "id")] = c;  // a repeated id: the last, as before
+  std::unordered_set<const json*> taken;
   std::vector<const json*> chain;
   std::string at = text_field(payload, "after");
   const std::string before = text_field(payload, "before");
-  while (!at.empty() && at != before) {
-    const json* found = nullptr;
-    for (const auto* c : listed) {
-      if (text_field(*c, "id") == at) found = c;
-    }
-    if (found == nullptr) break;
-    chain.push_back(found);
-    const auto& parents = field(*found, "parents");
+  while (!at.empty() && at != before && chain.size() < listed.size()) {
+    auto found = by_id.find(at);
+    if (found == by_id.end() || !taken.insert(found->second).second) break;
+    chain.push_back(found->second);
+    const auto& parents = field(*found->second, "parents");
     at = parents.empty() || !parents[0].is_string() ? std::string() : parents[0].get<std::string>();
   }
   return {chain.rbegin(), chain.rend()};
@@ -111,8 +118,10 @@ void Normaliser::prepare(PendingBatch& batch) {
     if (row.settled || row.job) continue;
     if (row.event == "workflow_job")
       row.job = scan_workflow_job(row.body);
-    else
+    else if (core::json_nesting_within(row.body, k_max_json_nesting))  // rows stored by older relays
       row.payload = nlohmann::json::parse(row.body, nullptr, false);
+    else
+      row.payload = nlohmann::json(nlohmann::json::value_t::discarded);
   }
 }
 
@@ -225,7 +234,11 @@ Status Normaliser::normalise(const PendingDelivery& row) {
     return on_workflow_job(*row.job, event, row.received_at);  // processed, no note: nothing to settle
   }
   // Parsed by prepare, outside the database lock.
-  if (row.payload.is_discarded()) return bad_payload(event, "not JSON");
+  if (row.payload.is_discarded()) {
+    if (!core::json_nesting_within(row.body, k_max_json_nesting))
+      return bad_payload(event, "nested deeper than " + std::to_string(k_max_json_nesting) + " levels");
+    return bad_payload(event, "not JSON");
+  }
   Result<Settled> settled = Settled{};
   if (event == "push") {
     settled = on_push(row);

@@ -7,6 +7,7 @@
 
 #include "ci_relay/attribution.hpp"
 #include "ci_relay/json_fields.hpp"
+#include "core/text.hpp"
 #include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
@@ -54,7 +55,8 @@ bool is_sha(const std::string& text) {
 
 std::string dispatch_body(const std::string& event, const std::string& delivery_id,
                           const std::string& payload) {
-  json parsed = json::parse(payload, nullptr, false);
+  json parsed = core::json_nesting_within(payload, k_max_json_nesting) ? json::parse(payload, nullptr, false)
+                                                                       : json(json::value_t::discarded);
   if (parsed.is_discarded()) parsed = json::object();
   json client = {{"event_type", event}, {"delivery_id", delivery_id}, {"payload", parsed}};
   if (dump_json(client).size() > k_client_payload_limit) client["payload"] = essentials(event, parsed);

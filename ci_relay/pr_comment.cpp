@@ -23,15 +23,15 @@ Result<std::vector<triage::PrJob>> jobs_where(platform::Database& db, const Rela
                                               const std::string& condition,
                                               const std::vector<std::string>& texts,
                                               const std::vector<std::int64_t>& numbers) {
-  auto stmt =
-      db.prepare(std::string("SELECT j.repo || ' · ' || j.workflow || ' / ' || j.job, j.head_sha, "
-                             "COALESCE(j.conclusion, ''), COALESCE(j.runner_name, ''), "
-                             "COALESCE(j.url, ''), COALESCE(c.author, ''), "
-                             "COALESCE(j.completed_at, c.committed_at, 0), ") +
-                 "j.classification, j.classification_category, j.classification_line, "
-                 "j.classification_line_num, j.classification_captures, j.classification_flaky, j.repo "
-                 "FROM jobs j LEFT JOIN commits c ON c.sha = j.head_sha WHERE " +
-                 condition + " ORDER BY j.run_id, j.run_attempt, j.id");
+  auto stmt = db.prepare(
+      std::string("SELECT j.repo || ' · ' || j.workflow || ' / ' || j.job, j.head_sha, "
+                  "COALESCE(j.conclusion, ''), COALESCE(j.runner_name, ''), "
+                  "COALESCE(j.url, ''), COALESCE(c.author, ''), "
+                  "COALESCE(j.completed_at, c.committed_at, 0), ") +
+      "j.classification, j.classification_category, j.classification_line, "
+      "j.classification_line_num, j.classification_captures, j.classification_flaky, j.repo, j.source "
+      "FROM jobs j LEFT JOIN commits c ON c.sha = j.head_sha WHERE " +
+      condition + " ORDER BY j.run_id, j.run_attempt, j.id");
   if (!stmt) return tl::unexpected(stmt.error());
   int index = 1;
   for (const auto& t : texts) stmt->bind(index++, t);
@@ -52,6 +52,8 @@ Result<std::vector<triage::PrJob>> jobs_where(platform::Database& db, const Rela
     job.url = stmt->column_text(4);
     job.author = stmt->column_text(5);
     job.time = stmt->column_int(6);
+    job.origin =
+        stmt->column_text(14) == "callback" ? triage::JobOrigin::callback : triage::JobOrigin::runner;
     if (auto c = read_classification(*stmt, 7)) {
       job.rule = c->rule;
       job.line = c->line;

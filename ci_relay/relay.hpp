@@ -53,7 +53,9 @@ struct RelayParts {
 
 class Relay {
 public:
-  static Result<Relay> open(RelayConfig config, const std::filesystem::path& db_path);
+  // See RelayStore::open for `mode`.
+  static Result<Relay> open(RelayConfig config, const std::filesystem::path& db_path,
+                            platform::OpenMode mode = platform::OpenMode::create);
 
   // See DeliveryIntake.
   Intake intake(const Delivery& delivery) { return m_parts->intake.intake(delivery); }

@@ -49,6 +49,12 @@ Status replay_lines(Relay& relay, ReplaySummary& summary, const std::filesystem:
   for (const auto& line : core::split(*text, '\n')) {
     ++line_no;
     if (core::trim(line).empty()) continue;
+    // The payload sits one level inside its entry.
+    if (!core::json_nesting_within(line, k_max_json_nesting + 1)) {
+      return fail(ErrorCategory::invalid_input, path.string() + ":" + std::to_string(line_no) +
+                                                    ": nested deeper than " +
+                                                    std::to_string(k_max_json_nesting) + " levels");
+    }
     const json entry = json::parse(line, nullptr, false);
     const std::string event = text_field(entry, "event");
     if (entry.is_discarded() || event.empty() || !field(entry, "payload").is_object()) {

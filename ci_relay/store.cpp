@@ -5,11 +5,41 @@
 #include "platform/sqlite_rows.hpp"
 
 namespace relforge::ci_relay {
+namespace {
 
-Result<std::unique_ptr<RelayStore>> RelayStore::open(RelayConfig config,
-                                                     const std::filesystem::path& db_path) {
-  auto db = platform::Database::open(db_path);
+// What migrate would refuse or do, said without writing.
+Status check_schema_version(platform::Database& db, const std::filesystem::path& path) {
+  auto stmt = db.prepare("PRAGMA user_version");
+  if (!stmt) return tl::unexpected(stmt.error());
+  auto row = platform::first_row<std::int64_t>(*stmt);
+  if (!row) return tl::unexpected(row.error());
+  const std::int64_t version = *row ? std::get<0>(**row) : 0;
+  const auto known = static_cast<std::int64_t>(schema_migrations().size());
+  if (version > known) {
+    return fail(ErrorCategory::conflict,
+                "the relay database " + path.string() + " has schema version " + std::to_string(version) +
+                    " but this relforge knows only up to " + std::to_string(known) + "; upgrade relforge");
+  }
+  if (version < known) {
+    return fail(ErrorCategory::conflict,
+                "the relay database " + path.string() + " has schema version " + std::to_string(version) +
+                    " (this relforge's is " + std::to_string(known) +
+                    "); start `relforge relay serve` on it once to migrate it, then rerun");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RelayStore>> RelayStore::open(RelayConfig config, const std::filesystem::path& db_path,
+                                                     platform::OpenMode mode) {
+  auto db = platform::Database::open(db_path, mode);
   if (!db) return tl::unexpected(Error(db.error()).with_context("opening the relay database"));
+  if (mode == platform::OpenMode::read_only) {
+    if (auto ok = check_schema_version(*db, db_path); !ok) return tl::unexpected(ok.error());
+    std::unique_ptr<RelayStore> store(new RelayStore(std::move(config), std::move(*db)));
+    return store;
+  }
   // An acknowledged delivery must survive power loss too, not only a crash: fsync every commit
   // (WAL keeps that one fsync per transaction; group commit shares it between deliveries).
   const bool file = db_path != ":memory:";

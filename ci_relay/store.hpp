@@ -50,8 +50,10 @@ Status record_failed_call(platform::Database& db, const RelayConfig& config, std
 
 class RelayStore {
 public:
-  // Opens (creating) and migrates `db_path` (":memory:" for tests); a file database fsyncs commits.
-  static Result<std::unique_ptr<RelayStore>> open(RelayConfig config, const std::filesystem::path& db_path);
+  // Opens and migrates `db_path` (":memory:" for tests; `mode` says whether a missing file is made);
+  // a file database fsyncs commits. A read_only store is never migrated: an older schema is refused.
+  static Result<std::unique_ptr<RelayStore>> open(RelayConfig config, const std::filesystem::path& db_path,
+                                                  platform::OpenMode mode = platform::OpenMode::create);
 
   const RelayConfig& config() const { return m_config; }
   platform::Database& db() { return m_db; }

@@ -46,7 +46,7 @@ Status run_serve(const ServeOptions& options, Runtime& runtime) {
     if (!at) return tl::unexpected(at.error());
     now = *at;
   }
-  auto relay = open_relay(options.source, runtime, ci_relay::Secrets::required);
+  auto relay = open_relay(options.source, runtime, ci_relay::Secrets::required, platform::OpenMode::create);
   if (!relay) return tl::unexpected(relay.error());
   // Deliveries acknowledged before a crash are normalised before anything new is accepted.
   if (auto replayed = relay->process_pending(); !replayed) return tl::unexpected(replayed.error());
@@ -138,7 +138,7 @@ void add_relay_dashboard(CLI::App& group, Runtime& runtime) {
       at = *parsed;
       filter->now = at;
     }
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto view = ci_relay::build_dashboard(relay->db(), relay->config(), *filter, at);
     if (!view) return report_error(runtime, view.error());
@@ -159,7 +159,8 @@ void add_relay_replay(CLI::App& group, Runtime& runtime) {
   command->add_option("path", options->path, "A .jsonl file or a directory of payloads")->required();
   add_json_flag(*command, runtime);
   command->callback([&runtime, options] {
-    auto relay = open_relay(options->source, runtime, ci_relay::Secrets::optional);
+    auto relay =
+        open_relay(options->source, runtime, ci_relay::Secrets::optional, platform::OpenMode::create);
     if (!relay) return report_error(runtime, relay.error());
     auto summary = ci_relay::replay(*relay, options->path, runtime.clock.unix_seconds());
     if (!summary) return report_error(runtime, summary.error());
@@ -179,10 +180,17 @@ void add_relay_replay(CLI::App& group, Runtime& runtime) {
 
 }  // namespace
 
-Result<ci_relay::Relay> open_relay(const RelaySource& source, Runtime& runtime, ci_relay::Secrets secrets) {
+Result<ci_relay::Relay> open_relay(const RelaySource& source, Runtime& runtime, ci_relay::Secrets secrets,
+                                   platform::OpenMode mode) {
   auto config = ci_relay::load_config(source.config, runtime.getenv, secrets);
   if (!config) return tl::unexpected(config.error());
-  return ci_relay::Relay::open(std::move(*config), source.db);
+  auto relay = ci_relay::Relay::open(std::move(*config), source.db, mode);
+  if (!relay && relay.error().category() == ErrorCategory::not_found) {
+    return fail(ErrorCategory::not_found, "no relay database at " + source.db +
+                                              ": check --db (default .relforge/relay.db), or start "
+                                              "`relforge relay serve` there first, which creates it");
+  }
+  return relay;
 }
 
 void add_relay_source(CLI::App& command, RelaySource& source) {

@@ -15,7 +15,10 @@ struct RelaySource {
 };
 
 void add_relay_source(CLI::App& command, RelaySource& source);
-Result<ci_relay::Relay> open_relay(const RelaySource& source, Runtime& runtime, ci_relay::Secrets secrets);
+// `mode`: serve and replay create the database; commands that inspect it open it read_only, so a
+// mistyped --db is a not_found error instead of a new, empty database reported as all clear.
+Result<ci_relay::Relay> open_relay(const RelaySource& source, Runtime& runtime, ci_relay::Secrets secrets,
+                                   platform::OpenMode mode);
 
 // The relay's tables print 10 digits (its dashboard too): narrower columns, and the width its
 // users' scripts read; everything else prints core::short_sha's 12.

@@ -1,4 +1,5 @@
 // `relforge relay breakages|show|bisect|grid|jobs|pr|health`: what the relay's database says.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -12,21 +13,43 @@
 #include "cli/exit_codes.hpp"
 #include "cli/relay_common.hpp"
 #include "core/text.hpp"
+#include "core/utf8.hpp"
 
 namespace relforge::cli {
 namespace {
 
 using nlohmann::json;
 
+// Every name, commit id, message and URL below came from a webhook or a result callback: each is
+// printed through core::terminal_text, so no payload can move the cursor, retitle the terminal or
+// forge a line of its own.
+std::string shown(const std::string& text) {
+  return core::terminal_text(text);
+}
+
+// Markdown keeps its lines; what is inside each is made safe.
+std::string shown_lines(const std::string& text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    out += core::terminal_text(std::string_view(text).substr(at, end - at));
+    if (end < text.size()) out += '\n';
+    at = end + 1;
+  }
+  return out;
+}
+
 void print_breakage_line(std::ostream& out, const ci_relay::BreakageView& b) {
-  out << '#' << b.id << ' ' << b.state << "  " << b.repo << " · " << b.workflow << " / " << b.job << "  ";
+  out << '#' << b.id << ' ' << shown(b.state) << "  " << shown(b.repo) << " · " << shown(b.workflow) << " / "
+      << shown(b.job) << "  ";
   if (b.culprit_sha)
-    out << "culprit " << relay_sha(*b.culprit_sha);
+    out << "culprit " << shown(relay_sha(*b.culprit_sha));
   else
-    out << b.suspects << " suspects (" << relay_sha(b.last_good_sha) << ".." << relay_sha(b.first_bad_sha)
-        << "]";
+    out << b.suspects << " suspects (" << shown(relay_sha(b.last_good_sha)) << ".."
+        << shown(relay_sha(b.first_bad_sha)) << "]";
   if (b.detection_latency_s) out << "  detected after " << *b.detection_latency_s << " s";
-  if (b.fixed_sha) out << "  fixed by " << relay_sha(*b.fixed_sha);
+  if (b.fixed_sha) out << "  fixed by " << shown(relay_sha(*b.fixed_sha));
   out << '\n';
 }
 
@@ -41,7 +64,7 @@ void add_relay_breakages(CLI::App& group, Runtime& runtime) {
   command->add_option("--repo", *repo, "Only this downstream repository (owner/name)");
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, open_only, repo] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto list = ci_relay::list_breakages(
         relay->db(), {*open_only ? ci_relay::OpenOnly::yes : ci_relay::OpenOnly::no, *repo});
@@ -67,7 +90,7 @@ void add_relay_show(CLI::App& group, Runtime& runtime) {
   command->add_option("breakage", *id, "The breakage number")->required();
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, id] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto b = ci_relay::show_breakage(relay->db(), *id);
     if (!b) return report_error(runtime, b.error());
@@ -75,10 +98,10 @@ void add_relay_show(CLI::App& group, Runtime& runtime) {
       runtime.out << json_text(ci_relay::to_json(*b)) << '\n';
     } else {
       print_breakage_line(runtime.out, *b);
-      runtime.out << "last good: " << b->last_good_sha << '\n';
-      for (const auto& sha : b->suspect_shas) runtime.out << "suspect:   " << sha << '\n';
-      if (b->bisect_sha) runtime.out << "bisect: test " << *b->bisect_sha << " next\n";
-      for (const auto& url : b->run_urls) runtime.out << "run: " << url << '\n';
+      runtime.out << "last good: " << shown(b->last_good_sha) << '\n';
+      for (const auto& sha : b->suspect_shas) runtime.out << "suspect:   " << shown(sha) << '\n';
+      if (b->bisect_sha) runtime.out << "bisect: test " << shown(*b->bisect_sha) << " next\n";
+      for (const auto& url : b->run_urls) runtime.out << "run: " << shown(url) << '\n';
     }
     finish(runtime, {});
   });
@@ -95,7 +118,8 @@ void add_relay_bisect(CLI::App& group, Runtime& runtime) {
   command->add_flag("--request", *request, "Queue a repository_dispatch asking the repo to test that commit");
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, id, request] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional,
+                            *request ? platform::OpenMode::existing : platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto b = ci_relay::show_breakage(relay->db(), *id);
     if (!b) return report_error(runtime, b.error());
@@ -117,7 +141,7 @@ void add_relay_bisect(CLI::App& group, Runtime& runtime) {
                                     {"outbox_id", queued ? json(*queued) : json(nullptr)}})
                   << '\n';
     } else {
-      runtime.out << "test " << *b->bisect_sha << " (" << b->suspects << " suspects)";
+      runtime.out << "test " << shown(*b->bisect_sha) << " (" << b->suspects << " suspects)";
       if (queued) runtime.out << "; dispatch queued as outbox #" << *queued << " (sent by `relay serve`)";
       runtime.out << '\n';
     }
@@ -137,7 +161,7 @@ void add_relay_grid(CLI::App& group, Runtime& runtime) {
       ->check(CLI::Range(1, 1000));
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, repo, limit] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto grid = ci_relay::build_grid(relay->db(), relay->config(), *repo, *limit);
     if (!grid) return report_error(runtime, grid.error());
@@ -145,9 +169,10 @@ void add_relay_grid(CLI::App& group, Runtime& runtime) {
       runtime.out << json_text(ci_relay::to_json(*grid)) << '\n';
     } else {
       for (std::size_t i = 0; i < grid->columns.size(); ++i)
-        runtime.out << "  [" << i + 1 << "] " << grid->columns[i] << '\n';
+        runtime.out << "  [" << i + 1 << "] " << shown(grid->columns[i]) << '\n';
       for (const auto& row : grid->rows) {
-        runtime.out << relay_sha(row.sha) << "  " << row.glyphs << "  " << row.message.substr(0, 50) << '\n';
+        runtime.out << shown(relay_sha(row.sha)) << "  " << row.glyphs << "  "
+                    << shown(row.message.substr(0, 50)) << '\n';
       }
     }
     finish(runtime, {});
@@ -169,7 +194,7 @@ void add_relay_jobs(CLI::App& group, Runtime& runtime) {
       ->check(CLI::Range(1, 10000));
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, filter, failed] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     filter->failed_only = *failed ? ci_relay::FailedOnly::yes : ci_relay::FailedOnly::no;
     auto list = ci_relay::list_jobs(relay->db(), *filter);
@@ -180,10 +205,10 @@ void add_relay_jobs(CLI::App& group, Runtime& runtime) {
       runtime.out << json_text(out) << '\n';
     } else {
       for (const auto& j : *list) {
-        runtime.out << relay_sha(j.head_sha) << "  " << j.repo << " · " << j.workflow << " / " << j.job
-                    << "  " << (j.conclusion ? *j.conclusion : j.status);
+        runtime.out << shown(relay_sha(j.head_sha)) << "  " << shown(j.repo) << " · " << shown(j.workflow)
+                    << " / " << shown(j.job) << "  " << shown(j.conclusion ? *j.conclusion : j.status);
         if (j.classification && !j.classification->rule.empty())
-          runtime.out << "  [" << j.classification->rule << "] " << j.classification->line;
+          runtime.out << "  [" << shown(j.classification->rule) << "] " << shown(j.classification->line);
         else if (j.classification)
           runtime.out << "  [no rule matched]";
         runtime.out << '\n';
@@ -208,7 +233,7 @@ void add_relay_pr(CLI::App& group, Runtime& runtime) {
   command->add_option("--api-url", *api_url, "The GitHub REST API (default: api_base of relay.toml)");
   add_json_flag(*command, runtime);
   command->callback([&runtime, source, number, post, api_url] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto report = ci_relay::pr_report(relay->db(), *number, &relay->config());
     if (!report) return report_error(runtime, report.error());
@@ -225,9 +250,10 @@ void add_relay_pr(CLI::App& group, Runtime& runtime) {
     if (!runtime.json) {
       if (posted) {
         runtime.out << (posted->created ? "created" : "updated") << " the triage comment on "
-                    << relay->config().upstream << '#' << *number << ": " << posted->html_url << '\n';
+                    << shown(relay->config().upstream) << '#' << *number << ": " << shown(posted->html_url)
+                    << '\n';
       } else {
-        runtime.out << report->markdown;
+        runtime.out << shown_lines(report->markdown);
       }
     } else {
       json jobs = json::array();
@@ -264,7 +290,7 @@ void add_relay_health(CLI::App& group, Runtime& runtime) {
   add_relay_source(*command, *source);
   add_json_flag(*command, runtime);
   command->callback([&runtime, source] {
-    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional);
+    auto relay = open_relay(*source, runtime, ci_relay::Secrets::optional, platform::OpenMode::read_only);
     if (!relay) return report_error(runtime, relay.error());
     auto health = ci_relay::repo_health(relay->db(), relay->config(), runtime.clock.unix_seconds());
     if (!health) return report_error(runtime, health.error());
@@ -274,7 +300,7 @@ void add_relay_health(CLI::App& group, Runtime& runtime) {
       runtime.out << json_text(out) << '\n';
     } else {
       for (const auto& h : *health) {
-        runtime.out << h.repo << "  " << ci_relay::tier_name(h.tier) << "  pass "
+        runtime.out << shown(h.repo) << "  " << ci_relay::tier_name(h.tier) << "  pass "
                     << (h.pass_rate ? std::to_string(static_cast<int>(*h.pass_rate * 100)) + "%" : "—")
                     << "  queue "
                     << (h.queue_s ? std::to_string(static_cast<std::int64_t>(*h.queue_s)) + " s" : "—")

@@ -37,9 +37,20 @@ tl::unexpected<Error> sqlite_error(sqlite3* db, int code, std::string_view sql) 
 
 }  // namespace
 
-Result<Database> Database::open(const std::filesystem::path& path) {
+Result<Database> Database::open(const std::filesystem::path& path, OpenMode mode) {
   const bool in_memory = path == ":memory:";
-  if (!in_memory && path.has_parent_path()) {
+  if (!in_memory && mode != OpenMode::create) {
+    // SQLite would say only "unable to open database file"; a mistyped path must not read as
+    // an empty database either, so it is named here.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (status.type() == std::filesystem::file_type::not_found)
+      return fail(ErrorCategory::not_found, "no database at " + path.string());
+    if (ec) return fail(ErrorCategory::io, "cannot open the database " + path.string() + ": " + ec.message());
+    if (!std::filesystem::is_regular_file(status))
+      return fail(ErrorCategory::invalid_input, path.string() + " is not a database file");
+  }
+  if (!in_memory && mode == OpenMode::create && path.has_parent_path()) {
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
     if (ec) {
@@ -48,7 +59,10 @@ Result<Database> Database::open(const std::filesystem::path& path) {
     }
   }
   sqlite3* raw = nullptr;
-  const int code = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  const int flags = in_memory || mode == OpenMode::create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                    : mode == OpenMode::existing          ? SQLITE_OPEN_READWRITE
+                                                          : SQLITE_OPEN_READONLY;
+  const int code = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   Database db(raw);  // closes the handle on every failure path below
   if (code != SQLITE_OK) {
     const std::string message = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(code);
@@ -57,9 +71,12 @@ Result<Database> Database::open(const std::filesystem::path& path) {
   sqlite3_busy_timeout(raw, 5000);
   sqlite3_extended_result_codes(raw, 1);
   // WAL lets readers proceed while one writer commits; NORMAL sync is durable enough under WAL.
-  const char* setup = in_memory ? "PRAGMA foreign_keys=ON;"
-                                : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-                                  "PRAGMA foreign_keys=ON;";
+  // A read-only connection cannot switch the journal mode; reading the schema version still reads
+  // the file's header, so a damaged file shows here as it does for the others.
+  const char* setup = in_memory                     ? "PRAGMA foreign_keys=ON;"
+                      : mode == OpenMode::read_only ? "PRAGMA schema_version; PRAGMA foreign_keys=ON;"
+                                                    : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                                                      "PRAGMA foreign_keys=ON;";
   if (auto status = db.execute(setup); !status) {
     const int failed = sqlite3_errcode(raw);
     // The first read of the file is where a damaged one shows: say what to do with it.

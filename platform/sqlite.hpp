@@ -19,11 +19,15 @@ namespace relforge::platform {
 
 class Statement;
 
+// create: the file (and its folders) are made when missing. existing: read-write, a missing file is
+// not_found. read_only: the same, and no statement can write (what inspecting commands use).
+enum class OpenMode { create, existing, read_only };
+
 class Database {
 public:
-  // Opens (creating parent directories and the file if needed) with journal_mode=WAL,
-  // foreign_keys=ON, busy_timeout 5 s. ":memory:" opens an in-memory database.
-  static Result<Database> open(const std::filesystem::path& path);
+  // Opens with journal_mode=WAL, foreign_keys=ON, busy_timeout 5 s. ":memory:" opens an in-memory
+  // database (whatever the mode).
+  static Result<Database> open(const std::filesystem::path& path, OpenMode mode = OpenMode::create);
 
   Database(Database&&) noexcept;
   Database& operator=(Database&&) noexcept;

@@ -221,7 +221,9 @@ std::vector<PrJobVerdict> classify_pr(const PrInput& input) {
       decide(PrVerdict::flaky, "flaky rule " + job.rule + ": " + job.line);
       continue;
     }
-    if (job.runner_name.empty() && job.rule.empty()) {
+    // A reported result never has a runner or a log: their absence says nothing about the
+    // infrastructure, and calling it flaky would let every such L4 failure merge.
+    if (job.origin == JobOrigin::runner && job.runner_name.empty() && job.rule.empty()) {
       decide(PrVerdict::flaky, "infrastructure: failed without a runner and without failure lines");
       continue;
     }

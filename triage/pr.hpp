@@ -20,6 +20,10 @@ namespace relforge::triage {
 // timed_out do not. advisory (L2/L3): shown, never blocks.
 enum class Gate { dr_ci, required, advisory };
 
+// Where a job's result came from: a runner (a workflow_job or check run, with a runner name and
+// perhaps a log), or the downstream's own report (the relay's result callback: neither).
+enum class JobOrigin { runner, callback };
+
 struct PrJob {
   std::string name;  // "test (default, 1, 4, linux.2xlarge)"
   std::string commit;
@@ -33,6 +37,7 @@ struct PrJob {
   std::string author;  // of the commit the job ran on
   std::int64_t time = 0;
   Gate gate = Gate::dr_ci;
+  JobOrigin origin = JobOrigin::runner;
 };
 
 enum class PrVerdict {

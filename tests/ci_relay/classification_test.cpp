@@ -122,6 +122,29 @@ TEST_F(ReplayedScenario, PullRequestCommentSplitsBrokenTrunkFlakyAndNew) {
   EXPECT_EQ(missing.error().category(), ErrorCategory::not_found);
 }
 
+// An L4 job that reports its failure through /api/results has no runner and no log: it was
+// classed FLAKY as "infrastructure" and never blocked. It is judged like any other failure.
+TEST_F(ReplayedScenario, AnL4FailureReportedThroughTheCallbackBlocksMerging) {
+  for (const char* status : {"in_progress", "completed"}) {
+    nlohmann::json body = {{"upstream_sha", pr_head()},
+                           {"workflow", "vendor"},
+                           {"job", "gpu"},
+                           {"run_id", 9001},
+                           {"status", status},
+                           {"url", "https://ci.vendor.example/run/9001"}};
+    if (std::string(status) == "completed") body["conclusion"] = "failure";
+    const auto answer = relay->report_result("v/accel", body.dump(), k_t0 + 40 * 600);
+    ASSERT_EQ(answer.http_status, 202) << answer.message;
+  }
+  auto report = pr_report(relay->db(), 42, &relay->config());
+  ASSERT_TRUE(report) << report.error().describe();
+  const auto reported = std::find_if(report->verdicts.begin(), report->verdicts.end(),
+                                     [](const auto& v) { return v.job.name == "v/accel · vendor / gpu"; });
+  ASSERT_NE(reported, report->verdicts.end());
+  EXPECT_EQ(reported->verdict, triage::PrVerdict::unclassified) << reported->evidence;
+  EXPECT_TRUE(triage::blocks_merge(*reported));
+}
+
 // What nlohmann's strict dump accepts: well-formed UTF-8.
 bool is_utf8(const std::string& text) {
   try {

@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
 
 #include "ci_relay/config.hpp"
+#include "ci_relay/relay.hpp"
 #include "tests/support/paths.hpp"
 
 namespace relforge::ci_relay {
@@ -209,6 +214,70 @@ TEST(RelayConfig, DeepTomlIsRefusedBeforeParsing) {
   EXPECT_EQ(deep.error().category(), ErrorCategory::invalid_input);
   EXPECT_NE(deep.error().message().find("r.toml:2:1: TOML nested deeper than 64 levels"), std::string::npos)
       << deep.error().message();
+}
+
+// A scratch folder of this test process.
+std::filesystem::path scratch(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("relforge-relay-config-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+void write(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// Config paths were read whole by a plain read: a FIFO hung the relay, /dev/zero ate memory, and
+// a 20 MB relay.toml was read before the 8 MiB refusal. Only regular files, and only up to the cap.
+TEST(RelayConfig, FifosDevicesAndHugeFilesAreRefusedNotReadForEver) {
+  const auto dir = scratch("hostile");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  const auto env = env_with({{"RELAY_SECRET", "s"}});
+  for (const std::filesystem::path& config : {dir / "fifo", std::filesystem::path("/dev/zero"), dir}) {
+    auto loaded = load_config(config, env);
+    ASSERT_FALSE(loaded) << config;
+    EXPECT_EQ(loaded.error().category(), ErrorCategory::invalid_input) << loaded.error().describe();
+    EXPECT_NE(loaded.error().describe().find("not a regular file"), std::string::npos)
+        << loaded.error().describe();
+  }
+  write(dir / "huge.toml", std::string(20u << 20, '#'));
+  auto huge = load_config(dir / "huge.toml", env);
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().describe().find("larger than 8388608 bytes"), std::string::npos)
+      << huge.error().describe();
+
+  for (const std::string secret : {"fifo", "/dev/zero"}) {
+    write(dir / "relay.toml", "[relay]\nupstream = \"up/runtime\"\nsecret_file = \"" + secret + "\"\n");
+    auto loaded = load_config(dir / "relay.toml", env_with({}));
+    ASSERT_FALSE(loaded) << secret;
+    EXPECT_NE(loaded.error().describe().find("relay.toml:3:15: reading secret_file"), std::string::npos)
+        << loaded.error().describe();
+    EXPECT_NE(loaded.error().describe().find("not a regular file"), std::string::npos)
+        << loaded.error().describe();
+  }
+  write(dir / "secret", "  s3cret\n");
+  write(dir / "relay.toml", "[relay]\nupstream = \"up/runtime\"\nsecret_file = \"secret\"\n");
+  auto plain = load_config(dir / "relay.toml", env_with({}));
+  ASSERT_TRUE(plain) << plain.error().describe();
+  EXPECT_EQ(plain->webhook_secret, "s3cret");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RelayConfig, RulesThatAreAFifoOrADeviceAreRefusedNotWaitedOn) {
+  const auto dir = scratch("rules");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  for (const std::filesystem::path& rules : {dir / "fifo", std::filesystem::path("/dev/zero")}) {
+    RelayConfig config;
+    config.upstream = "up/runtime";
+    config.rules_file = rules;
+    auto relay = Relay::open(config, ":memory:");
+    ASSERT_FALSE(relay) << rules;
+    EXPECT_NE(relay.error().describe().find("not a regular file"), std::string::npos)
+        << relay.error().describe();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "ci_relay/attribution.hpp"
 #include "ci_relay/cells.hpp"
+#include "ci_relay/dashboard_query.hpp"
 #include "ci_relay/hmac.hpp"
 #include "ci_relay/relay.hpp"
 
@@ -82,6 +83,21 @@ TEST(GithubTime, ParsesUtcAndOffsets) {
   EXPECT_EQ(parse_github_time("2021-08-05T10:34:58.123Z"), 1628159698);
   EXPECT_FALSE(parse_github_time("yesterday").has_value());
   EXPECT_FALSE(parse_github_time("").has_value());
+}
+
+// Only month <= 12 and day <= 31 were checked: 31 February at 99:99:99 was a time.
+TEST(GithubTime, ImpossibleDatesAndClockTimesAreRefused) {
+  for (const char* bad : {"2025-02-31T99:99:99Z", "2025-02-29T00:00:00Z", "2025-04-31T12:00:00Z",
+                          "2025-06-15T24:00:00Z", "2025-06-15T23:60:00Z", "2025-06-15T23:59:61Z",
+                          "2025-06-15T12:00:00+24:00", "2025-06-15T12:00:00+05:60", "2025-00-10T00:00:00Z"}) {
+    EXPECT_FALSE(parse_github_time(bad).has_value()) << bad;
+  }
+  EXPECT_EQ(parse_github_time("2024-02-29T00:00:00Z"), 1709164800);  // a leap year's day
+  EXPECT_EQ(parse_github_time("2016-12-31T23:59:60Z"), parse_github_time("2017-01-01T00:00:00Z"));
+  const auto refused = parse_instant("2025-02-31T99:99:99Z", "query parameter `now`");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
+  EXPECT_NE(refused.error().message().find("query parameter `now`"), std::string::npos);
 }
 
 }  // namespace

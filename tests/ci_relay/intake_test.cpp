@@ -48,6 +48,77 @@ TEST(Intake, MalformedJsonGoesToDeadLettersWithItsRawBytes) {
   EXPECT_EQ(count(relay.db(), "SELECT COUNT(*) FROM deliveries"), 0);
 }
 
+// `inner` nested `depth` arrays deep, as the value of "x" in `payload`.
+std::string nested_in(nlohmann::json payload, int depth) {
+  payload["x"] = 0;
+  std::string body = payload.dump();
+  const std::string deep =
+      std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']');
+  body.replace(body.find("\"x\":0"), 5, "\"x\":" + deep);
+  return body;
+}
+
+nlohmann::json pull_request_opened(const std::string& sha) {
+  return {{"action", "opened"},
+          {"number", 5},
+          {"pull_request", {{"number", 5}, {"head", {{"sha", sha}}}, {"base", {{"sha", sha}}}}},
+          {"repository", {{"full_name", "up/runtime"}}}};
+}
+
+// A signed payload nested 100,000 deep crashed the relay (and every restart) when its dispatch
+// was dumped: deeper than 64 is refused at intake, kept only as a dead letter.
+TEST(Intake, DeeplyNestedBodiesAreRefusedBeforeTheyAreStored) {
+  Relay relay = open_relay(scenario_config(), ":memory:");
+  const std::vector<std::pair<std::string, std::string>> deliveries = {
+      {"push", nested_in(nlohmann::json::parse(push_payload(1, 1)), 100'000)},
+      {"pull_request", nested_in(pull_request_opened(sha_of(1)), 100'000)},
+      {"workflow_job", nested_in(nlohmann::json::parse(job_payload("v/accel", "ci", "test", 1, 1, sha_of(1),
+                                                                   "completed", "failure")),
+                                 65)}};
+  for (const auto& [event, body] : deliveries) {
+    const Intake intake = relay.intake({event, "deep-" + event, body, k_t0});
+    EXPECT_EQ(intake.outcome, IntakeOutcome::malformed) << event;
+    EXPECT_NE(intake.message.find("deeper than 64"), std::string::npos) << intake.message;
+  }
+  EXPECT_EQ(count(relay.db(), "SELECT COUNT(*) FROM delivery_log"), 0);
+  EXPECT_EQ(count(relay.db(), "SELECT COUNT(*) FROM dead_letters WHERE reason LIKE '%deeper than 64%'"), 3);
+  // 64 levels (the payload's own object included) is still a delivery.
+  const std::string at_limit = nested_in(nlohmann::json::parse(push_payload(1, 1)), 63);
+  EXPECT_EQ(relay.intake({"push", "at-limit", at_limit, k_t0}).outcome, IntakeOutcome::stored);
+  ASSERT_TRUE(relay.process_pending());
+  EXPECT_EQ(count(relay.db(), "SELECT COUNT(*) FROM outbox WHERE kind = 'dispatch'"), 4);
+
+  const std::string result = nested_in({{"upstream_sha", sha_of(1)},
+                                        {"workflow", "ci"},
+                                        {"job", "test"},
+                                        {"run_id", 1},
+                                        {"status", "in_progress"}},
+                                       100'000);
+  const CallbackOutcome answer = relay.report_result("v/accel", result, k_t0);
+  EXPECT_EQ(answer.http_status, 400) << answer.message;
+  EXPECT_NE(answer.message.find("deeper than 64"), std::string::npos) << answer.message;
+  EXPECT_EQ(count(relay.db(), "SELECT COUNT(*) FROM jobs"), 0);
+}
+
+// A database written before the limit may hold such a row: normalising it (at every start) must
+// reject it, not crash.
+TEST(Intake, ADeepRowAlreadyStoredIsRejectedWhenNormalisedNotACrash) {
+  Relay relay = open_relay(scenario_config(), ":memory:");
+  auto stmt = relay.db().prepare(
+      "INSERT INTO delivery_log(delivery_id, event, received_at, body) VALUES(?, ?, ?, ?)");
+  ASSERT_TRUE(stmt);
+  stmt->bind(1, "old-deep").bind(2, "pull_request").bind(3, k_t0);
+  ASSERT_TRUE(stmt->bind_blob(4, nested_in(pull_request_opened(sha_of(1)), 100'000)).run());
+  ASSERT_EQ(relay.process_pending().value_or(-1), 1);
+  EXPECT_EQ(count(relay.db(),
+                  "SELECT COUNT(*) FROM delivery_outcomes WHERE state = 'rejected' AND note LIKE "
+                  "'%nested deeper than 64 levels%'"),
+            1);
+  EXPECT_EQ(count(relay.db(), "SELECT COUNT(*) FROM outbox"), 0);
+  EXPECT_EQ(dispatch_body("push", "d", nested_in(nlohmann::json::object(), 100'000)).find("[[["),
+            std::string::npos);
+}
+
 TEST(Intake, UnknownEventsAreStoredIgnoredAndCounted) {
   Relay relay = open_relay(scenario_config(), ":memory:");
   const std::string body = R"({"repository": {"full_name": "up/runtime"}, "zen": "Keep it simple."})";

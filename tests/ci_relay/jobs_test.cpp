@@ -71,5 +71,34 @@ TEST_F(JobsTest, ACallbackForAnUnknownCommitIsRefusedAndWritesNothing) {
   EXPECT_EQ(count(store->db(), "SELECT COUNT(*) FROM delivery_log"), 0);
 }
 
+// The key was "result:repo:run:attempt:workflow/job:status": workflow "build/linux" + job "test"
+// and workflow "build" + job "linux/test" shared it, and the second got 503 on every retry. A
+// webhook could also take a result's key first with its X-GitHub-Delivery.
+TEST_F(JobsTest, ResultsOfDifferentJobsNeverShareAKey) {
+  add_commits(*store, 1);
+  // What an older relay's key looked like, stored by a webhook before the result arrives.
+  const std::string squatted = "result:v/accel:7:1:build/linux/test:in_progress";
+  ASSERT_EQ(parts.intake.intake({"push", squatted, push_payload(2, 2), k_t0}).outcome, IntakeOutcome::stored);
+  for (const auto& [workflow, job] : std::vector<std::pair<std::string, std::string>>{
+           {"build/linux", "test"}, {"build", "linux/test"}, {"build/linux/", "test"}}) {
+    for (const char* status : {"in_progress", "completed"}) {
+      nlohmann::json body = {{"upstream_sha", sha_of(1)},
+                             {"workflow", workflow},
+                             {"job", job},
+                             {"run_id", 7},
+                             {"status", status}};
+      if (std::string(status) == "completed") body["conclusion"] = "success";
+      const auto outcome = parts.jobs.report_result("v/accel", body.dump(), k_t0);
+      EXPECT_EQ(outcome.http_status, 202)
+          << workflow << " + " << job << " " << status << ": " << outcome.message;
+    }
+  }
+  EXPECT_EQ(count(store->db(), "SELECT COUNT(*) FROM jobs WHERE conclusion = 'success'"), 3);
+  EXPECT_NE(result_delivery_id({"v/accel", "build/linux", "test"}, 7, 1, "completed"),
+            result_delivery_id({"v/accel", "build", "linux/test"}, 7, 1, "completed"));
+  const std::string key = result_delivery_id({"v/accel", "ci", "test"}, 7, 1, "completed");
+  EXPECT_FALSE(is_header_token(key));  // no X-GitHub-Delivery intake accepts can equal it
+}
+
 }  // namespace
 }  // namespace relforge::ci_relay

@@ -75,5 +75,50 @@ TEST_F(NormaliserTest, AFailedJobQueuesItsLogOnlyWhenLogsAreFetched) {
   EXPECT_EQ(count(quiet->db(), "SELECT COUNT(*) FROM log_fetches"), 0);
 }
 
+// A signed push is still not trusted: a commit that is its own parent (or a ring of them) must
+// end the first-parent walk, not loop forever under the database lock.
+TEST_F(NormaliserTest, APushWhoseCommitsFormACycleIsOrderedOnceAndTheRelayGoesOn) {
+  store_delivery("push", "p1", push_payload(1, 1));
+  const nlohmann::json self_parented = {
+      {"ref", "refs/heads/main"},
+      {"before", sha_of(1)},
+      {"after", sha_of(2)},
+      {"repository", {{"full_name", "up/runtime"}}},
+      {"commits", {{{"id", sha_of(2)}, {"message", "m"}, {"parents", {sha_of(2)}}}}}};
+  store_delivery("push", "self", self_parented.dump());
+  const nlohmann::json ring = {
+      {"ref", "refs/heads/main"},
+      {"before", sha_of(2)},
+      {"after", sha_of(4)},
+      {"repository", {{"full_name", "up/runtime"}}},
+      {"commits",
+       {{{"id", sha_of(3)}, {"parents", {sha_of(4)}}}, {{"id", sha_of(4)}, {"parents", {sha_of(3)}}}}}};
+  store_delivery("push", "ring", ring.dump());
+  ASSERT_EQ(parts.normaliser.process_pending().value_or(-1), 3);
+  EXPECT_EQ(count(store->db(), "SELECT COUNT(*) FROM commits"), 4);
+  EXPECT_EQ(count(store->db(), "SELECT seq FROM commits WHERE sha = '" + sha_of(2) + "'"), 2);
+  EXPECT_EQ(count(store->db(), "SELECT upto FROM normalise_cursor"), 3);
+}
+
+// The walk indexes the commits once: a 20,000-commit push is linear, not seconds of lock.
+TEST_F(NormaliserTest, AVeryLongPushIsOrderedByItsParents) {
+  constexpr int k_commits = 20'000;
+  nlohmann::json commits = nlohmann::json::array();
+  for (int n = 1; n <= k_commits; ++n) {
+    commits.push_back(
+        {{"id", sha_of(n)},
+         {"parents", n == 1 ? nlohmann::json::array() : nlohmann::json::array({sha_of(n - 1)})}});
+  }
+  const nlohmann::json push = {{"ref", "refs/heads/main"},
+                               {"before", std::string(40, '0')},
+                               {"after", sha_of(k_commits)},
+                               {"repository", {{"full_name", "up/runtime"}}},
+                               {"commits", commits}};
+  store_delivery("push", "long", push.dump());
+  ASSERT_EQ(parts.normaliser.process_pending().value_or(-1), 1);
+  EXPECT_EQ(count(store->db(), "SELECT COUNT(*) FROM commits"), k_commits);
+  EXPECT_EQ(count(store->db(), "SELECT seq FROM commits WHERE sha = '" + sha_of(k_commits) + "'"), k_commits);
+}
+
 }  // namespace
 }  // namespace relforge::ci_relay

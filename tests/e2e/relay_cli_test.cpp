@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -131,6 +132,66 @@ TEST_F(RelayCli, JobsShowClassificationsAndThePrCommentIsProduced) {
   EXPECT_EQ(by_job["v/serve · nightly / e2e"], "FLAKY");
   EXPECT_EQ(by_job["v/vision · ci / build"], "NEW");
   EXPECT_EQ(relforge("relay pr 41" + source).exit_code, 4);
+}
+
+// A mistyped --db made an empty database and every inspection reported all clear.
+TEST_F(RelayCli, InspectionCommandsOnAMissingDatabaseFailAndCreateNothing) {
+  const auto missing = dir / "typo" / "relay.db";
+  const std::string elsewhere = " --config " +
+                                shell_quote(source_path("tests/fixtures/relay/relay.toml").string()) +
+                                " --db " + shell_quote(missing.string());
+  for (const std::string command : {"breakages", "health", "jobs", "grid", "show 1", "bisect 1",
+                                    "bisect 1 --request", "pr 42", "dashboard"}) {
+    auto answer = relforge("relay " + command + elsewhere);
+    EXPECT_EQ(answer.exit_code, 4) << command << ": " << answer.err;
+    EXPECT_NE(answer.err.find("no relay database at " + missing.string()), std::string::npos) << answer.err;
+    EXPECT_NE(answer.err.find("--db"), std::string::npos) << answer.err;
+    EXPECT_EQ(answer.out, "") << command;
+  }
+  EXPECT_FALSE(std::filesystem::exists(missing.parent_path()));
+  // The scenario's database is read as before.
+  EXPECT_EQ(relforge("relay health" + source).exit_code, 0);
+}
+
+// A job name is whatever a webhook says: ESC, BEL and newlines printed raw could retitle the
+// terminal, clear it, or forge a line of the listing.
+TEST_F(RelayCli, WebhookTextIsPrintedWithVisibleEscapesNotAsTerminalControls) {
+  const std::string evil = "test\x1b]0;pwned\x07\x1b[2J\nb7e3a1c0ff  v/accel · ci / build  success";
+  std::string lines;
+  int run = 9000;
+  for (const auto& [commit, conclusion] :
+       std::vector<std::pair<int, std::string>>{{29, "success"}, {30, "failure"}}) {
+    ++run;
+    const nlohmann::json job = {{"id", run},
+                                {"run_id", run},
+                                {"run_attempt", 1},
+                                {"head_sha", sha_of(commit)},
+                                {"name", evil},
+                                {"workflow_name", "ci\x1b[31m"},
+                                {"status", "completed"},
+                                {"conclusion", conclusion},
+                                {"html_url", "https://x/\x07"},
+                                {"runner_name", "r"}};
+    lines +=
+        nlohmann::json{
+            {"event", "workflow_job"},
+            {"delivery_id", "evil-" + std::to_string(run)},
+            {"payload",
+             {{"action", "completed"}, {"workflow_job", job}, {"repository", {{"full_name", "v/accel"}}}}}}
+            .dump() +
+        "\n";
+  }
+  std::ofstream(dir / "evil.jsonl") << lines;
+  ASSERT_EQ(relforge("relay replay " + shell_quote((dir / "evil.jsonl").string()) + source).exit_code, 0);
+  for (const std::string command : {"jobs", "breakages", "grid --repo v/accel"}) {
+    auto answer = relforge("relay " + command + source);
+    ASSERT_EQ(answer.exit_code, 0) << command << ": " << answer.err;
+    EXPECT_EQ(answer.out.find('\x1b'), std::string::npos) << command << ": " << answer.out;
+    EXPECT_EQ(answer.out.find('\x07'), std::string::npos) << command << ": " << answer.out;
+    EXPECT_NE(answer.out.find("test\\x1b]0;pwned\\x07\\x1b[2J\\nb7e3a1c0ff"), std::string::npos)
+        << command << ": " << answer.out;
+    EXPECT_EQ(answer.out.find("\nb7e3a1c0ff"), std::string::npos) << command << ": " << answer.out;
+  }
 }
 
 TEST_F(RelayCli, ServeWithoutItsSecretFailsWithAnAuthError) {

@@ -90,6 +90,24 @@ TEST(Pr, FlakyRuleInfraUnstableCancelledAndTimedOut) {
   EXPECT_EQ(verdicts[4].verdict, PrVerdict::new_failure);  // timed out, classified like a failure
 }
 
+// A downstream that reports its own result (the relay's /api/results) has no runner and no log:
+// its failure is NEW or UNCLASSIFIED like any other, never infrastructure, so an L4 one blocks.
+TEST(Pr, AReportedFailureWithoutRunnerOrLogIsNotInfrastructure) {
+  auto reported = job("ci / test", "head", "failure", {}, "");
+  reported.runner_name.clear();
+  reported.origin = JobOrigin::callback;
+  reported.gate = Gate::required;
+  auto never_on_base = reported;
+  never_on_base.name = "ci / new";
+  const auto verdicts =
+      classify_pr(input_with({reported, never_on_base}, {job("ci / test", "base", "success", {})}));
+  ASSERT_EQ(verdicts.size(), 2u);
+  EXPECT_EQ(verdicts[0].verdict, PrVerdict::new_failure) << verdicts[0].evidence;
+  EXPECT_EQ(verdicts[1].verdict, PrVerdict::unclassified) << verdicts[1].evidence;
+  EXPECT_TRUE(blocks_merge(verdicts[0]));
+  EXPECT_TRUE(blocks_merge(verdicts[1]));
+}
+
 TEST(Pr, LintIsNeverBrokenTrunk) {
   const auto verdicts = classify_pr(input_with({job("lint", "head", "failure", {"flake8 E501"})},
                                                {job("lint", "base", "failure", {"flake8 E501"})}));
