@@ -427,10 +427,15 @@ Result<std::vector<PreparedWheel>> prepare_publish(const PublishOptions& options
 Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, ObjectStore& store) {
   auto checked = prepare_publish(options);
   if (!checked) return tl::unexpected(checked.error());
-  std::vector<Prepared>& prepared = *checked;
   if (options.on_stage) options.on_stage("checked");
   auto lock = store.lock();
   if (!lock) return tl::unexpected(lock.error());
+  return publish_prepared(options, std::move(*checked), store, **lock);
+}
+
+Result<std::vector<PublishedFile>> publish_prepared(const PublishOptions& options,
+                                                    std::vector<PreparedWheel> prepared, ObjectStore& store,
+                                                    const StoreLock& /*held*/) {
   std::set<std::string> projects;
   for (const auto& item : prepared) projects.insert(item.info.project);
   // Only the projects being published are read: one publish costs the same in any size of store.

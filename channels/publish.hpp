@@ -62,6 +62,12 @@ struct PreparedWheel {
 // Every check run_publish makes, with nothing written: one bad wheel fails the whole set.
 Result<std::vector<PreparedWheel>> prepare_publish(const PublishOptions& options);
 
+// run_publish's writing half, for a caller that checked `prepared` (prepare_publish) and holds
+// `held`, the store's lock, so that what it read under that lock still holds when the files land.
+Result<std::vector<PublishedFile>> publish_prepared(const PublishOptions& options,
+                                                    std::vector<PreparedWheel> prepared, ObjectStore& store,
+                                                    const StoreLock& held);
+
 // The PEP 740 provenance object for a verified bundle's DSSE envelope.
 std::string provenance_object(const std::string& bundle_json, const std::string& key_id);
 
