@@ -152,6 +152,17 @@ Status store_one(ObjectStore& store, const std::string& folder, const std::strin
     if (!old_text) return tl::unexpected(old_text.error());
     if (old_text->has_value()) {
       auto old = info_from_json(**old_text, store.describe(key + ".info.json"));
+      // A signed file keeps the bundle it was published with (check_identities refused any other):
+      // the same bytes again, with it or with none, change nothing but missing sidecars.
+      if (old && old->provenance) {
+        state = PublishState::unchanged;
+        item.info.provenance = true;
+        if (!item.bundle) return {};
+        if (auto status = store.put(key + ".sigstore.json", *item.bundle, k_json_content_type); !status)
+          return status;
+        return store.put(key + ".provenance", provenance_object(*item.bundle, item.key_id),
+                         k_json_content_type);
+      }
       if (old && old->provenance == item.info.provenance) {
         state = PublishState::unchanged;
         return {};
@@ -328,9 +339,19 @@ Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known
         if (!text->has_value()) continue;
         auto old = info_from_json(**text, store.describe(key + ".info.json"));
         if (!old) return tl::unexpected(old.error());
-        if (old->sha256 != item.info.sha256)
+        if (old->sha256 != item.info.sha256) {
           problems.push_back(input + ": " + immutable_conflict(store.describe(key), old->sha256).message() +
                              differing_entries(store, key, item.source));
+        } else if (old->provenance && item.bundle) {
+          auto bundle = store.get(key + ".sigstore.json");
+          if (!bundle) return tl::unexpected(bundle.error());
+          if (bundle->has_value() && **bundle != *item.bundle) {
+            problems.push_back(input + " is published with another signature bundle (" +
+                               store.describe(key + ".sigstore.json") +
+                               "); a published file's bundle is immutable: publish it without a bundle "
+                               "(it keeps the published one) or bump the version or build number");
+          }
+        }
         continue;
       }
       auto stored = object_sha256(store, key, {});
@@ -477,7 +498,7 @@ Result<std::vector<PublishedFile>> publish_prepared(const PublishOptions& option
         written.push_back(stored + suffix);
     }
     out.push_back({item.info.filename, item.variant, item.info.project, item.info.version, item.info.sha256,
-                   item.bundle.has_value(), state});
+                   item.info.provenance, state});
   }
   if (options.on_stage) options.on_stage("files-written");
   // The pages are rendered from what the store now holds, so a rerun after a crash repairs them: the

@@ -40,7 +40,7 @@ struct PublishedFile {
   std::string project;
   std::string version;
   std::string sha256;
-  bool signed_bundle = false;
+  bool signed_bundle = false;  // the stored file has a bundle (a republish without one keeps it)
   PublishState state = PublishState::added;
 };
 

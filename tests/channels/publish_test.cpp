@@ -279,6 +279,48 @@ TEST_F(PublishTest, StableRequiresAVerifiedSignatureAndServesProvenance) {
   EXPECT_NE(tampered_result.error().message().find("signature check failed"), std::string::npos);
 }
 
+// Published files are immutable, and so are their bundles: the same bytes again without a bundle
+// keep the stored one, and another bundle (another key, another source commit) is a conflict.
+TEST_F(PublishTest, ASignedFilesBundleIsImmutable) {
+  const auto wheel = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cpu");
+  auto first = options(Channel::stable, {wheel});
+  first.public_key = sign(wheel);
+  ASSERT_TRUE(run_publish(first));
+  const fs::path stored = m_dir.path() / "store/whl/cpu/mini/mini-1.0+cpu-py3-none-any.whl";
+  const auto bundle = platform::read_file(stored.string() + ".sigstore.json").value();
+  const auto provenance = platform::read_file(stored.string() + ".provenance").value();
+  const auto html = page("whl/cpu/mini/index.html");
+  ASSERT_NE(html.find("data-provenance"), std::string::npos);
+
+  fs::remove(wheel.string() + ".sigstore.json");
+  auto unsigned_again = options(Channel::stable, {wheel});
+  unsigned_again.signatures = SignaturePolicy::optional;
+  const auto kept = run_publish(unsigned_again);
+  ASSERT_TRUE(kept) << kept.error().describe();
+  EXPECT_EQ(kept->front().state, PublishState::unchanged);
+  EXPECT_EQ(page("whl/cpu/mini/index.html"), html);
+
+  const auto other = signing::generate_key(signing::KeyType::ed25519, m_dir.path() / "other").value();
+  ASSERT_TRUE(platform::write_file_atomic(
+      wheel.string() + ".sigstore.json",
+      signing::sign_file(wheel, signing::PrivateKey::load(other.private_key).value(), {}).value()));
+  auto resigned = options(Channel::stable, {wheel});
+  resigned.public_key = other.public_key;
+  const auto refused = run_publish(resigned);
+  ASSERT_FALSE(refused) << "a published file's bundle was replaced";
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().message().find("bundle"), std::string::npos) << refused.error().message();
+  EXPECT_EQ(platform::read_file(stored.string() + ".sigstore.json").value(), bundle);
+  EXPECT_EQ(platform::read_file(stored.string() + ".provenance").value(), provenance);
+  EXPECT_EQ(page("whl/cpu/mini/index.html"), html);
+
+  // The bundle it was published with is accepted again: a retried job is harmless.
+  ASSERT_TRUE(platform::write_file_atomic(wheel.string() + ".sigstore.json", bundle));
+  const auto same = run_publish(first);
+  ASSERT_TRUE(same) << same.error().describe();
+  EXPECT_EQ(same->front().state, PublishState::unchanged);
+}
+
 TEST_F(PublishTest, ABundleThatIsAFifoOrEndlessIsRefusedNotReadForEver) {
   const auto public_key = sign(test::make_wheel(m_dir.path() / "key", "mini", "0.1+cpu"));
   const auto fifo_wheel = test::make_wheel(m_dir.path() / "fifo", "mini", "1.0+cu126");
