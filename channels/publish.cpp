@@ -304,11 +304,20 @@ Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known
   for (const auto& item : prepared) {
     const std::string id = item.identity.key();
     const std::string input = item.source.filename().string();
-    if (auto [other, fresh] = batch.emplace(id, &item);
-        !fresh && (other->second->info.sha256 != item.info.sha256)) {
-      problems.push_back(input + " and " + other->second->source.filename().string() +
-                         " are the same file identity (" + item.identity.describe() +
-                         ") with different bytes; publish one of them");
+    if (auto [other, fresh] = batch.emplace(id, &item); !fresh) {
+      const Prepared& first = *other->second;
+      if (first.info.sha256 != item.info.sha256) {
+        problems.push_back(input + " and " + first.source.filename().string() +
+                           " are the same file identity (" + item.identity.describe() +
+                           ") with different bytes; publish one of them");
+      } else if (first.info.filename != item.info.filename) {
+        // Both would be stored, and the channel would hold one identity twice.
+        problems.push_back(input + " and " + first.source.filename().string() +
+                           " are the same file identity (" + item.identity.describe() +
+                           ") under two names (" + first.info.filename + ", " + item.info.filename +
+                           "); an identity is published once, under one name: publish one "
+                           "of them");
+      }
     }
     if (const auto stone = known.tombstones.find(id); stone != known.tombstones.end()) {
       const Tombstone& dead = stone->second.first;

@@ -321,6 +321,26 @@ TEST_F(PublishTest, ASignedFilesBundleIsImmutable) {
   EXPECT_EQ(same->front().state, PublishState::unchanged);
 }
 
+// Two spellings of one identity in one batch are refused as two publishes of them are, even with
+// the same bytes: the store would hold the identity twice.
+TEST_F(PublishTest, TwoSpellingsOfOneIdentityInOneBatchAreAConflict) {
+  const auto made = test::make_wheel(m_dir.path() / "made", "tg", "1.0+cpu");
+  fs::create_directories(m_dir.path() / "in");
+  const auto a = m_dir.path() / "in/tg-1.0+cpu-py2.py3-none-any.whl";
+  const auto b = m_dir.path() / "in/tg-1.0+cpu-py3.py2-none-any.whl";
+  fs::copy_file(made, a);
+  fs::copy_file(made, b);
+  const auto refused = run_publish(options(Channel::nightly, {a, b}));
+  ASSERT_FALSE(refused) << "both spellings were stored";
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().message().find("same file identity"), std::string::npos)
+      << refused.error().message();
+  EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/nightly/cpu"));
+  // The same spelling twice is one file.
+  const auto twice = run_publish(options(Channel::nightly, {a, a}));
+  ASSERT_TRUE(twice) << twice.error().describe();
+}
+
 TEST_F(PublishTest, ABundleThatIsAFifoOrEndlessIsRefusedNotReadForEver) {
   const auto public_key = sign(test::make_wheel(m_dir.path() / "key", "mini", "0.1+cpu"));
   const auto fifo_wheel = test::make_wheel(m_dir.path() / "fifo", "mini", "1.0+cu126");
