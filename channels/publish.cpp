@@ -14,6 +14,7 @@
 #include "channels/tombstones.hpp"
 #include "core/text.hpp"
 #include "packaging/names.hpp"
+#include "packaging/specifier.hpp"
 #include "packaging/version.hpp"
 #include "packaging/wheel_diff.hpp"
 #include "packaging/wheel_metadata.hpp"
@@ -64,6 +65,22 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
   if (auto verified = packaging::verify_wheel(copy); !verified) return about_input(verified.error());
   auto metadata = packaging::read_wheel_metadata(copy);
   if (!metadata) return about_input(metadata.error());
+  // Core metadata names are ASCII (PEP 508): a Cyrillic 'е' would make a project that reads as demo.
+  if (!packaging::is_valid_project_name(metadata->name)) {
+    return fail(ErrorCategory::invalid_input,
+                filename + ": its METADATA Name '" + metadata->name +
+                    "' is not a valid project name (PEP 508: ASCII letters and digits, with '.', '-' and '_' "
+                    "between them); rename the project and rebuild the wheel");
+  }
+  // pip ignores a Requires-Python it cannot parse and installs the file on every Python.
+  if (!metadata->requires_python.empty()) {
+    if (auto specifiers = packaging::parse_specifier_set(metadata->requires_python); !specifiers) {
+      return fail(ErrorCategory::integrity,
+                  filename + ": its METADATA Requires-Python '" + metadata->requires_python +
+                      "' is not a PEP 440 specifier set (" + specifiers.error().message() +
+                      "); pip would ignore it: fix it and rebuild the wheel");
+    }
+  }
   auto meta_version = packaging::parse_version(metadata->version);
   if (packaging::normalize_project_name(metadata->name) != name->normalized_name() || !meta_version ||
       meta_version->to_string() != name->version.to_string()) {

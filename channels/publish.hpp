@@ -1,8 +1,9 @@
 #pragma once
-// Publishing wheels into a channel: every input is checked first (RECORD, file name against
-// METADATA, signature and subject digest when required), a file identity is stored once under its
-// canonical name and never again once deleted, files land before the index pages that name them,
-// and the store's lock serialises concurrent publishers.
+// Publishing wheels into a channel: every input is checked first (RECORD, file name, Name and
+// Requires-Python of METADATA, signature and subject digest when required), a file identity is
+// stored once under its canonical name, with the bundle it was first signed with, and never again
+// once deleted; files land before the index pages that name them, and the store's lock serialises
+// concurrent publishers.
 #include <filesystem>
 #include <functional>
 #include <optional>

@@ -341,6 +341,30 @@ TEST_F(PublishTest, TwoSpellingsOfOneIdentityInOneBatchAreAConflict) {
   ASSERT_TRUE(twice) << twice.error().describe();
 }
 
+// pip ignores a Requires-Python it cannot parse, and installs the file everywhere.
+TEST_F(PublishTest, AnInvalidRequiresPythonIsRefused) {
+  const auto wheel =
+      test::make_wheel(m_dir.path() / "in", "mini", "1.0+cpu", "--requires-python '>=3.99 <4'");
+  const auto refused = run_publish(options(Channel::nightly, {wheel}));
+  ASSERT_FALSE(refused) << "an invalid Requires-Python was published";
+  EXPECT_EQ(refused.error().category(), ErrorCategory::integrity);
+  EXPECT_NE(refused.error().message().find("Requires-Python"), std::string::npos)
+      << refused.error().message();
+  EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/nightly/cpu"));
+  const auto good =
+      test::make_wheel(m_dir.path() / "good", "mini", "1.0+cpu", "--requires-python '>=3.9, <4'");
+  EXPECT_TRUE(run_publish(options(Channel::nightly, {good})));
+}
+
+// Core metadata names are ASCII (PEP 508): a Cyrillic 'е' would make a project that looks like demo.
+TEST_F(PublishTest, ANonAsciiProjectNameIsRefused) {
+  const auto wheel = test::make_wheel(m_dir.path() / "in", "d\xd0\xb5mo", "1.0+cpu");
+  const auto refused = run_publish(options(Channel::nightly, {wheel}));
+  ASSERT_FALSE(refused) << "a non-ASCII project name was published";
+  EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
+  EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/nightly/cpu"));
+}
+
 TEST_F(PublishTest, ABundleThatIsAFifoOrEndlessIsRefusedNotReadForEver) {
   const auto public_key = sign(test::make_wheel(m_dir.path() / "key", "mini", "0.1+cpu"));
   const auto fifo_wheel = test::make_wheel(m_dir.path() / "fifo", "mini", "1.0+cu126");
