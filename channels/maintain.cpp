@@ -12,7 +12,6 @@
 #include "channels/listing_cache.hpp"
 #include "channels/tombstones.hpp"
 #include "core/text.hpp"
-#include "core/utf8.hpp"
 #include "packaging/version.hpp"
 #include "platform/digest.hpp"
 #include "platform/private_dir.hpp"
@@ -61,10 +60,7 @@ Status remove_file(ObjectStore& store, const std::string& key) {
 
 Result<std::vector<YankedFile>> run_yank(const YankOptions& options, ObjectStore& store) {
   // pip shows the reason to whoever installs: one line of text, never bytes a terminal acts on.
-  const bool control = std::any_of(options.reason.begin(), options.reason.end(), [](char c) {
-    return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7f';
-  });
-  if (!core::is_valid_utf8(options.reason) || control)
+  if (!valid_yank_reason(options.reason))
     return fail(ErrorCategory::invalid_input,
                 "--reason must be one line of UTF-8 text without control characters (pip shows it to "
                 "whoever installs the file); nothing was yanked");
