@@ -235,13 +235,20 @@ Result<std::vector<std::vector<FileInfo>>> read_folders(ObjectStore& store, cons
   first_key.push_back(keys.size());
   std::vector<std::optional<FileInfo>> parsed(keys.size());
   auto read = store.get_many(keys, [&](std::size_t i, std::optional<std::string> text) -> Status {
-    if (!text) return {};                       // removed since the listing
-    if (auto plain = scan_plain_info(*text)) {  // the common case, without naming the key
-      parsed[i] = std::move(*plain);
-      return {};
-    }
-    auto info = info_from_json(*text, store.describe(keys[i]));
+    if (!text) return {};                 // removed since the listing
+    auto plain = scan_plain_info(*text);  // the common case, without naming the key
+    auto info = plain ? Result<FileInfo>(std::move(*plain)) : info_from_json(*text, store.describe(keys[i]));
     if (!info) return tl::unexpected(info.error());
+    // Every field goes into a page: a record that names another file or carries bytes no page
+    // may hold is refused, not rendered.
+    const std::string_view key = keys[i];
+    const std::string_view wheel =
+        key.substr(key.rfind('/') + 1, key.size() - key.rfind('/') - 1 - k_info_suffix.size());
+    if (auto problem = record_problem(*info, wheel)) {
+      return fail(ErrorCategory::integrity, store.describe(keys[i]) +
+                                                " is not a valid file record: " + *problem +
+                                                " (republish the file or restore the record from a backup)");
+    }
     parsed[i] = std::move(*info);
     return {};
   });
@@ -312,7 +319,11 @@ Result<ChannelListing> read_listing(ObjectStore& store, const ChannelScan& scan,
         const std::vector<FileInfo>* new_files = added_to(added, ref);
         const auto before = new_files ? without(wheels, *new_files) : std::nullopt;
         const std::vector<std::string>* names = new_files ? (before ? &*before : nullptr) : &wheels;
-        if (auto section = names ? take_section(*cache->second, ref.first, *names) : std::nullopt) {
+        auto section = names ? take_section(*cache->second, ref.first, *names) : std::nullopt;
+        // A cache is believed only where each of its records could go into a page.
+        if (section && std::none_of(section->begin(), section->end(), [](const FileInfo& info) {
+              return record_problem(info, info.filename).has_value();
+            })) {
           files = std::move(*section);
           if (new_files) files.insert(files.end(), new_files->begin(), new_files->end());
           continue;

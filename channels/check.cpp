@@ -141,6 +141,8 @@ private:
         add("bad-record", key + ".info.json",
             "the record names " + info->project + "/" + info->filename + ", not " + ref.second + "/" + wheel,
             "republish " + wheel);
+      } else if (auto problem = record_problem(*info, wheel)) {
+        add("bad-record", key + ".info.json", *problem + "; no page may carry it", "republish " + wheel);
       }
       auto head = m_store.head(key);
       if (!head) return tl::unexpected(head.error());

@@ -1,7 +1,10 @@
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "channels/info_scan.hpp"
 #include "channels/store.hpp"
+#include "core/utf8.hpp"
 
 namespace relforge::channels {
 namespace {
@@ -111,7 +114,31 @@ private:
   int m_depth = 0;
 };
 
+bool sha256_hex(std::string_view text) {
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
 }  // namespace
+
+bool valid_yank_reason(std::string_view reason) {
+  const bool control = std::any_of(reason.begin(), reason.end(), [](char c) {
+    return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7f';
+  });
+  return core::is_valid_utf8(reason) && !control;
+}
+
+std::optional<std::string> record_problem(const FileInfo& info, std::string_view stored_name) {
+  if (info.filename != stored_name)
+    return "the record names " + info.filename + ", not " + std::string(stored_name);
+  if (!sha256_hex(info.sha256)) return std::string("its sha256 is not 64 lowercase hex digits");
+  if (!info.metadata_sha256.empty() && !sha256_hex(info.metadata_sha256))
+    return std::string("its metadata_sha256 is not 64 lowercase hex digits");
+  if (!valid_yank_reason(info.yanked_reason))
+    return std::string("its yank reason is not one line of UTF-8 text without control characters");
+  return std::nullopt;
+}
 
 std::string info_to_json(const FileInfo& info) {
   const nlohmann::ordered_json json = {{"filename", info.filename},

@@ -79,8 +79,9 @@ std::string render_project_html(const std::string& project, const std::vector<In
     const auto& info = file.info;
     out += "<a href=\"";
     append_html_escaped(out, file.url);
+    // Records are checked where they are read (record_problem); escaped here all the same.
     out += "#sha256=";
-    out += info.sha256;
+    append_html_escaped(out, info.sha256);
     out += '"';
     if (!info.requires_python.empty()) {
       out += " data-requires-python=\"";
@@ -89,9 +90,9 @@ std::string render_project_html(const std::string& project, const std::vector<In
     }
     if (!info.metadata_sha256.empty()) {
       out += " data-dist-info-metadata=\"sha256=";
-      out += info.metadata_sha256;
+      append_html_escaped(out, info.metadata_sha256);
       out += "\" data-core-metadata=\"sha256=";
-      out += info.metadata_sha256;
+      append_html_escaped(out, info.metadata_sha256);
       out += '"';
     }
     if (info.provenance) {

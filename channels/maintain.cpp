@@ -12,7 +12,6 @@
 #include "channels/listing_cache.hpp"
 #include "channels/tombstones.hpp"
 #include "core/text.hpp"
-#include "core/utf8.hpp"
 #include "packaging/version.hpp"
 #include "platform/digest.hpp"
 #include "platform/private_dir.hpp"
@@ -61,10 +60,7 @@ Status remove_file(ObjectStore& store, const std::string& key) {
 
 Result<std::vector<YankedFile>> run_yank(const YankOptions& options, ObjectStore& store) {
   // pip shows the reason to whoever installs: one line of text, never bytes a terminal acts on.
-  const bool control = std::any_of(options.reason.begin(), options.reason.end(), [](char c) {
-    return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7f';
-  });
-  if (!core::is_valid_utf8(options.reason) || control)
+  if (!valid_yank_reason(options.reason))
     return fail(ErrorCategory::invalid_input,
                 "--reason must be one line of UTF-8 text without control characters (pip shows it to "
                 "whoever installs the file); nothing was yanked");
@@ -295,6 +291,65 @@ Result<std::size_t> check_complete(const PromoteOptions& options, const packagin
   return cells;
 }
 
+// A yanked file was withdrawn from where it was tested: promoting it would publish it unyanked.
+Status refuse_yanked(const PromoteOptions& options, const std::vector<StoredFile>& plan) {
+  std::vector<std::string> yanked;
+  for (const auto& file : plan) {
+    if (!file.info.yanked) continue;
+    yanked.push_back(file.variant + "/" + file.info.filename +
+                     (file.info.yanked_reason.empty() ? "" : " (yanked: " + file.info.yanked_reason + ")"));
+  }
+  if (yanked.empty()) return {};
+  return fail(ErrorCategory::conflict,
+              "version " + options.version + " has files yanked in the " +
+                  std::string(channel_name(options.from)) +
+                  " channel, and a yanked file is never promoted: " + core::join(yanked, ", ") +
+                  "; publish a fixed build and promote that, or un-yank the file "
+                  "('relforge yank --undo') if it was yanked by mistake; nothing "
+                  "was promoted");
+}
+
+// The plan's records as they are now: read again under the store's lock, so that a yank or prune
+// that landed since the plan was made is seen before anything is copied.
+Result<std::vector<StoredFile>> reread_plan(ObjectStore& store, const std::vector<StoredFile>& plan) {
+  std::vector<StoredFile> now = plan;
+  for (auto& file : now) {
+    const std::string key = file.key + ".info.json";
+    auto text = store.get(key);
+    if (!text) return tl::unexpected(text.error());
+    if (!text->has_value()) {
+      return fail(
+          ErrorCategory::conflict,
+          store.describe(file.key) + " was removed while it was being promoted; nothing was promoted");
+    }
+    auto info = info_from_json(**text, store.describe(key));
+    if (!info) return tl::unexpected(info.error());
+    if (info->sha256 != file.info.sha256) {
+      return fail(ErrorCategory::conflict,
+                  store.describe(file.key) + " changed while it was being promoted; nothing was promoted");
+    }
+    file.info = std::move(*info);
+  }
+  return now;
+}
+
+// The publish to the target, with the yank check made again under the same hold of the store's
+// lock: yank, prune and publish all take it, so what is checked here is what gets copied.
+Result<std::vector<PublishedFile>> publish_under_lock(const PromoteOptions& options,
+                                                      const PublishOptions& publish,
+                                                      const std::vector<StoredFile>& plan,
+                                                      ObjectStore& store) {
+  auto checked = prepare_publish(publish);
+  if (!checked) return tl::unexpected(checked.error());
+  if (publish.on_stage) publish.on_stage("checked");
+  auto lock = store.lock();
+  if (!lock) return tl::unexpected(lock.error());
+  auto now = reread_plan(store, plan);
+  if (!now) return tl::unexpected(now.error());
+  if (auto status = refuse_yanked(options, *now); !status) return tl::unexpected(status.error());
+  return publish_prepared(publish, std::move(*checked), store, **lock);
+}
+
 }  // namespace
 
 Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& store) {
@@ -331,22 +386,7 @@ Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& st
                                                   " channel: no files for " + core::join(missing, ", ") +
                                                   "; nothing was promoted");
   }
-  // A yanked file was withdrawn from where it was tested: promoting it would publish it unyanked.
-  std::vector<std::string> yanked;
-  for (const auto& file : result.plan) {
-    if (!file.info.yanked) continue;
-    yanked.push_back(file.variant + "/" + file.info.filename +
-                     (file.info.yanked_reason.empty() ? "" : " (yanked: " + file.info.yanked_reason + ")"));
-  }
-  if (!yanked.empty()) {
-    return fail(ErrorCategory::conflict,
-                "version " + options.version + " has files yanked in the " +
-                    std::string(channel_name(options.from)) +
-                    " channel, and a yanked file is never promoted: " + core::join(yanked, ", ") +
-                    "; publish a fixed build and promote that, or un-yank the file "
-                    "('relforge yank --undo') if it was yanked by mistake; nothing "
-                    "was promoted");
-  }
+  if (auto status = refuse_yanked(options, result.plan); !status) return tl::unexpected(status.error());
   if (!options.expected_files.empty()) {
     auto complete = check_complete(options, *wanted, result.plan);
     if (!complete) return tl::unexpected(complete.error());
@@ -429,7 +469,7 @@ Result<PromoteResult> run_promote(const PromoteOptions& options, ObjectStore& st
       return tl::unexpected(built.error());
     }
   }
-  auto published = run_publish(publish, store);
+  auto published = publish_under_lock(options, publish, result.plan, store);
   if (!published) {
     if (options.pypi_staging) discard_pypi_copies(*options.pypi_staging);
     return tl::unexpected(published.error());

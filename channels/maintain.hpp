@@ -2,8 +2,9 @@
 // Channel maintenance over any ObjectStore: yank (PEP 592), prune (nightly, or test when allowed;
 // never stable: keep the newest N PEP 440 versions per project, all variants of a kept version,
 // never a pinned one; tombstones first, pages next, files last) and promote (exact files of one
-// version from one channel to another, re-verified, complete against the expected variants,
-// optionally staged for PyPI without the local label). Each overload without a store works on the
+// version from one channel to another, re-verified, complete against the expected variants, none
+// yanked when the store's lock is taken for the copy, optionally staged for PyPI without the local
+// label). Each overload without a store works on the
 // directory `options.root`.
 #include <filesystem>
 #include <functional>

@@ -14,6 +14,7 @@
 #include "channels/tombstones.hpp"
 #include "core/text.hpp"
 #include "packaging/names.hpp"
+#include "packaging/specifier.hpp"
 #include "packaging/version.hpp"
 #include "packaging/wheel_diff.hpp"
 #include "packaging/wheel_metadata.hpp"
@@ -64,6 +65,22 @@ Result<Prepared> prepare(const PublishOptions& options, const fs::path& file,
   if (auto verified = packaging::verify_wheel(copy); !verified) return about_input(verified.error());
   auto metadata = packaging::read_wheel_metadata(copy);
   if (!metadata) return about_input(metadata.error());
+  // Core metadata names are ASCII (PEP 508): a Cyrillic 'е' would make a project that reads as demo.
+  if (!packaging::is_valid_project_name(metadata->name)) {
+    return fail(ErrorCategory::invalid_input,
+                filename + ": its METADATA Name '" + metadata->name +
+                    "' is not a valid project name (PEP 508: ASCII letters and digits, with '.', '-' and '_' "
+                    "between them); rename the project and rebuild the wheel");
+  }
+  // pip ignores a Requires-Python it cannot parse and installs the file on every Python.
+  if (!metadata->requires_python.empty()) {
+    if (auto specifiers = packaging::parse_specifier_set(metadata->requires_python); !specifiers) {
+      return fail(ErrorCategory::integrity,
+                  filename + ": its METADATA Requires-Python '" + metadata->requires_python +
+                      "' is not a PEP 440 specifier set (" + specifiers.error().message() +
+                      "); pip would ignore it: fix it and rebuild the wheel");
+    }
+  }
   auto meta_version = packaging::parse_version(metadata->version);
   if (packaging::normalize_project_name(metadata->name) != name->normalized_name() || !meta_version ||
       meta_version->to_string() != name->version.to_string()) {
@@ -152,6 +169,17 @@ Status store_one(ObjectStore& store, const std::string& folder, const std::strin
     if (!old_text) return tl::unexpected(old_text.error());
     if (old_text->has_value()) {
       auto old = info_from_json(**old_text, store.describe(key + ".info.json"));
+      // A signed file keeps the bundle it was published with (check_identities refused any other):
+      // the same bytes again, with it or with none, change nothing but missing sidecars.
+      if (old && old->provenance) {
+        state = PublishState::unchanged;
+        item.info.provenance = true;
+        if (!item.bundle) return {};
+        if (auto status = store.put(key + ".sigstore.json", *item.bundle, k_json_content_type); !status)
+          return status;
+        return store.put(key + ".provenance", provenance_object(*item.bundle, item.key_id),
+                         k_json_content_type);
+      }
       if (old && old->provenance == item.info.provenance) {
         state = PublishState::unchanged;
         return {};
@@ -293,11 +321,20 @@ Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known
   for (const auto& item : prepared) {
     const std::string id = item.identity.key();
     const std::string input = item.source.filename().string();
-    if (auto [other, fresh] = batch.emplace(id, &item);
-        !fresh && (other->second->info.sha256 != item.info.sha256)) {
-      problems.push_back(input + " and " + other->second->source.filename().string() +
-                         " are the same file identity (" + item.identity.describe() +
-                         ") with different bytes; publish one of them");
+    if (auto [other, fresh] = batch.emplace(id, &item); !fresh) {
+      const Prepared& first = *other->second;
+      if (first.info.sha256 != item.info.sha256) {
+        problems.push_back(input + " and " + first.source.filename().string() +
+                           " are the same file identity (" + item.identity.describe() +
+                           ") with different bytes; publish one of them");
+      } else if (first.info.filename != item.info.filename) {
+        // Both would be stored, and the channel would hold one identity twice.
+        problems.push_back(input + " and " + first.source.filename().string() +
+                           " are the same file identity (" + item.identity.describe() +
+                           ") under two names (" + first.info.filename + ", " + item.info.filename +
+                           "); an identity is published once, under one name: publish one "
+                           "of them");
+      }
     }
     if (const auto stone = known.tombstones.find(id); stone != known.tombstones.end()) {
       const Tombstone& dead = stone->second.first;
@@ -328,9 +365,19 @@ Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known
         if (!text->has_value()) continue;
         auto old = info_from_json(**text, store.describe(key + ".info.json"));
         if (!old) return tl::unexpected(old.error());
-        if (old->sha256 != item.info.sha256)
+        if (old->sha256 != item.info.sha256) {
           problems.push_back(input + ": " + immutable_conflict(store.describe(key), old->sha256).message() +
                              differing_entries(store, key, item.source));
+        } else if (old->provenance && item.bundle) {
+          auto bundle = store.get(key + ".sigstore.json");
+          if (!bundle) return tl::unexpected(bundle.error());
+          if (bundle->has_value() && **bundle != *item.bundle) {
+            problems.push_back(input + " is published with another signature bundle (" +
+                               store.describe(key + ".sigstore.json") +
+                               "); a published file's bundle is immutable: publish it without a bundle "
+                               "(it keeps the published one) or bump the version or build number");
+          }
+        }
         continue;
       }
       auto stored = object_sha256(store, key, {});
@@ -427,10 +474,15 @@ Result<std::vector<PreparedWheel>> prepare_publish(const PublishOptions& options
 Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, ObjectStore& store) {
   auto checked = prepare_publish(options);
   if (!checked) return tl::unexpected(checked.error());
-  std::vector<Prepared>& prepared = *checked;
   if (options.on_stage) options.on_stage("checked");
   auto lock = store.lock();
   if (!lock) return tl::unexpected(lock.error());
+  return publish_prepared(options, std::move(*checked), store, **lock);
+}
+
+Result<std::vector<PublishedFile>> publish_prepared(const PublishOptions& options,
+                                                    std::vector<PreparedWheel> prepared, ObjectStore& store,
+                                                    const StoreLock& /*held*/) {
   std::set<std::string> projects;
   for (const auto& item : prepared) projects.insert(item.info.project);
   // Only the projects being published are read: one publish costs the same in any size of store.
@@ -472,7 +524,7 @@ Result<std::vector<PublishedFile>> run_publish(const PublishOptions& options, Ob
         written.push_back(stored + suffix);
     }
     out.push_back({item.info.filename, item.variant, item.info.project, item.info.version, item.info.sha256,
-                   item.bundle.has_value(), state});
+                   item.info.provenance, state});
   }
   if (options.on_stage) options.on_stage("files-written");
   // The pages are rendered from what the store now holds, so a rerun after a crash repairs them: the

@@ -1,8 +1,9 @@
 #pragma once
-// Publishing wheels into a channel: every input is checked first (RECORD, file name against
-// METADATA, signature and subject digest when required), a file identity is stored once under its
-// canonical name and never again once deleted, files land before the index pages that name them,
-// and the store's lock serialises concurrent publishers.
+// Publishing wheels into a channel: every input is checked first (RECORD, file name, Name and
+// Requires-Python of METADATA, signature and subject digest when required), a file identity is
+// stored once under its canonical name, with the bundle it was first signed with, and never again
+// once deleted; files land before the index pages that name them, and the store's lock serialises
+// concurrent publishers.
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -40,7 +41,7 @@ struct PublishedFile {
   std::string project;
   std::string version;
   std::string sha256;
-  bool signed_bundle = false;
+  bool signed_bundle = false;  // the stored file has a bundle (a republish without one keeps it)
   PublishState state = PublishState::added;
 };
 
@@ -61,6 +62,12 @@ struct PreparedWheel {
 
 // Every check run_publish makes, with nothing written: one bad wheel fails the whole set.
 Result<std::vector<PreparedWheel>> prepare_publish(const PublishOptions& options);
+
+// run_publish's writing half, for a caller that checked `prepared` (prepare_publish) and holds
+// `held`, the store's lock, so that what it read under that lock still holds when the files land.
+Result<std::vector<PublishedFile>> publish_prepared(const PublishOptions& options,
+                                                    std::vector<PreparedWheel> prepared, ObjectStore& store,
+                                                    const StoreLock& held);
 
 // The PEP 740 provenance object for a verified bundle's DSSE envelope.
 std::string provenance_object(const std::string& bundle_json, const std::string& key_id);

@@ -13,20 +13,36 @@ namespace relforge::channels {
 namespace fs = std::filesystem;
 namespace {
 
-struct Offer {
+// What a page is answered as, and the media types a client may name it by: the "latest" alias
+// is answered as v1, but only where the client did not refuse v1 by name.
+struct Answer {
   std::string_view type;
+  std::string_view alias;
   PageFormat format;
-  std::string_view answer;
 };
 
-// Server preference order among equal q values: JSON first, as PEP 691 recommends.
-constexpr Offer k_offers[] = {
-    {"application/vnd.pypi.simple.v1+json", PageFormat::json, k_json_type},
-    {"application/vnd.pypi.simple.latest+json", PageFormat::json, k_json_type},
-    {"application/vnd.pypi.simple.v1+html", PageFormat::html, k_html_type},
-    {"application/vnd.pypi.simple.latest+html", PageFormat::html, k_html_type},
-    {"text/html", PageFormat::html, "text/html"},
+constexpr Answer k_answers[] = {
+    {k_json_type, "application/vnd.pypi.simple.latest+json", PageFormat::json},
+    {k_html_type, "application/vnd.pypi.simple.latest+html", PageFormat::html},
+    {"text/html", "", PageFormat::html},
 };
+
+// How well a media range names an answer: 0 not at all, then */*, type/*, the alias, the type.
+int specificity(std::string_view range, const Answer& answer) {
+  if (range == answer.type) return 4;
+  if (!answer.alias.empty() && range == answer.alias) return 3;
+  const std::string_view major = answer.type.substr(0, answer.type.find('/'));
+  if (range.size() == major.size() + 2 && range.starts_with(major) && range.ends_with("/*")) return 2;
+  return range == "*/*" ? 1 : 0;
+}
+
+// Server preference among equal weights, best first: a type the client named (or named by its
+// family) JSON first, as PEP 691 recommends; one that only */* admits, which browsers and curl
+// send, HTML first.
+std::size_t preference(std::size_t answer, int specificity) {
+  constexpr std::size_t named = std::size(k_answers);
+  return specificity > 1 ? answer : named + (named - 1 - answer);
+}
 
 // RFC 9110 §12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ), and the
 // parameter name is case-insensitive. A weight that is no qvalue (2, nan, inf) makes the range
@@ -70,32 +86,33 @@ std::string content_type_for(std::string_view name) {
 
 std::optional<Negotiated> negotiate(std::string_view accept) {
   if (core::trim(accept).empty()) return Negotiated{PageFormat::html, "text/html"};
-  double best_q = 0.0;
-  std::optional<Negotiated> best;
-  std::size_t best_rank = 0;
+  // RFC 9110 §12.5.1: each answer takes the weight of the most specific range that matches it, so
+  // "text/html;q=0, */*" refuses text/html whatever */* says.
+  struct Weight {
+    int specificity = 0;
+    double q = 0.0;
+  };
+  Weight weights[std::size(k_answers)];
   for (auto item : core::split(accept, ',')) {
     item = core::trim(item);
     const auto semi = item.find(';');
     const std::string type = core::to_lower(core::trim(item.substr(0, semi)));
     const double q = semi == std::string_view::npos ? 1.0 : parse_q(item.substr(semi + 1));
-    if (q <= 0.0) continue;
-    for (std::size_t rank = 0; rank < std::size(k_offers); ++rank) {
-      const auto& offer = k_offers[rank];
-      const bool match = type == offer.type || type == "*/*" ||
-                         (type == "text/*" && offer.type == "text/html") ||
-                         (type == "application/*" && offer.type != "text/html");
-      if (!match) continue;
-      const std::size_t effective_rank = type == "*/*" ? std::size(k_offers) - 1 : rank;  // */* means HTML
-      const auto& chosen = k_offers[effective_rank];
-      if (!best || q > best_q || (q == best_q && effective_rank < best_rank)) {
-        best = Negotiated{chosen.format, std::string(chosen.answer)};
-        best_q = q;
-        best_rank = effective_rank;
-      }
-      break;
+    for (std::size_t i = 0; i < std::size(k_answers); ++i) {
+      const int level = specificity(type, k_answers[i]);
+      if (level > weights[i].specificity) weights[i] = {level, q};
     }
   }
-  return best;
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < std::size(k_answers); ++i) {
+    if (weights[i].specificity == 0 || weights[i].q <= 0.0) continue;
+    if (!best || weights[i].q > weights[*best].q ||
+        (weights[i].q == weights[*best].q &&
+         preference(i, weights[i].specificity) < preference(*best, weights[*best].specificity)))
+      best = i;
+  }
+  if (!best) return std::nullopt;
+  return Negotiated{k_answers[*best].format, std::string(k_answers[*best].type)};
 }
 
 platform::HttpResponse handle_request(const fs::path& root, const platform::HttpRequest& request) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -43,6 +44,12 @@ struct FileInfo {
 
 std::string info_to_json(const FileInfo& info);
 Result<FileInfo> info_from_json(std::string_view text, const std::string& where);
+
+// A yank reason pip may show whoever installs: one line of UTF-8 text without control characters.
+bool valid_yank_reason(std::string_view reason);
+// Why a record may not go into a page as it is (hashes that are no lowercase sha256 hex, a yank
+// reason `yank` would refuse, a file name other than its object's `stored_name`); nullopt: it may.
+std::optional<std::string> record_problem(const FileInfo& info, std::string_view stored_name);
 
 struct StoredFile {
   std::string variant;

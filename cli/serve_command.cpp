@@ -34,7 +34,8 @@ void register_serve(CLI::App& command, Runtime& runtime) {
   auto flags = std::make_shared<ServeFlags>();
   add_root_option(command, flags->root);
   command.add_option("--host", flags->host, "Address to bind (default 127.0.0.1)");
-  command.add_option("--port", flags->port, "Port (default 8000; 0 picks a free one)");
+  command.add_option("--port", flags->port, "Port (default 8000; 0 picks a free one)")
+      ->check(CLI::Range(0, 65535));
   command
       .add_option("--header-timeout", flags->header_timeout,
                   "Seconds a client has to send a request's line and headers (default 10)")

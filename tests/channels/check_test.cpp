@@ -2,6 +2,7 @@
 #include "channels/check.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "channels/index.hpp"
 #include "channels/publish.hpp"
@@ -90,6 +91,36 @@ TEST_F(CheckTest, ChangedBytesAndMissingSidecarsAreFound) {
   EXPECT_EQ(report.problems.size(), 2U) << describe(report);
   EXPECT_TRUE(has(report, "hash-mismatch", wheel, "restore it")) << describe(report);
   EXPECT_TRUE(has(report, "missing-sidecar", wheel.string() + ".metadata", "republish")) << describe(report);
+}
+
+// A record's fields go into pages as they are: one whose hashes are no sha256, whose reason a yank
+// would refuse, or that names another file is refused by a rebuild and reported by a check.
+TEST_F(CheckTest, RecordsThatNoPageMayCarryAreRefused) {
+  publish("1.0+cpu");
+  const fs::path info = folder() / "mini-1.0+cpu-py3-none-any.whl.info.json";
+  const std::string original = platform::read_file(info).value();
+  const auto field = [&](const std::string& key, const std::string& value) {
+    auto json = nlohmann::json::parse(original);
+    json[key] = value;
+    if (key == "yanked_reason") json["yanked"] = true;
+    return json.dump();
+  };
+  const std::string page = platform::read_file(folder() / "index.html").value();
+  for (const auto& record :
+       {field("sha256", "\"><script>alert(1)</script>"), field("sha256", std::string(64, 'A')),
+        field("metadata_sha256", "\"><img src=x>"), field("yanked_reason", "\x1b[2J\x07"),
+        field("filename", "mini-1.0+cpu-py2-none-any.whl")}) {
+    ASSERT_TRUE(platform::write_file_atomic(info, record));
+    const auto rebuilt = rebuild_all(root());
+    ASSERT_FALSE(rebuilt) << "rebuilt from " << record;
+    EXPECT_EQ(rebuilt.error().category(), ErrorCategory::integrity);
+    EXPECT_NE(rebuilt.error().message().find(info.string()), std::string::npos) << rebuilt.error().message();
+    EXPECT_EQ(platform::read_file(folder() / "index.html").value(), page);
+    const auto report = check();
+    EXPECT_TRUE(has(report, "bad-record", info, "republish")) << record << "\n" << describe(report);
+  }
+  ASSERT_TRUE(platform::write_file_atomic(info, original));
+  EXPECT_TRUE(rebuild_all(root()));
 }
 
 TEST_F(CheckTest, LeftoversAreOrphansWithTheirFix) {

@@ -38,6 +38,17 @@ TEST(IndexHtml, CarriesEveryAttributeAClientReads) {
   EXPECT_NE(yanked.find(" data-yanked=\"broken &lt;build&gt;\""), std::string::npos);
 }
 
+// Records are checked where they are read; the page escapes what it carries all the same.
+TEST(IndexHtml, EscapesEveryFieldItCarries) {
+  auto file = sample(true);
+  file.info.sha256 = "\"><script>alert(1)</script>";
+  file.info.metadata_sha256 = "\"><img src=x>";
+  const auto html = render_project_html("mini", {file});
+  EXPECT_EQ(html.find("<script>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("<img"), std::string::npos) << html;
+  EXPECT_NE(html.find("#sha256=&quot;&gt;&lt;script&gt;"), std::string::npos) << html;
+}
+
 TEST(IndexJson, FollowsPep691AndPep740) {
   const auto page = nlohmann::json::parse(render_project_json("mini", {sample(), sample(true)}));
   EXPECT_EQ(page["meta"]["api-version"], "1.3");

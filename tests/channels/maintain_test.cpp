@@ -242,6 +242,68 @@ TEST_F(MaintainTest, PromoteRefusesAYankedFileAndPromotesNothing) {
   EXPECT_NE(page("whl/cu126/mini/index.html").find("mini-2.7.0+cu126"), std::string::npos);
 }
 
+// A store that runs `before_lock` when a writer asks for the lock, as a yank that arrives just
+// before the promote takes it.
+class YankBeforeTheLock final : public ObjectStore {
+public:
+  YankBeforeTheLock(const fs::path& root, YankOptions yank) : m_store(root), m_yank(std::move(yank)) {}
+  Result<PutResult> put_if_absent(const std::string& key, const fs::path& file, const std::string& sha256_hex,
+                                  const std::string& content_type) override {
+    return m_store.put_if_absent(key, file, sha256_hex, content_type);
+  }
+  Status put(const std::string& key, std::string_view bytes, const std::string& content_type) override {
+    return m_store.put(key, bytes, content_type);
+  }
+  Result<std::optional<std::string>> get(const std::string& key) override { return m_store.get(key); }
+  Status download(const std::string& key, const fs::path& target, std::uint64_t max_bytes) override {
+    return m_store.download(key, target, max_bytes);
+  }
+  Result<std::optional<ObjectInfo>> head(const std::string& key) override { return m_store.head(key); }
+  Result<std::vector<ObjectInfo>> list(const std::string& prefix, Temporaries temporaries) override {
+    return m_store.list(prefix, temporaries);
+  }
+  Status copy(const std::string& from_key, const std::string& to_key) override {
+    return m_store.copy(from_key, to_key);
+  }
+  Status remove(const std::string& key) override { return m_store.remove(key); }
+  std::string describe(const std::string& key) const override { return m_store.describe(key); }
+  std::optional<fs::path> local_path(const std::string& key) const override {
+    return m_store.local_path(key);
+  }
+  Result<std::unique_ptr<StoreLock>> lock() override {
+    if (!m_yanked) {
+      m_yanked = true;
+      const auto yanked = run_yank(m_yank, m_store);
+      EXPECT_TRUE(yanked) << yanked.error().describe();
+    }
+    return m_store.lock();
+  }
+
+private:
+  FilesystemObjectStore m_store;
+  YankOptions m_yank;
+  bool m_yanked = false;
+};
+
+// The yank check and the publish to the target happen under one hold of the store's lock: a yank
+// that lands before the promote holds it is seen, one that waits for it comes after the copy.
+TEST_F(MaintainTest, AYankThatLandsDuringAPromoteStopsIt) {
+  publish(Channel::test, "mini", "2.7.0+cpu", true);
+  YankOptions yank{root(), Channel::test, "mini-2.7.0+cpu-py3-none-any.whl", "corrupt", YankAction::yank};
+  YankBeforeTheLock store(root(), yank);
+  PromoteOptions options;
+  options.root = root();
+  options.version = "2.7.0";
+  options.public_key = m_key->public_key;
+  options.upload_time = "2025-02-03T00:00:00Z";
+  const auto refused = run_promote(options, store);
+  ASSERT_FALSE(refused) << "a file yanked in test was promoted to stable";
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().message().find("yanked file is never promoted"), std::string::npos)
+      << refused.error().message();
+  EXPECT_FALSE(fs::exists(root() / "whl/cpu/mini"));
+}
+
 TEST_F(MaintainTest, PromoteRefusesACorruptedSourceFile) {
   publish(Channel::test, "mini", "3.0+cpu", true);
   const auto stored = root() / "whl/test/cpu/mini/mini-3.0+cpu-py3-none-any.whl";

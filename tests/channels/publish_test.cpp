@@ -279,6 +279,92 @@ TEST_F(PublishTest, StableRequiresAVerifiedSignatureAndServesProvenance) {
   EXPECT_NE(tampered_result.error().message().find("signature check failed"), std::string::npos);
 }
 
+// Published files are immutable, and so are their bundles: the same bytes again without a bundle
+// keep the stored one, and another bundle (another key, another source commit) is a conflict.
+TEST_F(PublishTest, ASignedFilesBundleIsImmutable) {
+  const auto wheel = test::make_wheel(m_dir.path() / "in", "mini", "1.0+cpu");
+  auto first = options(Channel::stable, {wheel});
+  first.public_key = sign(wheel);
+  ASSERT_TRUE(run_publish(first));
+  const fs::path stored = m_dir.path() / "store/whl/cpu/mini/mini-1.0+cpu-py3-none-any.whl";
+  const auto bundle = platform::read_file(stored.string() + ".sigstore.json").value();
+  const auto provenance = platform::read_file(stored.string() + ".provenance").value();
+  const auto html = page("whl/cpu/mini/index.html");
+  ASSERT_NE(html.find("data-provenance"), std::string::npos);
+
+  fs::remove(wheel.string() + ".sigstore.json");
+  auto unsigned_again = options(Channel::stable, {wheel});
+  unsigned_again.signatures = SignaturePolicy::optional;
+  const auto kept = run_publish(unsigned_again);
+  ASSERT_TRUE(kept) << kept.error().describe();
+  EXPECT_EQ(kept->front().state, PublishState::unchanged);
+  EXPECT_EQ(page("whl/cpu/mini/index.html"), html);
+
+  const auto other = signing::generate_key(signing::KeyType::ed25519, m_dir.path() / "other").value();
+  ASSERT_TRUE(platform::write_file_atomic(
+      wheel.string() + ".sigstore.json",
+      signing::sign_file(wheel, signing::PrivateKey::load(other.private_key).value(), {}).value()));
+  auto resigned = options(Channel::stable, {wheel});
+  resigned.public_key = other.public_key;
+  const auto refused = run_publish(resigned);
+  ASSERT_FALSE(refused) << "a published file's bundle was replaced";
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().message().find("bundle"), std::string::npos) << refused.error().message();
+  EXPECT_EQ(platform::read_file(stored.string() + ".sigstore.json").value(), bundle);
+  EXPECT_EQ(platform::read_file(stored.string() + ".provenance").value(), provenance);
+  EXPECT_EQ(page("whl/cpu/mini/index.html"), html);
+
+  // The bundle it was published with is accepted again: a retried job is harmless.
+  ASSERT_TRUE(platform::write_file_atomic(wheel.string() + ".sigstore.json", bundle));
+  const auto same = run_publish(first);
+  ASSERT_TRUE(same) << same.error().describe();
+  EXPECT_EQ(same->front().state, PublishState::unchanged);
+}
+
+// Two spellings of one identity in one batch are refused as two publishes of them are, even with
+// the same bytes: the store would hold the identity twice.
+TEST_F(PublishTest, TwoSpellingsOfOneIdentityInOneBatchAreAConflict) {
+  const auto made = test::make_wheel(m_dir.path() / "made", "tg", "1.0+cpu");
+  fs::create_directories(m_dir.path() / "in");
+  const auto a = m_dir.path() / "in/tg-1.0+cpu-py2.py3-none-any.whl";
+  const auto b = m_dir.path() / "in/tg-1.0+cpu-py3.py2-none-any.whl";
+  fs::copy_file(made, a);
+  fs::copy_file(made, b);
+  const auto refused = run_publish(options(Channel::nightly, {a, b}));
+  ASSERT_FALSE(refused) << "both spellings were stored";
+  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
+  EXPECT_NE(refused.error().message().find("same file identity"), std::string::npos)
+      << refused.error().message();
+  EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/nightly/cpu"));
+  // The same spelling twice is one file.
+  const auto twice = run_publish(options(Channel::nightly, {a, a}));
+  ASSERT_TRUE(twice) << twice.error().describe();
+}
+
+// pip ignores a Requires-Python it cannot parse, and installs the file everywhere.
+TEST_F(PublishTest, AnInvalidRequiresPythonIsRefused) {
+  const auto wheel =
+      test::make_wheel(m_dir.path() / "in", "mini", "1.0+cpu", "--requires-python '>=3.99 <4'");
+  const auto refused = run_publish(options(Channel::nightly, {wheel}));
+  ASSERT_FALSE(refused) << "an invalid Requires-Python was published";
+  EXPECT_EQ(refused.error().category(), ErrorCategory::integrity);
+  EXPECT_NE(refused.error().message().find("Requires-Python"), std::string::npos)
+      << refused.error().message();
+  EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/nightly/cpu"));
+  const auto good =
+      test::make_wheel(m_dir.path() / "good", "mini", "1.0+cpu", "--requires-python '>=3.9, <4'");
+  EXPECT_TRUE(run_publish(options(Channel::nightly, {good})));
+}
+
+// Core metadata names are ASCII (PEP 508): a Cyrillic 'е' would make a project that looks like demo.
+TEST_F(PublishTest, ANonAsciiProjectNameIsRefused) {
+  const auto wheel = test::make_wheel(m_dir.path() / "in", "d\xd0\xb5mo", "1.0+cpu");
+  const auto refused = run_publish(options(Channel::nightly, {wheel}));
+  ASSERT_FALSE(refused) << "a non-ASCII project name was published";
+  EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
+  EXPECT_FALSE(fs::exists(m_dir.path() / "store/whl/nightly/cpu"));
+}
+
 TEST_F(PublishTest, ABundleThatIsAFifoOrEndlessIsRefusedNotReadForEver) {
   const auto public_key = sign(test::make_wheel(m_dir.path() / "key", "mini", "0.1+cpu"));
   const auto fifo_wheel = test::make_wheel(m_dir.path() / "fifo", "mini", "1.0+cu126");

@@ -45,6 +45,24 @@ TEST(Negotiate, WeightsAreRfcQvalues) {
   EXPECT_EQ(negotiate("text/html;q=0.999")->format, PageFormat::html);
 }
 
+// RFC 9110 §12.5.1: the most specific range that matches a type gives its weight, so a type
+// refused by name is not taken back by a wildcard; among equal weights a named type wins.
+TEST(Negotiate, AMoreSpecificRangeOverridesAWildcard) {
+  const auto no_text_html = negotiate("text/html;q=0, */*");
+  ASSERT_TRUE(no_text_html);
+  EXPECT_NE(no_text_html->content_type, "text/html");
+  const auto no_v1_json = negotiate("application/vnd.pypi.simple.v1+json;q=0, application/*");
+  ASSERT_TRUE(no_v1_json);
+  EXPECT_NE(no_v1_json->content_type, "application/vnd.pypi.simple.v1+json");
+  EXPECT_EQ(no_v1_json->content_type, "application/vnd.pypi.simple.v1+html");
+  EXPECT_FALSE(negotiate("text/html;q=0, text/*"));
+  EXPECT_FALSE(negotiate("application/vnd.pypi.simple.v1+json;q=0, application/vnd.pypi.simple.latest+json"));
+  EXPECT_EQ(negotiate("*/*;q=0.5, application/vnd.pypi.simple.v1+json;q=0.5")->format, PageFormat::json);
+  EXPECT_EQ(negotiate("*/*, application/vnd.pypi.simple.v1+json;q=0.5")->content_type, "text/html");
+  EXPECT_EQ(negotiate("text/html;q=0.1, */*;q=0.5")->format, PageFormat::html);
+  EXPECT_FALSE(negotiate("*/*;q=0"));
+}
+
 class ServeTest : public ::testing::Test {
 protected:
   void SetUp() override {

@@ -394,6 +394,20 @@ TEST_F(ServeHostile, OneClientsConnectionsPushOutOnlyItsOwn) {
   EXPECT_NE(refused.err.find("--max-connections-per-client"), std::string::npos) << refused.err;
 }
 
+// A port is 0 to 65535: 70000 was taken modulo 65536 and served on 4464 while the banner said 70000.
+TEST(ServeCli, APortOutsideTheTcpRangeIsRefused) {
+  const fs::path root = fs::temp_directory_path() / ("relforge-serve-port-" + std::to_string(::getpid()));
+  fs::create_directories(root);
+  for (const char* port : {"70000", "65536", "-1"}) {
+    const auto refused = run_shell("timeout 10 " + shell_quote(relforge::test::relforge_binary()) +
+                                   " serve --port " + port + " --root " + shell_quote(root.string()));
+    EXPECT_EQ(refused.exit_code, 2) << port << ": " << refused.out << refused.err;
+    EXPECT_NE(refused.err.find("--port"), std::string::npos) << refused.err;
+    EXPECT_EQ(refused.out, "") << port;
+  }
+  fs::remove_all(root);
+}
+
 // ---- the relay ----
 
 constexpr const char* k_relay_secret = "e2e hostile secret";
