@@ -45,7 +45,8 @@ bool is_valid_branch_name(const std::string& name);
 
 class Repository {
 public:
-  // Opens the repository containing `path` (searching upward); not_found when there is none.
+  // Opens the repository containing `path` (searching upward); not_found when there is none,
+  // invalid_input when $GIT_DIR is set and names another repository (git would act on that one).
   static Result<Repository> open(const std::filesystem::path& path);
 
   Repository(Repository&&) noexcept;

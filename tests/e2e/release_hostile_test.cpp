@@ -1,0 +1,66 @@
+// The release commands against hostile surroundings, through the real binary: an exported GIT_DIR,
+// a --ledger that is no ledger, commit text and --as values carrying markup or control
+// characters, ranges that are no tags, and an apply that stops half way.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/release/repo_fixture.hpp"
+#include "tests/support/paths.hpp"
+#include "tests/support/run.hpp"
+
+namespace {
+
+using relforge::test::RunResult;
+using relforge::test::shell_quote;
+using relforge::test::TempRepo;
+using Json = nlohmann::json;
+
+// The seeded project with `line` added to its [release] table.
+void seed_with_release_line(TempRepo& temp, const std::string& line) {
+  temp.seed_project();
+  std::string toml = temp.read("relforge.toml");
+  toml.insert(toml.find("[release]\n") + 10, line + "\n");
+  temp.write("relforge.toml", toml);
+  temp.commit_all("Release config");
+}
+
+TEST(ReleaseHostile, APostCutHookWithGitDirExportedCannotTouchTheRepository) {
+  TempRepo temp;
+  seed_with_release_line(
+      temp, R"(post_cut = ["bash", "-c", "git tag from-hook; git config hook.ran yes; exit 3"])");
+  const std::string git_dir = (temp.work / ".git").string();
+  const std::string refs = temp.git("for-each-ref");
+  // As git exports them to hooks and `rebase -x`.
+  const RunResult cut =
+      relforge_in(temp, "release cut 2.7",
+                  "GIT_DIR=" + shell_quote(git_dir) + " GIT_WORK_TREE=" + shell_quote(temp.work.string()) +
+                      " GIT_INDEX_FILE=" + shell_quote(git_dir + "/index") + " GIT_CONFIG_COUNT=0");
+  EXPECT_EQ(cut.exit_code, 6) << cut.err;
+  EXPECT_NE(cut.err.find("nothing was cut"), std::string::npos) << cut.err;
+  EXPECT_EQ(temp.git("for-each-ref"), refs);
+  EXPECT_EQ(temp.git_result("config hook.ran").out, "");
+}
+
+TEST(ReleaseHostile, AGitDirNamingAnotherRepositoryIsRefused) {
+  TempRepo temp;
+  temp.seed_project();
+  TempRepo other;
+  other.seed_project();
+  const RunResult status =
+      relforge_in(temp, "release cut 2.7", "GIT_DIR=" + shell_quote((other.work / ".git").string()));
+  EXPECT_EQ(status.exit_code, 2) << status.err;
+  EXPECT_NE(status.err.find("GIT_DIR names"), std::string::npos) << status.err;
+  EXPECT_EQ(temp.git("branch --list 'release/*'"), "");
+  EXPECT_EQ(other.git("branch --list 'release/*'"), "");
+  // The same repository, spelled relative to where relforge runs, is fine.
+  const RunResult same = relforge::test::run_shell(
+      "cd " + shell_quote(temp.work.string()) + " && GIT_DIR=.git " +
+      shell_quote(relforge::test::relforge_binary()) + " release cut 2.7 --dry-run");
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+}
+
+}  // namespace
