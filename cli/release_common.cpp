@@ -111,10 +111,10 @@ Result<Context> open_context(const CommonOptions& common) {
   return Context{std::move(*repo), std::move(*config)};
 }
 
-Result<release::Ledger> open_ledger(const Context& context, const CommonOptions& common) {
+Result<release::Ledger> open_ledger(const Context& context, const CommonOptions& common, bool migrate) {
   const fs::path path =
       common.ledger.empty() ? context.repo.state_dir() / "release.db" : fs::path(common.ledger);
-  return release::Ledger::open(context.repo, path);
+  return release::Ledger::open(context.repo, path, migrate);
 }
 
 Status sync_ledger(Runtime& runtime, release::Ledger& ledger, const std::string& remote) {

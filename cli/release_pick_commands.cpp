@@ -180,7 +180,7 @@ void register_picks(CLI::App& group, Runtime& runtime, const char* name) {
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
   command->callback([&runtime, series, common] {
-    run_with_ledger(runtime, *common, [&](Context&, release::Ledger& ledger) -> Status {
+    run_reading_ledger(runtime, *common, [&](Context&, release::Ledger& ledger) -> Status {
       auto picks = ledger.list(series->empty() ? std::nullopt : std::optional<std::string>(*series));
       if (!picks) return tl::unexpected(picks.error());
       if (!runtime.json && picks->empty()) runtime.out << "no picks\n";

@@ -63,4 +63,32 @@ TEST(ReleaseHostile, AGitDirNamingAnotherRepositoryIsRefused) {
   EXPECT_EQ(same.exit_code, 0) << same.err;
 }
 
+TEST(ReleaseHostile, StatusWithALedgerFileThatIsNoLedgerChangesNothing) {
+  TempRepo temp;
+  temp.seed_project();
+  ASSERT_EQ(relforge_in(temp, "release cut 2.7").exit_code, 0);
+  temp.write("src/fix.txt", "fix\n");
+  const std::string fix = temp.commit_all("Fix a crash");
+  ASSERT_EQ(relforge_in(temp, "release pick request " + fix + " --reason regression").exit_code, 0);
+  const std::string tracked = (temp.work / "src" / "a.txt").string();
+  // The ledger ref exists: the file is left alone, and status answers from the ref.
+  const RunResult status = relforge_in(temp, "release status 2.7 --ledger " + shell_quote(tracked));
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(temp.git("status --porcelain"), "");
+  EXPECT_FALSE(std::filesystem::exists(tracked + ".migrated"));
+
+  // No ledger ref: a file that is no ledger is refused and stays as it was.
+  TempRepo fresh;
+  fresh.seed_project();
+  const std::string text = (fresh.work / "src" / "a.txt").string();
+  for (const std::string command :
+       {"release status", "release picks", "release pick request HEAD --reason docs"}) {
+    const RunResult refused = relforge_in(fresh, command + " --ledger " + shell_quote(text));
+    EXPECT_EQ(refused.exit_code, 2) << command << "\n" << refused.err;
+    EXPECT_NE(refused.err.find("is not a relforge SQLite pick ledger"), std::string::npos) << refused.err;
+    EXPECT_EQ(fresh.git("status --porcelain"), "") << command;
+  }
+  EXPECT_EQ(fresh.git("for-each-ref refs/relforge"), "");
+}
+
 }  // namespace
