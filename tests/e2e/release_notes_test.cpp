@@ -51,7 +51,7 @@ TEST_F(ReleaseNotesE2e, GroupsTheCommitsBetweenTwoTags) {
   EXPECT_EQ(notes.out,
             "# v0.4.0rc1\n\nChanges since v0.3.0.\n\n"
             "## Breaking changes\n\n- Drop Python 3.9 ([#14](https://github.com/o/r/pull/14))\n\n"
-            "## New features\n\n- Add sm_120 kernels ([#10](https://github.com/o/r/pull/10))\n\n"
+            "## New features\n\n- Add sm\\_120 kernels ([#10](https://github.com/o/r/pull/10))\n\n"
             "## Bug fixes\n\n- Wrong stride in matmul ([#11](https://github.com/o/r/pull/11))\n\n"
             "## Other changes\n\n- Update README (" +
                 m_temp.git("rev-parse HEAD").substr(0, 12) +
