@@ -23,6 +23,14 @@ bool is_valid_branch_name(const std::string& name) {
          git_reference_name_is_valid(&ref_ok, ref.c_str()) == 0 && ref_ok != 0;
 }
 
+bool is_valid_tag_name(const std::string& name) {
+  init_once();
+  int ok = 0;
+  const std::string ref = "refs/tags/" + name;
+  return !name.empty() && name.front() != '-' && git_reference_name_is_valid(&ok, ref.c_str()) == 0 &&
+         ok != 0;
+}
+
 Result<Repository> Repository::open(const std::filesystem::path& path) {
   init_once();
   git_repository* repo = nullptr;

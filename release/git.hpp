@@ -42,6 +42,9 @@ struct CommitInfo {
 // Whether git accepts `name` as a branch (refs/heads/<name> is a valid ref name, not "HEAD", no
 // leading '-'), as git_branch_name_is_valid says.
 bool is_valid_branch_name(const std::string& name);
+// Whether git accepts `name` as a tag (refs/tags/<name> passes git check-ref-format: no "..",
+// "@{", space, control, ~^:?*[\\, no leading '-', no ".lock" or "/." part).
+bool is_valid_tag_name(const std::string& name);
 
 class Repository {
 public:
