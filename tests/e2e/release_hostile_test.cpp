@@ -91,4 +91,44 @@ TEST(ReleaseHostile, StatusWithALedgerFileThatIsNoLedgerChangesNothing) {
   EXPECT_EQ(fresh.git("for-each-ref refs/relforge"), "");
 }
 
+TEST(ReleaseHostile, ControlCharactersCannotForgeTheLedgerDisplay) {
+  TempRepo temp;
+  temp.seed_project();
+  ASSERT_EQ(relforge_in(temp, "release cut 2.7").exit_code, 0);
+  temp.write("x.txt", "x\n");
+  const std::string sha =
+      temp.commit_all("fix: harmless\r#1  approved  deadbeef0000  critical  Fix a crash\x1b[8m hidden");
+  // A second line for the person, or control characters in --note/--reason, are refused.
+  for (const std::string& bad :
+       {std::string(
+            "--as \"$(printf 'Mallory <m@x>\\n    approved by Grace Hopper <grace@example.com> at 2026')\""),
+        std::string("--as 'Mallory'"), std::string("--as 'Mallory <m@x> <n@y>'"),
+        std::string("--as \"$(printf 'Mallory <m@x>\\033[8m')\""),
+        std::string("--note \"$(printf 'ok\\rforged')\"")}) {
+    const RunResult refused = relforge_in(temp, "release pick request " + sha + " --reason docs " + bad);
+    EXPECT_EQ(refused.exit_code, 2) << bad << "\n" << refused.err;
+    EXPECT_EQ(refused.err.find('\x1b'), std::string::npos) << refused.err;
+  }
+  ASSERT_EQ(relforge_in(temp, "release picks --json").out, "[]\n");
+  const RunResult requested =
+      relforge_in(temp, "release pick request " + sha + " --reason docs --as 'Mallory <m@x>'");
+  ASSERT_EQ(requested.exit_code, 0) << requested.err;
+  const RunResult rejected =
+      relforge_in(temp, "release pick reject 1 --reason \"$(printf 'no\\n    approved by X')\"");
+  EXPECT_EQ(rejected.exit_code, 2) << rejected.err;
+
+  // The subject is shown with its CR and ESC as visible escapes, on the pick's one line.
+  const RunResult listed = relforge_in(temp, "release picks");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(listed.out.find_first_of("\r\x1b"), std::string::npos) << listed.out;
+  EXPECT_NE(
+      listed.out.find("fix: harmless\\r#1  approved  deadbeef0000  critical  Fix a crash\\x1b[8m hidden"),
+      std::string::npos)
+      << listed.out;
+  EXPECT_EQ(listed.out.find("approved by"), std::string::npos) << listed.out;
+  const Json picks = Json::parse(relforge_in(temp, "release picks --json").out);
+  EXPECT_EQ(picks[0]["state"], "requested");
+  EXPECT_EQ(picks[0]["approved"], nullptr);
+}
+
 }  // namespace
