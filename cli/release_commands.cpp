@@ -255,7 +255,7 @@ void register_status(CLI::App& group, Runtime& runtime) {
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
   command->callback([&runtime, series, common, remote, store] {
-    run_with_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
+    run_reading_ledger(runtime, *common, [&](Context& context, release::Ledger& ledger) -> Status {
       auto status =
           release::run_release_status(context.repo, context.config, ledger,
                                       series->empty() ? std::nullopt : std::optional<std::string>(*series),

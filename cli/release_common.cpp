@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "core/text.hpp"
+#include "core/utf8.hpp"
 #include "platform/fs.hpp"
 
 namespace relforge::cli::release_common {
@@ -24,23 +25,26 @@ Json audit_json(const std::string& by, const std::string& at) {
   return {{"by", by}, {"at", at}};
 }
 
+// Every field but the id comes from commits, --as/--note/--reason or a fetched ledger: each is
+// printed through terminal_text, so a CR or ESC in one cannot forge or hide a line.
 void print_pick_line(std::ostream& out, const release::Pick& pick) {
-  out << "#" << pick.id << "  " << pick.state << "  " << core::short_sha(pick.sha) << "  " << pick.reason
-      << "  " << pick.subject;
-  if (!pick.applied_sha.empty()) out << "  -> " << core::short_sha(pick.applied_sha);
+  const auto t = [](const std::string& text) { return core::terminal_text(text); };
+  out << "#" << pick.id << "  " << t(pick.state) << "  " << t(core::short_sha(pick.sha)) << "  "
+      << t(pick.reason) << "  " << t(pick.subject);
+  if (!pick.applied_sha.empty()) out << "  -> " << t(core::short_sha(pick.applied_sha));
   if (!pick.conflict_files.empty()) {
     out << "  conflicts:";
-    for (const auto& file : pick.conflict_files) out << ' ' << file;
+    for (const auto& file : pick.conflict_files) out << ' ' << t(file);
   }
   out << '\n';
   if (!pick.requested_by.empty())
-    out << "    requested by " << pick.requested_by << " at " << pick.requested_at
+    out << "    requested by " << t(pick.requested_by) << " at " << t(pick.requested_at)
         << (pick.backport ? " (backport)" : "") << '\n';
   if (!pick.approved_by.empty())
-    out << "    approved by " << pick.approved_by << " at " << pick.approved_at << '\n';
+    out << "    approved by " << t(pick.approved_by) << " at " << t(pick.approved_at) << '\n';
   if (!pick.rejected_by.empty())
-    out << "    rejected by " << pick.rejected_by << " at " << pick.rejected_at << ": " << pick.reject_reason
-        << '\n';
+    out << "    rejected by " << t(pick.rejected_by) << " at " << t(pick.rejected_at) << ": "
+        << t(pick.reject_reason) << '\n';
 }
 
 }  // namespace
@@ -111,17 +115,18 @@ Result<Context> open_context(const CommonOptions& common) {
   return Context{std::move(*repo), std::move(*config)};
 }
 
-Result<release::Ledger> open_ledger(const Context& context, const CommonOptions& common) {
+Result<release::Ledger> open_ledger(const Context& context, const CommonOptions& common, bool migrate) {
   const fs::path path =
       common.ledger.empty() ? context.repo.state_dir() / "release.db" : fs::path(common.ledger);
-  return release::Ledger::open(context.repo, path);
+  return release::Ledger::open(context.repo, path, migrate);
 }
 
 Status sync_ledger(Runtime& runtime, release::Ledger& ledger, const std::string& remote) {
   if (remote.empty()) return {};
   auto report = ledger.sync(remote);
   if (!report) return with_context(Status(tl::unexpected(report.error())), "the change is recorded here");
-  for (const auto& note : report->notes) runtime.err << "relforge: merged: " << note << '\n';
+  for (const auto& note : report->notes)
+    runtime.err << "relforge: merged: " << core::terminal_text(note) << '\n';
   return {};
 }
 

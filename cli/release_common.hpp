@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,7 +34,8 @@ struct Context {
 void add_common(CLI::App& command, CommonOptions& common);
 void add_ledger(CLI::App& command, CommonOptions& common);
 Result<Context> open_context(const CommonOptions& common);
-Result<release::Ledger> open_ledger(const Context& context, const CommonOptions& common);
+// `migrate` false (the read-only commands): a former SQLite ledger is read, never migrated.
+Result<release::Ledger> open_ledger(const Context& context, const CommonOptions& common, bool migrate = true);
 // --push REMOTE on the ledger commands: share the ledger right after the change.
 Status sync_ledger(Runtime& runtime, release::Ledger& ledger, const std::string& remote);
 
@@ -71,14 +73,20 @@ void run_with_context(Runtime& runtime, const CommonOptions& common, Body body) 
   finish(runtime, body(*context));
 }
 
-// As run_with_context, with the pick ledger opened too.
+// As run_with_context, with the pick ledger opened too (`migrate`: as open_ledger).
 template <typename Body>
-void run_with_ledger(Runtime& runtime, const CommonOptions& common, Body body) {
+void run_with_ledger(Runtime& runtime, const CommonOptions& common, Body body, bool migrate = true) {
   run_with_context(runtime, common, [&](Context& context) -> Status {
-    auto ledger = open_ledger(context, common);
+    auto ledger = open_ledger(context, common, migrate);
     if (!ledger) return tl::unexpected(ledger.error());
     return body(context, *ledger);
   });
+}
+
+// As run_with_ledger for a command that only reads: a former SQLite ledger is not migrated.
+template <typename Body>
+void run_reading_ledger(Runtime& runtime, const CommonOptions& common, Body body) {
+  run_with_ledger(runtime, common, std::move(body), /*migrate=*/false);
 }
 
 // `release pick request|approve|reject|apply|list` and `release picks` (release_pick_commands.cpp).

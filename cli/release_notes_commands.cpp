@@ -69,10 +69,24 @@ Result<release::ReleaseNotes> run_release_notes(const NotesOptions& options, Run
     if (!parsed) return tl::unexpected(parsed.error());
     config = std::move(*parsed);
   }
-  auto from_commit = repo->resolve_commit(from + "^{commit}");
-  if (!from_commit) return tl::unexpected(from_commit.error().with_context("the range's first tag " + from));
-  auto to_commit = repo->resolve_commit(to + "^{commit}");
-  if (!to_commit) return tl::unexpected(to_commit.error().with_context("the range's second tag " + to));
+  // Tags, not any revision: "v1.1.0#x" or "main~0" would name a GitHub Release of a tag that is not.
+  const auto tag_commit = [&](const std::string& tag, const char* which) -> Result<std::string> {
+    if (!release::is_valid_tag_name(tag))
+      return fail(ErrorCategory::invalid_input, "the range's " + std::string(which) + " end '" + tag +
+                                                    "' is not a tag name (git check-ref-format); give two "
+                                                    "tags as vA..vB");
+    auto target = repo->ref_target("refs/tags/" + tag);
+    if (!target) return tl::unexpected(target.error());
+    if (!*target)
+      return fail(ErrorCategory::not_found, "the range's " + std::string(which) + " end '" + tag +
+                                                "' is no tag of this repository (refs/tags/" + tag +
+                                                "): create it or fetch the tags");
+    return **target;
+  };
+  auto from_commit = tag_commit(from, "first");
+  if (!from_commit) return tl::unexpected(from_commit.error());
+  auto to_commit = tag_commit(to, "second");
+  if (!to_commit) return tl::unexpected(to_commit.error());
   auto shas = repo->commit_ids_between(*to_commit, *from_commit);
   if (!shas) return tl::unexpected(shas.error());
   std::vector<release::CommitInfo> commits;
@@ -81,6 +95,9 @@ Result<release::ReleaseNotes> run_release_notes(const NotesOptions& options, Run
     if (!info) return tl::unexpected(info.error());
     commits.push_back(std::move(*info));
   }
+  if (!options.github_repo.empty() && !release::is_github_repo(options.github_repo))
+    return fail(ErrorCategory::invalid_input,
+                "--github-repo '" + options.github_repo + "' is not a GitHub repository (owner/name)");
   if (options.labels && options.github_repo.empty())
     return fail(ErrorCategory::invalid_input,
                 "--labels reads PR labels from GitHub: pass --github-repo owner/name");

@@ -5,6 +5,7 @@
 
 #include "cli/release_common.hpp"
 #include "core/text.hpp"
+#include "core/utf8.hpp"
 #include "release/picks.hpp"
 
 namespace relforge::cli::release_common {
@@ -110,7 +111,7 @@ void register_pick_sync(CLI::App& pick, Runtime& runtime) {
                     << '\n';
         return {};
       }
-      for (const auto& note : report->notes) runtime.out << "merged: " << note << '\n';
+      for (const auto& note : report->notes) runtime.out << "merged: " << core::terminal_text(note) << '\n';
       runtime.out << "ledger " << (report->after.empty() ? "empty" : core::short_sha(report->after))
                   << (report->pushed ? ", pushed to " : ", in sync with ") << *remote << '\n';
       return {};
@@ -180,7 +181,7 @@ void register_picks(CLI::App& group, Runtime& runtime, const char* name) {
   add_ledger(*command, *common);
   add_json_flag(*command, runtime);
   command->callback([&runtime, series, common] {
-    run_with_ledger(runtime, *common, [&](Context&, release::Ledger& ledger) -> Status {
+    run_reading_ledger(runtime, *common, [&](Context&, release::Ledger& ledger) -> Status {
       auto picks = ledger.list(series->empty() ? std::nullopt : std::optional<std::string>(*series));
       if (!picks) return tl::unexpected(picks.error());
       if (!runtime.json && picks->empty()) runtime.out << "no picks\n";

@@ -1,6 +1,7 @@
 #include "release/git.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -22,6 +23,14 @@ bool is_valid_branch_name(const std::string& name) {
          git_reference_name_is_valid(&ref_ok, ref.c_str()) == 0 && ref_ok != 0;
 }
 
+bool is_valid_tag_name(const std::string& name) {
+  init_once();
+  int ok = 0;
+  const std::string ref = "refs/tags/" + name;
+  return !name.empty() && name.front() != '-' && git_reference_name_is_valid(&ok, ref.c_str()) == 0 &&
+         ok != 0;
+}
+
 Result<Repository> Repository::open(const std::filesystem::path& path) {
   init_once();
   git_repository* repo = nullptr;
@@ -33,6 +42,25 @@ Result<Repository> Repository::open(const std::filesystem::path& path) {
   if (git_repository_is_bare(repo)) {
     git_repository_free(repo);
     return fail(ErrorCategory::invalid_input, "'" + path.string() + "' is a bare repository: use a checkout");
+  }
+  // libgit2 opened the repository by path, ignoring GIT_DIR; git (and a hook's git) would follow
+  // GIT_DIR. Two tools acting on two repositories in one command is refused, not guessed at.
+  if (const char* git_dir = std::getenv("GIT_DIR"); git_dir != nullptr && *git_dir != '\0') {
+    const auto canonical = [](const std::filesystem::path& p) {
+      std::error_code ec;
+      auto out = std::filesystem::weakly_canonical(std::filesystem::absolute(p, ec), ec);
+      return out.has_filename() ? out : out.parent_path();  // "/x/.git/" and "/x/.git" are one
+    };
+    const auto named = canonical(git_dir);
+    const auto opened = canonical(git_repository_path(repo));
+    if (named != opened) {
+      git_repository_free(repo);
+      return fail(ErrorCategory::invalid_input,
+                  "GIT_DIR names " + std::string(git_dir) + " but '" + path.string() +
+                      "' is the repository " + opened.string() +
+                      ": relforge acts on the repository --repo names and git on GIT_DIR; unset "
+                      "GIT_DIR or point both at the same repository");
+    }
   }
   return Repository(repo);
 }

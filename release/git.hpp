@@ -42,10 +42,14 @@ struct CommitInfo {
 // Whether git accepts `name` as a branch (refs/heads/<name> is a valid ref name, not "HEAD", no
 // leading '-'), as git_branch_name_is_valid says.
 bool is_valid_branch_name(const std::string& name);
+// Whether git accepts `name` as a tag (refs/tags/<name> passes git check-ref-format: no "..",
+// "@{", space, control, ~^:?*[\\, no leading '-', no ".lock" or "/." part).
+bool is_valid_tag_name(const std::string& name);
 
 class Repository {
 public:
-  // Opens the repository containing `path` (searching upward); not_found when there is none.
+  // Opens the repository containing `path` (searching upward); not_found when there is none,
+  // invalid_input when $GIT_DIR is set and names another repository (git would act on that one).
   static Result<Repository> open(const std::filesystem::path& path);
 
   Repository(Repository&&) noexcept;

@@ -1,8 +1,13 @@
 #include "release/github_release.hpp"
 
+#include <cctype>
+#include <string_view>
+
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "platform/http_client.hpp"
+#include "release/git.hpp"
 
 namespace relforge::release {
 namespace {
@@ -14,7 +19,7 @@ constexpr std::size_t k_max_answer_bytes = std::size_t{16} << 20;
 
 Result<platform::HttpClientResponse> call(const GitHubApi& api, const std::string& method,
                                           const std::string& path, const std::string& body = {}) {
-  if (api.repo.find('/') == std::string::npos)
+  if (!is_github_repo(api.repo))
     return fail(ErrorCategory::invalid_input, "'" + api.repo + "' is not a GitHub repository (owner/name)");
   platform::HttpClientRequest request;
   request.method = method;
@@ -58,6 +63,18 @@ Result<Json> json_body(const std::string& what, const platform::HttpClientRespon
 
 }  // namespace
 
+bool is_github_repo(std::string_view repo) {
+  const auto slash = repo.find('/');
+  if (slash == std::string_view::npos) return false;
+  for (const auto part : {repo.substr(0, slash), repo.substr(slash + 1)}) {
+    if (part.empty() || part == "." || part == "..") return false;
+    for (const char c : part) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') return false;
+    }
+  }
+  return true;
+}
+
 Result<std::vector<std::string>> pull_request_labels(const GitHubApi& api, int number) {
   const std::string what = "labels of " + api.repo + "#" + std::to_string(number);
   auto response = call(api, "GET", "/issues/" + std::to_string(number));
@@ -77,8 +94,11 @@ Result<std::vector<std::string>> pull_request_labels(const GitHubApi& api, int n
 }
 
 Result<PublishedRelease> upsert_release(const GitHubApi& api, const GitHubRelease& release) {
+  if (!is_valid_tag_name(release.tag))
+    return fail(ErrorCategory::invalid_input, "'" + release.tag + "' is not a tag name git accepts");
   const std::string what = "the GitHub Release of " + release.tag + " in " + api.repo;
-  auto existing = call(api, "GET", "/releases/tags/" + release.tag);
+  // One path segment whatever the tag holds ('#', '?', '/', '%' included).
+  auto existing = call(api, "GET", "/releases/tags/" + core::percent_encode(release.tag));
   if (!existing) return tl::unexpected(existing.error());
   if (existing->status != 200 && existing->status != 404)
     return tl::unexpected(unexpected_status(what, *existing));

@@ -2,6 +2,7 @@
 // The GitHub REST calls release notes need: a PR's labels, and creating or updating the GitHub
 // Release of a tag (GET releases/tags/TAG, then PATCH it or POST a new one).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -13,6 +14,9 @@ struct GitHubApi {
   std::string repo;                            // "owner/name"
   std::string token;                           // a token with contents:write; never printed
 };
+
+// Whether `repo` is "owner/name" in the characters GitHub allows (letters, digits, - _ .).
+bool is_github_repo(std::string_view repo);
 
 // The labels of issue/PR `number` (GET /repos/R/issues/N).
 Result<std::vector<std::string>> pull_request_labels(const GitHubApi& api, int number);
@@ -32,7 +36,8 @@ struct PublishedRelease {
 };
 
 // Creates the release of `release.tag`, or updates the one that exists; auth errors and any
-// status GitHub gives are named with what to do.
+// status GitHub gives are named with what to do. A tag git would not accept, or a repo that is not
+// owner/name, is invalid_input before any call; the tag is percent-encoded in the URL path.
 Result<PublishedRelease> upsert_release(const GitHubApi& api, const GitHubRelease& release);
 
 }  // namespace relforge::release

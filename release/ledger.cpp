@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <fstream>
 #include <set>
+#include <string_view>
 
 #include "core/text.hpp"
 #include "platform/sqlite.hpp"
@@ -33,6 +35,23 @@ std::string fill(const std::string& mine, const std::string& other) {
   return mine.empty() ? other : mine;
 }
 
+// A file named as the former ledger is checked before SQLite opens it (which would write to an
+// empty file and make a -wal beside it): a regular file starting with SQLite's header.
+Status check_legacy(const std::filesystem::path& path) {
+  const std::string refusal = "'" + path.string() +
+                              "' is not a relforge SQLite pick ledger, so it was neither migrated nor "
+                              "changed; --ledger names the former .git/relforge/release.db";
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, error)))
+    return fail(ErrorCategory::invalid_input, refusal + " (not a regular file)");
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, 16> header{};
+  if (!in.read(header.data(), header.size()) ||
+      std::string_view(header.data(), header.size()) != std::string_view("SQLite format 3\0", 16))
+    return fail(ErrorCategory::invalid_input, refusal + " (no SQLite header)");
+  return {};
+}
+
 // The former SQLite ledger, read once for the migration.
 Result<LedgerData> read_legacy(const std::filesystem::path& path) {
   auto db = platform::Database::open(path);
@@ -46,6 +65,13 @@ Result<LedgerData> read_legacy(const std::filesystem::path& path) {
     if (!row) return tl::unexpected(row.error());
     if (!*row) break;
     have.insert(columns->column_text(0));
+  }
+  for (const char* needed : {"id", "series", "sha", "subject", "reason", "note", "state"}) {
+    if (have.count(needed) == 0)
+      return fail(ErrorCategory::invalid_input, "'" + path.string() +
+                                                    "' is a SQLite database but no relforge pick ledger (its "
+                                                    "'picks' table has no '" +
+                                                    needed + "'): nothing was migrated");
   }
   const auto column = [&](const std::string& name, const char* fallback) {
     return have.count(name) != 0 ? name : std::string(fallback);
@@ -222,23 +248,28 @@ Status check_reason(const std::string& reason) {
       "unknown pick criterion '" + reason + "': use regression, critical, fixnewfeature, docs or release");
 }
 
-Result<Ledger> Ledger::open(const Repository& repo, const std::filesystem::path& legacy) {
+Result<Ledger> Ledger::open(const Repository& repo, const std::filesystem::path& legacy, bool migrate) {
   Ledger ledger(repo);
   std::error_code error;
   if (legacy.empty() || !std::filesystem::exists(legacy, error)) return ledger;
   auto current = repo.ref_object(k_ref);
   if (!current) return tl::unexpected(current.error());
-  if (!*current) {
-    auto data = read_legacy(legacy);
-    if (!data)
-      return with_context(Result<Ledger>(tl::unexpected(data.error())),
-                          "migrating the ledger " + legacy.string());
-    auto commit = repo.write_tree_commit(
-        {}, encode(*data), "relforge: migrate the pick ledger from " + legacy.filename().string() + "\n");
-    if (!commit) return tl::unexpected(commit.error());
-    if (auto ok = repo.update_ref(k_ref, "", *commit, "relforge: migrate the pick ledger"); !ok)
-      return tl::unexpected(ok.error());
+  // The ref is the ledger once it exists: whatever file --ledger names is none of its business.
+  if (*current) return ledger;
+  if (auto ok = check_legacy(legacy); !ok) return tl::unexpected(ok.error());
+  auto data = read_legacy(legacy);
+  if (!data)
+    return with_context(Result<Ledger>(tl::unexpected(data.error())),
+                        "migrating the ledger " + legacy.string());
+  if (!migrate) {
+    ledger.m_unmigrated = std::move(*data);
+    return ledger;
   }
+  auto commit = repo.write_tree_commit(
+      {}, encode(*data), "relforge: migrate the pick ledger from " + legacy.filename().string() + "\n");
+  if (!commit) return tl::unexpected(commit.error());
+  if (auto ok = repo.update_ref(k_ref, "", *commit, "relforge: migrate the pick ledger"); !ok)
+    return tl::unexpected(ok.error());
   // Read once: the ref is the ledger from now on.
   std::filesystem::rename(legacy, legacy.string() + ".migrated", error);
   if (error) return fail(ErrorCategory::io, "renaming " + legacy.string() + ": " + error.message());
@@ -248,7 +279,7 @@ Result<Ledger> Ledger::open(const Repository& repo, const std::filesystem::path&
 Result<LedgerData> Ledger::read() const {
   auto current = m_repo->ref_object(k_ref);
   if (!current) return tl::unexpected(current.error());
-  if (!*current) return LedgerData{};
+  if (!*current) return m_unmigrated.value_or(LedgerData{});
   auto files = m_repo->read_top_files(**current);
   if (!files) return tl::unexpected(files.error());
   return decode(*files);

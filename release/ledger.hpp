@@ -71,9 +71,12 @@ class Ledger {
 public:
   static constexpr const char* k_ref = "refs/relforge/releases";
 
-  // The ledger of `repo` (which must outlive it). A SQLite ledger at `legacy` (the former
-  // .git/relforge/release.db) is read once into the ref and renamed to <legacy>.migrated.
-  static Result<Ledger> open(const Repository& repo, const std::filesystem::path& legacy = {});
+  // The ledger of `repo` (which must outlive it). While the ref does not exist, a SQLite ledger at
+  // `legacy` (the former .git/relforge/release.db) is migrated: read into the ref and renamed to
+  // <legacy>.migrated, or with `migrate` false only read; once the ref exists the file is left
+  // alone, unread. A file that is no relforge SQLite ledger is invalid_input, left as it was.
+  static Result<Ledger> open(const Repository& repo, const std::filesystem::path& legacy = {},
+                             bool migrate = true);
 
   // conflict when the same commit is already requested for the series.
   Result<Pick> add(const std::string& series, const std::string& sha, const std::string& subject,
@@ -99,6 +102,7 @@ private:
   template <typename Change>
   Status change(const std::string& what, Change&& mutate);
   const Repository* m_repo;
+  std::optional<LedgerData> m_unmigrated;  // a legacy ledger read without migrating it
 };
 
 }  // namespace relforge::release

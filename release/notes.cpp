@@ -6,14 +6,18 @@
 
 #include <toml++/toml.h>
 
+#include "core/utf8.hpp"
+
 #include "platform/toml.hpp"
 #include "platform/toml_reader.hpp"
 
 namespace relforge::release {
 namespace {
 
+// A lone CR ends the line too: GitHub's Markdown reads it as a line break, so text after it could
+// start a heading of its own.
 std::string_view first_line(std::string_view message) {
-  return message.substr(0, std::min(message.find('\n'), message.size()));
+  return message.substr(0, std::min(message.find_first_of("\r\n"), message.size()));
 }
 
 std::string_view trim(std::string_view text) {
@@ -161,12 +165,63 @@ ReleaseNotes build_notes(const std::vector<NoteCommit>& commits, const NotesConf
   return notes;
 }
 
+std::string markdown_text(std::string_view raw) {
+  const std::string text = core::to_valid_utf8(raw);
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '\n':
+      case '\r':
+      case '\t':
+        out += ' ';
+        break;
+      // The relay's set (triage/pr.cpp md_text): with [ ] and ! escaped no link or image opens.
+      case '\\':
+      case '[':
+      case ']':
+      case '*':
+      case '_':
+      case '`':
+      case '#':
+      case '|':
+      case '!':
+      case '@':
+      case '~':
+        out += '\\';
+        out += c;
+        break;
+      default:
+        // Other controls (ESC, BEL, DEL) have no business in notes or on a terminal.
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) break;
+        // At the start of an entry, "- x", "+ x", "1. x" and "= x" would open a list or a heading.
+        if (out.empty() && (c == '-' || c == '+' || c == '=')) out += '\\';
+        if ((c == '.' || c == ')') && !out.empty() &&
+            out.find_first_not_of("0123456789") == std::string::npos)
+          out += '\\';
+        out += c;
+    }
+  }
+  return out;
+}
+
 std::string render_markdown(const ReleaseNotes& notes, const std::string& repo) {
-  std::string out = "# " + notes.to_tag + "\n\nChanges since " + notes.from_tag + ".\n";
+  std::string out =
+      "# " + markdown_text(notes.to_tag) + "\n\nChanges since " + markdown_text(notes.from_tag) + ".\n";
   for (const auto& section : notes.sections) {
     out += "\n## " + section.title + "\n\n";
     for (const auto& entry : section.entries) {
-      out += "- " + entry.text;
+      out += "- " + markdown_text(entry.text);
       if (entry.pr) {
         const std::string number = std::to_string(*entry.pr);
         out += repo.empty() ? " (#" + number + ")"

@@ -1,7 +1,8 @@
 #pragma once
 // Release notes: the commits between two tags grouped into categories by PR label or by
 // conventional-commit prefix ("feat:", "fix(cuda)!:"), each with its PR number from a squash
-// ("Title (#123)") or merge ("Merge pull request #123 from …") message, rendered as Markdown.
+// ("Title (#123)") or merge ("Merge pull request #123 from …") message, rendered as Markdown. A
+// subject ends at the first line break, LF or CR.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,7 +61,13 @@ std::optional<int> pr_number(std::string_view message);
 ReleaseNotes build_notes(const std::vector<NoteCommit>& commits, const NotesConfig& config,
                          std::string from_tag, std::string to_tag);
 
+// Commit text as inert Markdown, the rules of the relay's PR comment: one line (controls removed,
+// CR/LF as spaces), valid UTF-8, < > & as entities, Markdown punctuation and '@' backslash-escaped
+// (no HTML, links, images, emphasis, headings, lists or mentions).
+std::string markdown_text(std::string_view raw);
+
 // Markdown: "## <title>" per section, "- text (#123)" per entry; `repo` ("owner/name") links PRs.
+// Commit text and tag names go through markdown_text.
 std::string render_markdown(const ReleaseNotes& notes, const std::string& repo);
 
 // Parses relforge.toml's [release.notes] table (missing: the defaults); `file` names it in errors.

@@ -1,6 +1,10 @@
 #include "release/picks.hpp"
 
+#include <algorithm>
+#include <string_view>
+
 #include "core/text.hpp"
+#include "core/utf8.hpp"
 #include "release/state.hpp"
 
 namespace relforge::release {
@@ -106,22 +110,56 @@ Result<std::optional<std::string>> already_on_branch(const Repository& repo, con
   return std::optional<std::string>();
 }
 
+bool has_control(std::string_view text, bool allow_tab) {
+  return std::any_of(text.begin(), text.end(), [&](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && !(allow_tab && c == '\t')) || byte == 0x7f;
+  });
+}
+
 Result<Actor> resolve_actor(const Repository& repo, Actor actor) {
-  if (actor.who.empty()) {
-    auto who = repo.identity();
-    if (!who)
-      return with_context(Result<Actor>(tl::unexpected(who.error())),
-                          "or name the person with --as 'Name <email>'");
-    actor.who = *who;
+  if (!actor.who.empty()) {
+    if (auto ok = check_actor(actor.who); !ok) return tl::unexpected(ok.error());
+    return actor;
   }
+  auto who = repo.identity();
+  if (!who)
+    return with_context(Result<Actor>(tl::unexpected(who.error())),
+                        "or name the person with --as 'Name <email>'");
+  if (auto ok = check_ledger_text(*who, "the git identity (user.name, user.email)"); !ok)
+    return tl::unexpected(ok.error());
+  actor.who = *who;
   return actor;
 }
 
 }  // namespace
 
+Status check_actor(const std::string& who) {
+  const auto open = who.find('<');
+  const bool shaped = !has_control(who, false) && open != std::string::npos && open > 1 &&
+                      who[open - 1] == ' ' && who.back() == '>' &&
+                      who.find('<', open + 1) == std::string::npos && who.find('>') == who.size() - 1 &&
+                      who.find('@', open) != std::string::npos && who.find(' ', open) == std::string::npos &&
+                      !core::trim(who.substr(0, open)).empty();
+  if (!shaped)
+    return fail(ErrorCategory::invalid_input,
+                "'" + core::terminal_text(who) +
+                    "' is not one person: --as takes one line 'Name <email>' without control characters");
+  return {};
+}
+
+Status check_ledger_text(const std::string& text, const std::string& what) {
+  if (has_control(text, true))
+    return fail(ErrorCategory::invalid_input, what + " '" + core::terminal_text(text) +
+                                                  "' holds control characters (a line break, ESC, CR): give "
+                                                  "one line of plain text");
+  return {};
+}
+
 Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                               const PickRequestOptions& options) {
   if (auto ok = check_reason(options.reason); !ok) return tl::unexpected(ok.error());
+  if (auto ok = check_ledger_text(options.note, "--note"); !ok) return tl::unexpected(ok.error());
   auto lock = lock_without_journal(repo, "request a pick of " + options.sha);
   if (!lock) return tl::unexpected(lock.error());
   auto series = series_or_newest(repo, options.series);
@@ -181,6 +219,7 @@ Result<Pick> run_pick_request(const Repository& repo, const ReleaseConfig& confi
 Result<Pick> run_pick_decide(const Repository& repo, const ReleaseConfig& config, Ledger& ledger,
                              std::int64_t id, Decision decision, Actor actor, const std::string& reason) {
   const bool approve = decision == Decision::approve;
+  if (auto ok = check_ledger_text(reason, "--reason"); !ok) return tl::unexpected(ok.error());
   // An unfinished apply writes its recorded entries when it ends, over a decision made meanwhile.
   auto lock = lock_without_journal(
       repo, std::string(approve ? "approve" : "reject") + " pick #" + std::to_string(id));

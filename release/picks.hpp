@@ -23,6 +23,12 @@ struct PickRequestOptions {
   Actor actor;                        // who asks and when (who: default git config's identity)
 };
 
+// A person as the ledger records them: one line "Name <email>" without control characters; what
+// the ledger shows could otherwise be forged (a newline adding an "approved by" line).
+Status check_actor(const std::string& who);
+// Free text for the ledger (`what`: "--note"): no control characters but tab.
+Status check_ledger_text(const std::string& text, const std::string& what);
+
 enum class Decision { approve, reject };
 
 enum class ApplyScope { one, all_approved };

@@ -11,6 +11,8 @@
 #include "platform/private_dir.hpp"
 #include "platform/process.hpp"
 
+extern char** environ;
+
 namespace relforge::release {
 namespace {
 
@@ -24,7 +26,58 @@ std::optional<std::string> slurp(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// git's own list of what it clears before entering another repository (local_repo_env), the
+// config variables it reads from the environment, and what else locates a repository: any of
+// them inherited (git exports GIT_DIR to hooks and `rebase -x`) would send the hook's git to
+// the real repository while the cut is still only a plan.
+bool locates_a_repository(std::string_view name) {
+  static constexpr std::string_view k_names[] = {"GIT_DIR",
+                                                 "GIT_WORK_TREE",
+                                                 "GIT_IMPLICIT_WORK_TREE",
+                                                 "GIT_INDEX_FILE",
+                                                 "GIT_OBJECT_DIRECTORY",
+                                                 "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                                                 "GIT_COMMON_DIR",
+                                                 "GIT_NAMESPACE",
+                                                 "GIT_PREFIX",
+                                                 "GIT_GRAFT_FILE",
+                                                 "GIT_SHALLOW_FILE",
+                                                 "GIT_REPLACE_REF_BASE",
+                                                 "GIT_NO_REPLACE_OBJECTS",
+                                                 "GIT_QUARANTINE_PATH",
+                                                 "GIT_CEILING_DIRECTORIES",
+                                                 "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+                                                 "GIT_INTERNAL_SUPER_PREFIX"};
+  if (name.starts_with("GIT_CONFIG")) return true;  // GIT_CONFIG, _PARAMETERS, _COUNT, _KEY_n, _GLOBAL...
+  for (const auto known : k_names) {
+    if (name == known) return true;
+  }
+  return false;
+}
+
+std::map<std::string, std::string> current_environment() {
+  std::map<std::string, std::string> out;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const auto eq = text.find('=');
+    if (eq != std::string_view::npos) out.emplace(text.substr(0, eq), text.substr(eq + 1));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::map<std::string, std::string> hook_environment(const std::map<std::string, std::string>& inherited,
+                                                    const std::map<std::string, std::string>& added,
+                                                    const std::string& ceiling) {
+  std::map<std::string, std::string> out;
+  for (const auto& [name, value] : inherited) {
+    if (!locates_a_repository(name)) out.emplace(name, value);
+  }
+  for (const auto& [name, value] : added) out[name] = value;
+  out["GIT_CEILING_DIRECTORIES"] = ceiling;
+  return out;
+}
 
 std::string last_lines(std::string_view text, std::size_t count) {
   while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
@@ -50,9 +103,9 @@ Result<std::map<std::string, std::string>> run_post_cut(const Repository& repo, 
   platform::ProcessSpec spec;
   spec.argv = hook.argv;
   spec.working_dir = tree;
-  spec.environment = hook.environment;
-  // git must not find a repository above the scratch directory and act on it.
-  spec.environment["GIT_CEILING_DIRECTORIES"] = scratch->path().string();
+  // git must not find a repository above the scratch directory, nor be pointed at one, and act on it.
+  spec.environment = hook_environment(current_environment(), hook.environment, scratch->path().string());
+  spec.environment_mode = platform::EnvironmentMode::clean;
   spec.output_file = scratch->path() / "output.log";
   spec.timeout = hook.timeout;
   auto ran = platform::run_process(spec);

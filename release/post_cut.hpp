@@ -19,6 +19,13 @@ struct PostCutHook {
   std::chrono::milliseconds timeout = std::chrono::minutes(10);
 };
 
+// The environment the hook runs with: `inherited` without the variables that point git at a
+// repository or its config (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_CONFIG*, ...), plus
+// `added`, plus GIT_CEILING_DIRECTORIES=`ceiling`; so git in the hook finds no repository at all.
+std::map<std::string, std::string> hook_environment(const std::map<std::string, std::string>& inherited,
+                                                    const std::map<std::string, std::string>& added,
+                                                    const std::string& ceiling);
+
 // The last `count` lines of `text` (a trailing newline does not count as an empty line).
 std::string last_lines(std::string_view text, std::size_t count);
 

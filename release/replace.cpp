@@ -24,16 +24,25 @@ std::vector<std::string_view> split(std::string_view path) {
   }
 }
 
-bool match_segments(const std::vector<std::string_view>& pattern, std::size_t p,
-                    const std::vector<std::string_view>& path, std::size_t t) {
-  if (p == pattern.size()) return t == path.size();
-  if (pattern[p] == "**") {
-    for (std::size_t skip = t; skip <= path.size(); ++skip)
-      if (match_segments(pattern, p + 1, path, skip)) return true;
-    return false;
+// One pass over the pattern carrying the set of path positions reachable so far (an NFA run):
+// O(pattern segments x path segments) wildcard tests, where trying each '**' split recursively was
+// exponential in the number of '**' ("**/*/**/*/.../*.nomatch" on a deep path took hours).
+bool match_segments(const std::vector<std::string_view>& pattern, const std::vector<std::string_view>& path) {
+  std::vector<char> at(path.size() + 1, 0), next(path.size() + 1, 0);
+  at[0] = 1;
+  for (const auto segment : pattern) {
+    std::fill(next.begin(), next.end(), 0);
+    if (segment == "**") {
+      // From the first reachable position, every later one is reachable.
+      const auto first = std::find(at.begin(), at.end(), 1);
+      std::fill(next.begin() + (first - at.begin()), next.end(), 1);
+    } else {
+      for (std::size_t t = 0; t < path.size(); ++t)
+        if (at[t] != 0 && core::wildcard_match(segment, path[t])) next[t + 1] = 1;
+    }
+    at.swap(next);
   }
-  return t < path.size() && core::wildcard_match(pattern[p], path[t]) &&
-         match_segments(pattern, p + 1, path, t + 1);
+  return at[path.size()] != 0;
 }
 
 re2::RE2::Options options() {
@@ -69,12 +78,7 @@ bool is_glob(std::string_view pattern) {
 }
 
 bool glob_matches(std::string_view pattern, std::string_view path) {
-  auto parts = split(pattern);
-  // "**/**" means what "**" means; collapsing it keeps the backtracking polynomial in one '**'.
-  parts.erase(std::unique(parts.begin(), parts.end(),
-                          [](std::string_view a, std::string_view b) { return a == "**" && b == "**"; }),
-              parts.end());
-  return match_segments(parts, 0, split(path), 0);
+  return match_segments(split(pattern), split(path));
 }
 
 Status check_regex_rule(const std::string& from, const std::string& to) {

@@ -51,7 +51,7 @@ TEST_F(ReleaseNotesE2e, GroupsTheCommitsBetweenTwoTags) {
   EXPECT_EQ(notes.out,
             "# v0.4.0rc1\n\nChanges since v0.3.0.\n\n"
             "## Breaking changes\n\n- Drop Python 3.9 ([#14](https://github.com/o/r/pull/14))\n\n"
-            "## New features\n\n- Add sm_120 kernels ([#10](https://github.com/o/r/pull/10))\n\n"
+            "## New features\n\n- Add sm\\_120 kernels ([#10](https://github.com/o/r/pull/10))\n\n"
             "## Bug fixes\n\n- Wrong stride in matmul ([#11](https://github.com/o/r/pull/11))\n\n"
             "## Other changes\n\n- Update README (" +
                 m_temp.git("rev-parse HEAD").substr(0, 12) +
@@ -127,6 +127,45 @@ TEST_F(ReleaseNotesE2e, BadInputIsNamedAndCallsNothingItShouldNot) {
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NE(dry.out.find("would write the GitHub Release v0.4.0rc1 of o/r (pre-release)"), std::string::npos);
   EXPECT_TRUE(github.requests().size() == 1u);
+}
+
+TEST_F(ReleaseNotesE2e, OnlyTagsNameARangeAndTheTagIsOnePathSegment) {
+  FakeGitHub github(m_temp.root, "--release-exists v0.4.0rc1");
+  const std::string api = " --github-repo o/r --api-url " + github.url();
+  for (const std::string range :
+       {"'v0.3.0..main~0'", "'v0.3.0..v0.4.0rc1?a=b'", "'v0.3.0..HEAD@{0}'", "'v0.3.0..-v1'"}) {
+    const RunResult refused = relforge("release publish-notes " + range + api, "GITHUB_TOKEN=test-token");
+    EXPECT_EQ(refused.exit_code, 2) << range << "\n" << refused.err;
+    EXPECT_NE(refused.err.find("is not a tag name"), std::string::npos) << refused.err;
+  }
+  // '#' is allowed in a tag name, so "v0.4.0rc1#x" is a tag that does not exist, not v0.4.0rc1.
+  for (const std::string range : {"v0.3.0..main", "main..v0.4.0rc1", "'v0.3.0..v0.4.0rc1#x'"}) {
+    const RunResult refused = relforge("release publish-notes " + range + api, "GITHUB_TOKEN=test-token");
+    EXPECT_EQ(refused.exit_code, 4) << range << "\n" << refused.err;
+    EXPECT_NE(refused.err.find("is no tag of this repository"), std::string::npos) << refused.err;
+  }
+  const RunResult bad_repo = relforge("release notes v0.3.0..v0.4.0rc1 --github-repo 'o/r)![x](http://e'");
+  EXPECT_EQ(bad_repo.exit_code, 2) << bad_repo.err;
+  EXPECT_TRUE(github.requests().empty());
+
+  // A tag git accepts with '#' and '%' in it is sent as one percent-encoded path segment.
+  m_temp.write("log.txt", "hostile\n");
+  m_temp.commit_all("fix: <img src=x onerror=alert(1)> thanks @org/team\r## Security advisory (#15)");
+  m_temp.git("tag 'v0.4.0#1%2F'");
+  const RunResult published =
+      relforge("release publish-notes 'v0.4.0rc1..v0.4.0#1%2F'" + api, "GITHUB_TOKEN=test-token");
+  ASSERT_EQ(published.exit_code, 0) << published.err;
+  const auto requests = github.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0]["method"], "GET");
+  EXPECT_EQ(requests[0]["path"], "/repos/o/r/releases/tags/v0.4.0%231%252F");
+  EXPECT_EQ(requests[1]["method"], "POST");
+  EXPECT_EQ(requests[1]["body"]["tag_name"], "v0.4.0#1%2F");
+  const std::string body = requests[1]["body"]["body"].get<std::string>();
+  EXPECT_EQ(body,
+            "# v0.4.0\\#1%2F\n\nChanges since v0.4.0rc1.\n\n## Bug fixes\n\n"
+            "- &lt;img src=x onerror=alert(1)&gt; thanks \\@org/team (" +
+                m_temp.git("rev-parse HEAD").substr(0, 12) + ")\n");
 }
 
 }  // namespace

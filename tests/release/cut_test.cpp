@@ -453,6 +453,32 @@ TEST(ReleasePostCut, AHookPastItsTimeoutIsKilledAndNamed) {
       << missing.error().message();
 }
 
+TEST(ReleasePostCut, TheHookIsPointedAtNoRepository) {
+  const auto env = hook_environment({{"PATH", "/bin"},
+                                     {"HOME", "/home/x"},
+                                     {"GIT_DIR", "/repo/.git"},
+                                     {"GIT_WORK_TREE", "/repo"},
+                                     {"GIT_INDEX_FILE", "/repo/.git/index"},
+                                     {"GIT_OBJECT_DIRECTORY", "/repo/.git/objects"},
+                                     {"GIT_ALTERNATE_OBJECT_DIRECTORIES", "/o"},
+                                     {"GIT_COMMON_DIR", "/repo/.git"},
+                                     {"GIT_NAMESPACE", "ns"},
+                                     {"GIT_CONFIG", "/c"},
+                                     {"GIT_CONFIG_COUNT", "1"},
+                                     {"GIT_CONFIG_KEY_0", "core.worktree"},
+                                     {"GIT_CONFIG_VALUE_0", "/repo"},
+                                     {"GIT_CONFIG_PARAMETERS", "'core.bare'='false'"},
+                                     {"GIT_PREFIX", "src/"},
+                                     {"GIT_CEILING_DIRECTORIES", "/"},
+                                     {"GIT_AUTHOR_NAME", "Rel Eng"}},
+                                    {{"RELFORGE_RELEASE_SERIES", "2.7"}}, "/tmp/scratch");
+  EXPECT_EQ(env, (std::map<std::string, std::string>{{"GIT_AUTHOR_NAME", "Rel Eng"},
+                                                     {"GIT_CEILING_DIRECTORIES", "/tmp/scratch"},
+                                                     {"HOME", "/home/x"},
+                                                     {"PATH", "/bin"},
+                                                     {"RELFORGE_RELEASE_SERIES", "2.7"}}));
+}
+
 TEST(ReleasePostCut, LastLines) {
   EXPECT_EQ(last_lines("a\nb\nc\n", 2), "b\nc");
   EXPECT_EQ(last_lines("a\nb\nc", 5), "a\nb\nc");

@@ -1,5 +1,8 @@
 #include "release/ledger.hpp"
 
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "platform/sqlite.hpp"
@@ -162,6 +165,84 @@ b.txt');
   auto next = ledger->add("2.7", "ffff", "New", "regression", "");
   ASSERT_TRUE(next);
   EXPECT_EQ(next->id, 8);
+}
+
+TEST(Ledger, AFileThatIsNoLedgerIsNeitherReadNorRenamed) {
+  test::TempRepo temp;
+  temp.seed_project();
+  auto repo = Repository::open(temp.work);
+  ASSERT_TRUE(repo);
+  const auto tracked = temp.work / "src" / "a.txt";
+  // No ledger ref yet: a text file is refused, unchanged, whether migrating or only reading.
+  for (const bool migrate : {true, false}) {
+    auto refused = Ledger::open(*repo, tracked, migrate);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().category(), ErrorCategory::invalid_input);
+    EXPECT_NE(refused.error().message().find("is not a relforge SQLite pick ledger"), std::string::npos)
+        << refused.error().message();
+    EXPECT_EQ(temp.read("src/a.txt"), "one\ntwo\nthree\n");
+  }
+  const auto empty = temp.root / "empty.db";
+  std::ofstream(empty).flush();
+  ASSERT_FALSE(Ledger::open(*repo, empty));
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+  EXPECT_FALSE(std::filesystem::exists(temp.root / "empty.db-wal"));
+  EXPECT_FALSE(Ledger::open(*repo, temp.work / "src"));  // a folder
+
+  // Once the ref exists, whatever --ledger names is left alone, unread.
+  auto ledger = Ledger::open(*repo);
+  ASSERT_TRUE(ledger);
+  ASSERT_TRUE(ledger->add("2.7", "abcd", "Fix", "regression", ""));
+  for (const bool migrate : {true, false}) {
+    auto opened = Ledger::open(*repo, tracked, migrate);
+    ASSERT_TRUE(opened) << opened.error().describe();
+    EXPECT_TRUE(std::filesystem::exists(tracked));
+    EXPECT_FALSE(std::filesystem::exists(tracked.string() + ".migrated"));
+  }
+  EXPECT_EQ(temp.git("status --porcelain"), "");
+}
+
+TEST(Ledger, ReadingWithoutMigratingChangesNothing) {
+  test::TempRepo temp;
+  temp.seed_project();
+  auto repo = Repository::open(temp.work);
+  ASSERT_TRUE(repo);
+  const auto legacy = temp.root / "release.db";
+  {
+    auto db = platform::Database::open(legacy);
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(
+        db->migrate({R"(CREATE TABLE picks(id INTEGER PRIMARY KEY, series TEXT NOT NULL, sha TEXT NOT NULL,
+         subject TEXT NOT NULL, reason TEXT NOT NULL, note TEXT NOT NULL, state TEXT NOT NULL,
+         applied_sha TEXT NOT NULL DEFAULT '', conflict_files TEXT NOT NULL DEFAULT '',
+         needs_rc INTEGER NOT NULL DEFAULT 0, UNIQUE(series, sha));
+       CREATE TABLE events(id INTEGER PRIMARY KEY, series TEXT NOT NULL, pick_id INTEGER NOT NULL,
+         action TEXT NOT NULL, detail TEXT NOT NULL);
+       INSERT INTO picks(id, series, sha, subject, reason, note, state)
+         VALUES(3, '2.7', 'eeee', 'Old fix', 'critical', 'n', 'approved');)"}));
+  }
+  auto ledger = Ledger::open(*repo, legacy, /*migrate=*/false);
+  ASSERT_TRUE(ledger) << ledger.error().describe();
+  auto picks = ledger->list(std::nullopt);
+  ASSERT_TRUE(picks);
+  ASSERT_EQ(picks->size(), 1u);
+  EXPECT_EQ((*picks)[0].id, 3);
+  EXPECT_TRUE(std::filesystem::exists(legacy));
+  EXPECT_FALSE(std::filesystem::exists(legacy.string() + ".migrated"));
+  EXPECT_EQ(temp.git("for-each-ref refs/relforge"), "");
+
+  // A SQLite database that is no ledger is refused too.
+  const auto other = temp.root / "other.db";
+  {
+    auto db = platform::Database::open(other);
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(db->execute("CREATE TABLE t(x)"));
+  }
+  auto refused = Ledger::open(*repo, other);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("no relforge pick ledger"), std::string::npos)
+      << refused.error().message();
+  EXPECT_TRUE(std::filesystem::exists(other));
 }
 
 }  // namespace

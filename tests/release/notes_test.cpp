@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/text.hpp"
+
 namespace relforge::release {
 namespace {
 
@@ -59,6 +61,41 @@ TEST(ReleaseNotes, MarkdownLinksPrsOrShowsTheCommit) {
   EXPECT_NE(render_markdown(notes, "").find("- A (#5)\n"), std::string::npos);
   EXPECT_NE(render_markdown(build_notes({}, default_notes_config(), "v1", "v2"), "").find("No changes."),
             std::string::npos);
+}
+
+TEST(ReleaseNotes, HostileSubjectsRenderAsPlainText) {
+  const auto notes = build_notes(
+      {commit("1111111111111111", "fix: <img src=x onerror=alert(1)> <h1>owned</h1> & co (#5)"),
+       commit("2222222222222222",
+              "feat: thanks @pytorch/everyone ![t](https://evil.example/t.png) [docs](javascript:alert(1))"),
+       commit("3333333333333333", "docs: typo\r## Security advisory: install evil==6.6.6\r- fake (#77)"),
+       commit("4444444444444444", "fix: - 1. *bold* _em_ `code` ~~gone~~ | a | #12 \\ \x1b[8mhidden\x07"),
+       commit("5555555555555555", "1. numbered\tline")},
+      default_notes_config(), "v1<b>", "v2@x");
+  const std::string md = render_markdown(notes, "o/r");
+  EXPECT_EQ(
+      md,
+      "# v2\\@x\n\nChanges since v1&lt;b&gt;.\n\n"
+      "## New features\n\n"
+      "- Thanks \\@pytorch/everyone \\!\\[t\\](https://evil.example/t.png) \\[docs\\](javascript:alert(1)) "
+      "(222222222222)\n\n"
+      "## Bug fixes\n\n"
+      "- &lt;img src=x onerror=alert(1)&gt; &lt;h1&gt;owned&lt;/h1&gt; &amp; co "
+      "([#5](https://github.com/o/r/pull/5))\n"
+      "- \\- 1. \\*bold\\* \\_em\\_ \\`code\\` \\~\\~gone\\~\\~ \\| a \\| \\#12 \\\\ \\[8mhidden "
+      "(444444444444)\n\n"
+      "## Documentation\n\n"
+      "- Typo (333333333333)\n\n"
+      "## Other changes\n\n"
+      "- 1\\. numbered line (555555555555)\n");
+  // No line of the notes starts a heading but the sections', and no control character is left.
+  for (const auto line : core::split(md, '\n')) {
+    if (line.starts_with("#")) {
+      EXPECT_TRUE(line.starts_with("## ") || line.starts_with("# v2")) << line;
+    }
+  }
+  EXPECT_EQ(md.find_first_of("\r\x1b\x07"), std::string::npos);
+  EXPECT_EQ(markdown_text("\xff@a"), "\xef\xbf\xbd\\@a");
 }
 
 TEST(ReleaseNotes, CategoriesFromConfigReplaceTheDefaults) {

@@ -1,5 +1,12 @@
 #include "release/replace.hpp"
 
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 namespace relforge::release {
@@ -28,6 +35,27 @@ TEST(ReleaseReplaceGlob, StarStaysInOneSegmentDoubleStarSpansAny) {
   EXPECT_FALSE(glob_matches("**/**/**/**/**/**/**/**/x.yml", deep + "y.yml"));
   EXPECT_TRUE(is_glob("**/*.yml"));
   EXPECT_FALSE(is_glob(".github/workflows/build.yml"));
+}
+
+TEST(ReleaseReplaceGlob, AlternatingDoubleStarsAndStarsMatchInLinearTime) {
+  // '**' and '*' alternating 16 times, against a tree 40 deep that it does not match: trying every
+  // split of each '**' took hours; a deadline keeps the old behaviour a quick failure, not a hang.
+  std::string glob;
+  for (int i = 0; i < 16; ++i) glob += "**/*/";
+  glob += "*.nomatch";
+  std::string deep;
+  for (int i = 0; i < 40; ++i) deep += "d" + std::to_string(i) + "/";
+  auto promise = std::make_shared<std::promise<std::pair<bool, bool>>>();
+  auto answer = promise->get_future();
+  std::thread([promise, glob, deep] {
+    promise->set_value({glob_matches(glob, deep + "f.yml"), glob_matches(glob, deep + "f.nomatch")});
+  }).detach();
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(5)), std::future_status::ready)
+      << "glob matching backtracks: still running after 5 s";
+  EXPECT_FALSE(answer.get().first);
+  EXPECT_TRUE(glob_matches(glob, deep + "f.nomatch"));
+  EXPECT_FALSE(glob_matches("**/*/**/*/x", "a/x"));  // each '*' still needs a segment of its own
+  EXPECT_TRUE(glob_matches("**/*/**/*/x", "a/b/x"));
 }
 
 TEST(ReleaseReplaceRule, LiteralCountsAndReplacesEveryOccurrence) {
