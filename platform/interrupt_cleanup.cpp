@@ -1,9 +1,9 @@
 #include "platform/interrupt_cleanup.hpp"
 
 #include <fcntl.h>
-#include <climits>
 #include <signal.h>
 #include <unistd.h>
+#include <climits>
 
 #include <atomic>
 #include <cerrno>
