@@ -169,12 +169,16 @@ Status store_one(ObjectStore& store, const std::string& folder, const std::strin
     if (!old_text) return tl::unexpected(old_text.error());
     if (old_text->has_value()) {
       auto old = info_from_json(**old_text, store.describe(key + ".info.json"));
-      // A signed file keeps the bundle it was published with (check_identities refused any other):
-      // the same bytes again, with it or with none, change nothing but missing sidecars.
+      // A signed file keeps the bundle it was published with: the same bytes again, with any
+      // bundle or none, change nothing (a nightly rerun re-signs reproducible bytes) but write a
+      // missing bundle back.
       if (old && old->provenance) {
         state = PublishState::unchanged;
         item.info.provenance = true;
         if (!item.bundle) return {};
+        auto existing = store.get(key + ".sigstore.json");
+        if (!existing) return tl::unexpected(existing.error());
+        if (existing->has_value()) return {};
         if (auto status = store.put(key + ".sigstore.json", *item.bundle, k_json_content_type); !status)
           return status;
         return store.put(key + ".provenance", provenance_object(*item.bundle, item.key_id),
@@ -368,15 +372,6 @@ Status check_identities(ObjectStore& store, const ChannelScan& scan, const Known
         if (old->sha256 != item.info.sha256) {
           problems.push_back(input + ": " + immutable_conflict(store.describe(key), old->sha256).message() +
                              differing_entries(store, key, item.source));
-        } else if (old->provenance && item.bundle) {
-          auto bundle = store.get(key + ".sigstore.json");
-          if (!bundle) return tl::unexpected(bundle.error());
-          if (bundle->has_value() && **bundle != *item.bundle) {
-            problems.push_back(input + " is published with another signature bundle (" +
-                               store.describe(key + ".sigstore.json") +
-                               "); a published file's bundle is immutable: publish it without a bundle "
-                               "(it keeps the published one) or bump the version or build number");
-          }
         }
         continue;
       }

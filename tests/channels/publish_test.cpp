@@ -306,10 +306,9 @@ TEST_F(PublishTest, ASignedFilesBundleIsImmutable) {
       signing::sign_file(wheel, signing::PrivateKey::load(other.private_key).value(), {}).value()));
   auto resigned = options(Channel::stable, {wheel});
   resigned.public_key = other.public_key;
-  const auto refused = run_publish(resigned);
-  ASSERT_FALSE(refused) << "a published file's bundle was replaced";
-  EXPECT_EQ(refused.error().category(), ErrorCategory::conflict);
-  EXPECT_NE(refused.error().message().find("bundle"), std::string::npos) << refused.error().message();
+  const auto resigned_again = run_publish(resigned);
+  ASSERT_TRUE(resigned_again) << resigned_again.error().describe();
+  EXPECT_EQ(resigned_again->front().state, PublishState::unchanged);
   EXPECT_EQ(platform::read_file(stored.string() + ".sigstore.json").value(), bundle);
   EXPECT_EQ(platform::read_file(stored.string() + ".provenance").value(), provenance);
   EXPECT_EQ(page("whl/cpu/mini/index.html"), html);
